@@ -1,0 +1,124 @@
+"""The layer tree: what each interpretation layer receives and hands on.
+
+A trace is a tree of layers. The root is the local shell reading the input; a command in a shell
+layer may open a child layer (ssh sends a string, ``sh -c`` parses one, sudo passes an argv on,
+awk reads a program). Every layer knows where its text came from (``origin``), so a finding at
+any depth points back at the input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from quotecheck.parsing.scanner import Dialect
+from quotecheck.parsing.tree import Context, Script, SimpleCommand
+from quotecheck.parsing.words import Word
+from quotecheck.sourcemap import SourceMap
+
+LayerKind = Literal["shell", "ssh", "join", "exec", "awk"]
+ShellDialect = Literal["bash", "sh", "zsh", "unknown"]
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argv element as the program receives it (or the word as written, when dynamic)."""
+
+    value: str
+    dynamic: bool
+    word: Word | None  # None for words a layer generates itself
+    source_span: tuple[int, int] | None
+    offsets: tuple[int | None, ...] = ()  # source offset of each character of ``value``
+    dynamic_ranges: tuple[tuple[int, int], ...] = ()  # parts of ``value`` known only at run time
+
+
+@dataclass
+class CommandView:
+    """A simple command of a shell layer with its argv after that layer's expansions."""
+
+    argv: list[Arg]
+    command: SimpleCommand
+    context: Context
+    source_span: tuple[int, int] | None
+    opens: list[int] = field(default_factory=list)  # ids of the layers this command opens
+
+    @property
+    def values(self) -> list[str]:
+        return [a.value for a in self.argv]
+
+    @property
+    def dynamic(self) -> list[int]:
+        return [i for i, a in enumerate(self.argv) if a.dynamic]
+
+
+@dataclass
+class Layer:
+    id: int
+    parent: int | None
+    kind: LayerKind
+    where: str  # "local" or "remote:<destination>"
+    source_span: tuple[int, int] | None
+    # What the layer reads: a shell's script, awk's program, the string ssh sends.
+    text: str | None = None
+    origin: SourceMap | None = None
+    dynamic_text: bool = False
+    dynamic_ranges: list[tuple[int, int]] = field(default_factory=list)  # in ``text``
+    # shell layers
+    dialect: Dialect | Literal["unknown"] | None = None
+    script: Script | None = None
+    commands: list[CommandView] = field(default_factory=list)
+    process: list[str] | None = None  # the argv of the process running it, as `ps` shows it
+    positional: list[Arg] = field(default_factory=list)  # $0 $1 ... for `sh -c STR a0 a1`
+    stdin_script: bool = False  # the shell reads its script from stdin (bash -s, ssh <<EOF)
+    # ssh / join layers
+    via: str | None = None  # ssh, watch, su, eval ...
+    destination: str | None = None
+    sends: str | None = None
+    options: dict[str, str] = field(default_factory=dict)  # ssh -o settings, -p, -t ...
+    # exec layers
+    argv: list[Arg] = field(default_factory=list)
+    # awk layers
+    assignments: list[tuple[str, str]] = field(default_factory=list)  # -v name=value after escapes
+    opened_by: CommandView | None = None
+
+    def source_offset(self, index: int) -> int | None:
+        """Offset in the original input of character ``index`` of this layer's text."""
+        return self.origin[index] if self.origin is not None else None
+
+    def chain(self, layers: list[Layer]) -> list[Layer]:
+        """This layer and its ancestors, outermost first."""
+        out: list[Layer] = [self]
+        while out[0].parent is not None:
+            out.insert(0, layers[out[0].parent])
+        return out
+
+    def label(self) -> str:
+        if self.kind == "shell":
+            where = "local" if self.where == "local" else "remote"
+            name: str = self.dialect or "sh"
+            if self.process and self.parent is not None:
+                prog = self.process[0].rsplit("/", 1)[-1].lstrip("-")
+                if prog in ("bash", "sh", "dash", "zsh", "ksh"):
+                    name = prog
+            return f"{where} {name}"
+        if self.kind in ("ssh", "join"):
+            return self.via or self.kind
+        if self.kind == "exec":
+            return self.via or "exec"
+        return self.kind
+
+
+@dataclass
+class Trace:
+    source: str
+    layers: list[Layer]
+
+    @property
+    def root(self) -> Layer:
+        return self.layers[0]
+
+    def children(self, layer: Layer) -> list[Layer]:
+        return [x for x in self.layers if x.parent == layer.id]
+
+    def chain_label(self, layer: Layer) -> str:
+        return " -> ".join(x.label() for x in layer.chain(self.layers))

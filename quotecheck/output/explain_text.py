@@ -1,0 +1,138 @@
+"""``quotecheck explain``: the layer trace for a person at a terminal (80 columns wide)."""
+
+from __future__ import annotations
+
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.layers.model import Arg, Layer, Trace
+from quotecheck.output.style import Style
+from quotecheck.positions import LineIndex
+
+WIDTH = 80
+
+
+def show_value(value: str, limit: int = 60) -> str:
+    """A value with its boundaries visible: ‹...›, control characters escaped, long ones cut."""
+    out: list[str] = []
+    for ch in value:
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 32 or ch == "\x7f":
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    shown = "".join(out)
+    if len(shown) > limit:
+        shown = shown[: limit - 1] + "…"
+    return f"‹{shown}›"
+
+
+class ExplainRenderer:
+    def __init__(self, trace: Trace, diagnostics: list[Diagnostic], style: Style) -> None:
+        self.trace = trace
+        self.diagnostics = diagnostics
+        self.style = style
+        self.index = LineIndex(trace.source)
+        self.lines: list[str] = []
+
+    def where(self, span: tuple[int, int] | None) -> str:
+        if span is None:
+            return "generated"
+        line, col = self.index.position(span[0])
+        return f"{line + 1}:{col + 1}"
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append(" " * depth + text)
+
+    def render(self) -> str:
+        layers = self.trace.layers
+        total = len(layers)
+        self.emit(0, self.style.bold(f"{total} layer{'s' if total != 1 else ''}") +
+                  self.style.dim("  (‹…› = exact value received; yellow = known only at run time)"))
+        self.layer(layers[0], 0)
+        if self.diagnostics:
+            self.lines.append("")
+            for d in self.diagnostics:
+                self.lines.append(
+                    f"{self.where(d.span)}: {self.style.severity(d.severity)} {d.code} {d.message}"
+                )
+        return "\n".join(self.lines) + "\n"
+
+    def header(self, layer: Layer) -> str:
+        s = self.style
+        if layer.kind == "shell":
+            dialect = layer.dialect or "?"
+            where = "local shell" if layer.where == "local" else f"shell on {layer.where[7:]}"
+            extra = " (see --remote-shell)" if dialect == "unknown" else ""
+            how = " reading its script on stdin" if layer.stdin_script else ""
+            return s.heading(f"[{layer.id}] {where}, {dialect}{how}") + s.dim(extra)
+        if layer.kind == "ssh":
+            return s.heading(f"[{layer.id}] ssh to {layer.destination}") + s.dim(
+                f" from {self.where(layer.source_span)}")
+        if layer.kind == "join":
+            return s.heading(f"[{layer.id}] {layer.via} joins its words")
+        if layer.kind == "exec":
+            return s.heading(f"[{layer.id}] {layer.via} runs an argv (no shell)")
+        return s.heading(f"[{layer.id}] {layer.via or layer.kind} program")
+
+    def argv_lines(self, args: list[Arg], first: str, indent: int) -> list[str]:
+        """``first`` then the argv, wrapped at WIDTH with continuation lines under the argv."""
+        lead = " " * indent
+        hang = " " * (indent + len(first))
+        room = max(WIDTH - len(hang), 24)
+        lines: list[str] = []
+        current, used = lead + first, 0
+        for a in args:
+            shown = show_value(a.value, min(room - 2, 60))
+            styled = self.style.dynamic(shown) if a.dynamic else shown
+            if used and used + 1 + len(shown) > room:
+                lines.append(current)
+                current, used = hang, 0
+            current += (" " if used else "") + styled
+            used += (1 if used else 0) + len(shown)
+        lines.append(current)
+        return lines
+
+    def layer(self, layer: Layer, depth: int) -> None:
+        s = self.style
+        self.emit(depth, self.header(layer))
+        body = depth + 4
+        room = WIDTH - body - 12
+        if layer.kind in ("ssh", "join"):
+            text = layer.sends or ""
+            self.emit(body, f"sends {show_value(text, room - 12)}" +
+                      s.dim(f" ({len(text)} chars)" if len(show_value(text)) > room - 12 else ""))
+            if layer.dynamic_text:
+                self.emit(body, s.dynamic("part of it is expanded locally at run time"))
+        elif layer.kind == "exec":
+            self.lines.extend(self.argv_lines(layer.argv, "argv ", body))
+        elif layer.kind == "awk":
+            self.emit(body, f"program {show_value(layer.text or '', room)}")
+            for name, value in layer.assignments:
+                self.emit(body, f"-v {name} = {show_value(value, room - 20)} (after awk escapes)")
+        elif layer.kind == "shell":
+            if layer.process and layer.parent is not None:
+                proc = " ".join(show_value(p, max(room // 3, 12)) for p in layer.process)
+                self.emit(body, s.dim("process: ") + proc)
+            if layer.positional:
+                pos = " ".join(f"${i}={show_value(a.value, 16)}"
+                               for i, a in enumerate(layer.positional))
+                self.emit(body, s.dim("parameters: ") + pos)
+            children = {c.id: c for c in self.trace.children(layer)}
+            for view in layer.commands:
+                self.lines.extend(
+                    self.argv_lines(view.argv, f"{self.where(view.source_span):<7} ", body))
+                for child_id in view.opens:
+                    child = children.pop(child_id, None)
+                    if child is not None:
+                        self.layer(child, body + 2)
+            for child in children.values():
+                self.layer(child, body + 2)
+            return
+        for child in self.trace.children(layer):
+            self.layer(child, body)
+
+
+def render_explain(trace: Trace, diagnostics: list[Diagnostic], style: Style) -> str:
+    return ExplainRenderer(trace, diagnostics, style).render()

@@ -1,0 +1,51 @@
+"""LSP-shaped diagnostics: what editors, the explain contract and ``check --format json`` use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quotecheck.diagnostics import LSP_SEVERITY, Diagnostic
+from quotecheck.positions import Encoding, LineIndex
+
+RULE_DOC_URL = "https://quotecheck.readthedocs.io/rules/{code}"
+
+
+def rule_href(code: str) -> str:
+    return RULE_DOC_URL.format(code=code)
+
+
+def lsp_range(index: LineIndex, span: tuple[int, int], encoding: Encoding) -> dict[str, Any]:
+    sl, sc = index.position(span[0], encoding)
+    el, ec = index.position(span[1], encoding)
+    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+
+
+def lsp_diagnostic(d: Diagnostic, index: LineIndex, encoding: Encoding, uri: str) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "range": lsp_range(index, d.span, encoding),
+        "severity": LSP_SEVERITY[d.severity],
+        "code": d.code,
+        "codeDescription": {"href": rule_href(d.code)},
+        "source": "quotecheck",
+        "message": d.message,
+    }
+    if d.related:
+        out["relatedInformation"] = [
+            {"location": {"uri": uri, "range": lsp_range(index, r.span, encoding)},
+             "message": r.message}
+            for r in d.related
+        ]
+    out["data"] = {
+        "rule": d.name,
+        "layers": list(d.layers),
+        "fixes": [
+            {
+                "title": f.title,
+                "applicability": f.applicability,
+                "edits": [{"range": lsp_range(index, e.span, encoding), "newText": e.text}
+                          for e in f.edits],
+            }
+            for f in d.fixes
+        ],
+    }
+    return out

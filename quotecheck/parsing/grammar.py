@@ -1,0 +1,944 @@
+"""The one place that talks to bashlex: parse already-masked shell text into bashlex trees.
+
+The project's scanner masks a script before it gets here (quoted text, expansions, ``[[ ]]``,
+``(( ))``, arrays and escapes become ``_``; heredoc operators become plain redirects; comments and
+heredoc bodies become blanks), keeping every offset.  bashlex then only has to get the command
+*structure* right, which it does not do out of the box: ``case``, ``select`` and ``time`` raise,
+``while cmd`` with ``do`` on the next line fails an assertion, and ``elif``/``else`` after the first
+``elif`` are hidden inside a list stored as a word.  This module swaps in our own grammar actions
+(on a private copy of bashlex's production table, so plain ``bashlex.parse`` elsewhere is
+untouched), fixes a few tokenizer decisions, drives the parser itself so every position is an
+offset into the caller's text, checks each tree before handing it out, and caches bashlex's LALR
+tables on disk because rebuilding them is most of bashlex's import time.
+
+Importing this module does not import bashlex; the first call to :func:`parse_masked` does.
+
+Node shapes added or changed here (all ``bashlex.ast.node`` objects, ``pos`` half-open):
+
+* ``compound(list=[case], redirects=[...])`` around
+  ``case(parts=[reservedword 'case', word, reservedword 'in', pattern..., reservedword 'esac'])``;
+  ``pattern(parts=[reservedword '('?, word, (reservedword '|', word)..., reservedword ')',
+  body?, reservedword ';;'|';&'|';;&'?])`` where ``body`` is one list/pipeline/command/compound.
+* ``compound(list=[if])`` with ``if.parts`` flat in textual order: ``if`` cond ``then`` body
+  (``elif`` cond ``then`` body)... (``else`` body)? ``fi``: every keyword a reservedword node.
+* ``while``/``until``: ``parts=[kw, cond, 'do', body, 'done']`` whatever the newlines.
+* ``for``/``select``: ``parts=[kw, word, ('in', word...)?, ';'?, 'do'|'{', body, 'done'|'}']``.
+* ``time [-p [--]]`` and ``!``: reservedword nodes at the front of a ``pipeline`` node.
+
+``coproc``, ``[[ ]]``, ``(( ))`` and ``for ((;;))`` (the last three are masked away before this
+module sees them) raise a ``ParsingError`` saying they are unsupported.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import os
+import re
+import signal
+import sys
+import threading
+import time
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# json, tempfile, zlib, pathlib and importlib.util are imported where they are used: only the
+# first parse of a process needs them, and a linter's start-up time is felt on every commit.
+
+__all__ = [
+    "PATCH_VERSION",
+    "ParseOutcome",
+    "child_nodes",
+    "iter_nodes",
+    "parse_masked",
+    "safe_parse",
+    "table_cache_dir",
+    "table_source",
+    "validate",
+]
+
+#: Bump whenever the grammar actions or tokenizer fixes below change; part of the cache key.
+PATCH_VERSION = "1"
+
+# Layout of the cached table file; bump if the JSON shape changes.
+_CACHE_FORMAT = 1
+
+# Characters bash treats as blanks between tokens; everything else must be inside some leaf node.
+_BLANKS = " \t\n"
+_NON_BLANK = re.compile(r"[^ \t\n]")
+_RPAREN_AHEAD = re.compile(r"[ \t]*\)")
+
+# Node kinds whose span is text the parser consumed (so together they must cover the input).
+_LEAF_KINDS = frozenset(
+    {"word", "assignment", "reservedword", "operator", "pipe", "redirect", "heredoc"}
+)
+# Every node kind a tree from this module can contain.
+_KNOWN_KINDS = _LEAF_KINDS | frozenset(
+    {
+        "command",
+        "list",
+        "pipeline",
+        "compound",
+        "if",
+        "for",
+        "select",
+        "while",
+        "until",
+        "case",
+        "pattern",
+        "function",
+        "parameter",
+        "tilde",
+        "commandsubstitution",
+        "processsubstitution",
+    }
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Outcome type and tree helpers (no bashlex needed)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParseOutcome:
+    """What :func:`safe_parse` found: either ``nodes`` or an ``error`` (never both)."""
+
+    nodes: list[Any] | None
+    error: str | None = None
+    error_offset: int | None = None
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.nodes is not None
+
+
+def child_nodes(node: Any) -> list[Any]:
+    """The child nodes of ``node`` in textual order (the walk bashlex's visitor does, plus
+    ``case``/``pattern``/``select``); ``function.name``/``.body`` are reached through ``parts``."""
+    kind = getattr(node, "kind", None)
+    if kind == "compound":
+        return [*node.list, *node.redirects]
+    if kind == "redirect":
+        found = []
+        if _is_node(node.output):
+            found.append(node.output)
+        if _is_node(getattr(node, "heredoc", None)):
+            found.append(node.heredoc)
+        return found
+    if kind in ("commandsubstitution", "processsubstitution"):
+        return [node.command] if _is_node(getattr(node, "command", None)) else []
+    parts = getattr(node, "parts", None)
+    return list(parts) if isinstance(parts, list) else []
+
+
+def iter_nodes(nodes: list[Any]) -> Iterator[Any]:
+    """Every node of the trees in ``nodes``, parents before children, in textual order.
+
+    Iterative, so deeply nested scripts cannot hit the recursion limit."""
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(child_nodes(node)))
+
+
+def _is_node(value: Any) -> bool:
+    return isinstance(getattr(value, "kind", None), str)
+
+
+def validate(nodes: list[Any], text: str) -> str | None:
+    """Return ``None`` if the trees are trustworthy for ``text``, else what is wrong.
+
+    Checks: every node has a known kind and a ``pos`` within ``[0, len(text)]``; children lie
+    inside their parent and siblings do not overlap or go backwards; keyword/operator leaves spell
+    what the text says at their position; every non-blank character is covered by a leaf."""
+    found = _check_tree(nodes, text)
+    return None if found is None else found[0]
+
+
+def _check_tree(nodes: Any, text: str) -> tuple[str, int | None] | None:
+    try:
+        return _check_tree_unsafe(nodes, text)
+    except Exception as exc:  # a malformed tree must read as "invalid", never crash the caller
+        return f"malformed tree ({type(exc).__name__}: {exc})", None
+
+
+def _span(node: Any, size: int) -> tuple[int, int] | str:
+    pos = getattr(node, "pos", None)
+    if not isinstance(pos, (tuple, list)) or len(pos) != 2:
+        return f"{getattr(node, 'kind', '?')} node without a (start, end) pos: {pos!r}"
+    start, end = pos
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        return f"{node.kind} node with non-integer pos {pos!r}"
+    if not 0 <= start <= end <= size:
+        return f"{node.kind} node pos {start}-{end} outside the text (0-{size})"
+    return start, end
+
+
+def _check_tree_unsafe(nodes: Any, text: str) -> tuple[str, int | None] | None:
+    if not isinstance(nodes, list):
+        return f"expected a list of nodes, got {type(nodes).__name__}", None
+    size = len(text)
+    covered: list[tuple[int, int]] = []
+    # (node, parent start, parent end); top-level nodes are bounded by the text only.
+    stack: list[tuple[Any, int, int]] = []
+    prev_end = 0
+    for node in nodes:
+        if not _is_node(node):
+            return f"top-level item is not a node: {node!r}", None
+        span = _span(node, size)
+        if isinstance(span, str):
+            return span, None
+        if span[0] < prev_end:
+            return f"top-level {node.kind} at {span[0]} overlaps the previous one", span[0]
+        prev_end = span[1]
+        stack.append((node, 0, size))
+    stack.reverse()
+    while stack:
+        node, lo, hi = stack.pop()
+        kind = node.kind
+        if kind not in _KNOWN_KINDS:
+            return f"unknown node kind {kind!r}", None
+        span = _span(node, size)
+        if isinstance(span, str):
+            return span, None
+        start, end = span
+        if start < lo or end > hi:
+            return f"{kind} node at {start}-{end} is outside its parent ({lo}-{hi})", start
+        if kind in _LEAF_KINDS:
+            covered.append(span)
+            spelled = {"reservedword": "word", "operator": "op", "pipe": "pipe"}.get(kind)
+            if spelled is not None and text[start:end] != getattr(node, spelled, None):
+                return (
+                    f"{kind} {getattr(node, spelled, None)!r} at {start}-{end} "
+                    f"but the text there is {text[start:end]!r}",
+                    start,
+                )
+        children = child_nodes(node)
+        last = start
+        for child in children:
+            if not _is_node(child):
+                return f"{kind} node has a child that is not a node: {child!r}", start
+            child_span = _span(child, size)
+            if isinstance(child_span, str):
+                return child_span, None
+            if child_span[0] < last:
+                return (
+                    f"{child.kind} at {child_span[0]}-{child_span[1]} is out of order inside "
+                    f"{kind} at {start}-{end}",
+                    child_span[0],
+                )
+            last = child_span[1]
+        stack.extend((child, start, end) for child in reversed(children))
+    gap = _first_uncovered(text, covered)
+    if gap is not None:
+        return f"text at offset {gap} ({text[gap]!r}) is not covered by any node", gap
+    return None
+
+
+def _first_uncovered(text: str, spans: list[tuple[int, int]]) -> int | None:
+    cursor = 0
+    for start, end in sorted(spans):
+        if start > cursor:
+            hit = _NON_BLANK.search(text, cursor, start)
+            if hit:
+                return hit.start()
+        cursor = max(cursor, end)
+    hit = _NON_BLANK.search(text, cursor)
+    return hit.start() if hit else None
+
+
+# --------------------------------------------------------------------------------------------
+# Loading bashlex, with its LALR tables cached on disk
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Bashlex:
+    parser: Any  # the bashlex.parser module
+    tokenizer: Any  # the bashlex.tokenizer module
+    errors: Any  # the bashlex.errors module
+    ast: Any  # the bashlex.ast module
+    state: Any  # the bashlex.state module
+    productions: tuple[Any, ...]  # private copy of the production table, our actions bound
+    tokenizer_class: Any  # our tokenizer subclass
+    table_source: str  # "cache", "built", "built+cached" or "preloaded"
+
+
+_LOCK = threading.Lock()
+_LOADED: _Bashlex | None = None
+
+
+def table_cache_dir() -> Path | None:
+    """Where the LALR tables are cached, or ``None`` if caching is off.
+
+    ``QUOTECHECK_CACHE_DIR`` overrides the location; setting it to an empty string turns the cache
+    off.  Default: ``$XDG_CACHE_HOME/quotecheck`` or ``~/.cache/quotecheck``."""
+    from pathlib import Path
+
+    override = os.environ.get("QUOTECHECK_CACHE_DIR")
+    if override is not None:
+        return Path(override) if override.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "quotecheck"
+
+
+def table_source() -> str | None:
+    """How bashlex's tables were obtained in this process (``None`` before the first parse)."""
+    return None if _LOADED is None else _LOADED.table_source
+
+
+def _bashlex() -> _Bashlex:
+    global _LOADED
+    if _LOADED is None:
+        with _LOCK:
+            if _LOADED is None:
+                _LOADED = _load()
+    return _LOADED
+
+
+def _load() -> _Bashlex:
+    parser_mod, source = _import_bashlex_parser()
+    tok = importlib.import_module("bashlex.tokenizer")
+    loaded = _Bashlex(
+        parser=parser_mod,
+        tokenizer=tok,
+        errors=importlib.import_module("bashlex.errors"),
+        ast=importlib.import_module("bashlex.ast"),
+        state=importlib.import_module("bashlex.state"),
+        productions=(),
+        tokenizer_class=None,
+        table_source=source,
+    )
+    loaded.tokenizer_class = _make_tokenizer_class(tok)
+    loaded.productions = _patched_productions(loaded)
+    return loaded
+
+
+def _import_bashlex_parser() -> tuple[Any, str]:
+    """Import ``bashlex.parser``, serving its ``yacc.yacc()`` call from the table cache.
+
+    bashlex builds its parser at import time (``yaccparser = yacc.yacc(...)`` at module level) and
+    its vendored PLY never reads a table module, so the only way to skip the build is to hand
+    bashlex a replacement ``yacc.yacc`` for the duration of its import.  We import the package
+    module without running its ``__init__`` (which imports the parser), import ``bashlex.yacc``,
+    swap ``yacc.yacc``, then run the package ``__init__``.  Any failure falls back to a plain
+    import."""
+    if "bashlex.parser" in sys.modules or "bashlex" in sys.modules:
+        return importlib.import_module("bashlex.parser"), "preloaded"
+    from importlib.util import find_spec, module_from_spec
+    from pathlib import Path
+
+    cache_dir = table_cache_dir()
+    spec = find_spec("bashlex")
+    if (
+        cache_dir is None
+        or spec is None
+        or spec.loader is None
+        or not spec.submodule_search_locations
+    ):
+        return importlib.import_module("bashlex.parser"), "built"
+    package_dir = Path(next(iter(spec.submodule_search_locations)))
+    outcome: list[str] = []
+    try:
+        package = module_from_spec(spec)
+        sys.modules["bashlex"] = package
+        yacc_mod: Any = importlib.import_module("bashlex.yacc")
+        original = yacc_mod.yacc
+
+        def cached_yacc(*args: Any, **kwargs: Any) -> Any:
+            module = sys.modules["bashlex.parser"]  # the module being executed right now
+            return _yacc_via_cache(
+                yacc_mod, original, module, package_dir, cache_dir, outcome, args, kwargs
+            )
+
+        yacc_mod.yacc = cached_yacc
+        try:
+            spec.loader.exec_module(package)
+        finally:
+            yacc_mod.yacc = original
+        return sys.modules["bashlex.parser"], (outcome[0] if outcome else "built")
+    except Exception:
+        for name in [n for n in sys.modules if n == "bashlex" or n.startswith("bashlex.")]:
+            del sys.modules[name]
+        return importlib.import_module("bashlex.parser"), "built"
+
+
+def _cache_key(package_dir: Path) -> str:
+    import zlib
+
+    # The tables depend on the grammar (parser.py) and the table builder (yacc.py): key on their
+    # exact bytes, plus bashlex's declared version, our patch version and the cache layout.
+    version = "unknown"
+    try:
+        for entry in os.listdir(package_dir.parent):
+            if entry.startswith("bashlex-") and entry.endswith((".dist-info", ".egg-info")):
+                version = entry[len("bashlex-") :].rsplit(".", 1)[0]
+                break
+    except OSError:
+        pass
+    parts = [f"format={_CACHE_FORMAT}", f"patch={PATCH_VERSION}", f"bashlex={version}"]
+    for name in ("parser.py", "yacc.py"):
+        data = (package_dir / name).read_bytes()
+        parts.append(f"{name}={len(data)}:{zlib.crc32(data):08x}:{zlib.adler32(data):08x}")
+    return "|".join(parts)
+
+
+def _yacc_via_cache(
+    yacc_mod: Any,
+    original: Callable[..., Any],
+    module: types.ModuleType,
+    package_dir: Path,
+    cache_dir: Path,
+    outcome: list[str],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    import json
+    import zlib
+
+    try:
+        key = _cache_key(package_dir)
+    except OSError:
+        outcome.append("built")
+        return original(*args, module=module, **kwargs)
+    path = cache_dir / f"bashlex-tables-{zlib.crc32(key.encode()):08x}.json"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        parser = _parser_from_tables(yacc_mod, module, data, key)
+        outcome.append("cache")
+        return parser
+    except Exception:  # missing, unreadable, stale or corrupt: build instead
+        pass
+    parser = original(*args, module=module, **kwargs)
+    outcome.append("built+cached" if _write_tables(parser, path, key) else "built")
+    return parser
+
+
+def _parser_from_tables(yacc_mod: Any, module: Any, data: Any, key: str) -> Any:
+    if not isinstance(data, dict) or data.get("key") != key:
+        raise ValueError("stale table cache")
+    productions = []
+    for number, (name, symbols, func) in enumerate(data["productions"]):
+        if not isinstance(name, str) or not all(isinstance(s, str) for s in symbols):
+            raise ValueError("bad production")
+        production = yacc_mod.Production(number, name, symbols, func=func)
+        if func is not None:
+            production.callable = getattr(module, func)
+        productions.append(production)
+    action = _int_keyed(data["action"])
+    goto = _int_keyed(data["goto"])
+    tables = types.SimpleNamespace(lr_productions=productions, lr_action=action, lr_goto=goto)
+    # Built through LRParser itself so its derived state (defaulted states) is computed exactly
+    # as in a fresh build, before bashlex applies its own table corrections after yacc() returns.
+    return yacc_mod.LRParser(tables, module.p_error)
+
+
+def _int_keyed(rows: Any) -> dict[int, dict[str, int]]:
+    table: dict[int, dict[str, int]] = {}
+    for state, entries in rows:
+        if not isinstance(state, int) or not isinstance(entries, dict):
+            raise ValueError("bad table row")
+        if not all(isinstance(k, str) and isinstance(v, int) for k, v in entries.items()):
+            raise ValueError("bad table entry")
+        table[state] = dict(entries)
+    return table
+
+
+def _write_tables(parser: Any, path: Path, key: str) -> bool:
+    import json
+    import tempfile
+
+    try:
+        data = {
+            "key": key,
+            "productions": [[p.name, list(p.prod), p.func] for p in parser.productions],
+            "action": [[state, dict(row)] for state, row in parser.action.items()],
+            "goto": [[state, dict(row)] for state, row in parser.goto.items()],
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tables-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, separators=(",", ":"))
+            os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new one
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        return True
+    except Exception:  # read-only home, full disk...: caching is only an optimisation
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# Tokenizer fixes
+# --------------------------------------------------------------------------------------------
+
+
+def _make_tokenizer_class(tok: Any) -> Any:
+    """A subclass of bashlex's tokenizer with three decisions corrected (bash's parse.y rules):
+
+    * inside a case pattern list, reserved words other than ``esac`` are plain words
+      (``done)``/``in)``/``time)`` are valid patterns);
+    * ``;&`` starts a new pattern list like ``;;`` does, and ``case x<newline>in`` enters the
+      pattern list too (bashlex only handles ``case x in`` on one line);
+    * ``time`` is a keyword only where bash's ``time_command_acceptable`` allows it (bashlex's
+      check is a stub, so ``a | time b`` failed).
+    """
+    tt = tok.tokentype
+    casepat = tok.parserflags.CASEPAT
+    keyword_types = frozenset(tok.valid_reserved_first_command.values())
+    time_after = frozenset(
+        {
+            None,
+            tt.SEMICOLON,
+            tt.NEWLINE,
+            tt.AND_AND,
+            tt.OR_OR,
+            tt.AMPERSAND,
+            tt.WHILE,
+            tt.DO,
+            tt.UNTIL,
+            tt.IF,
+            tt.THEN,
+            tt.ELIF,
+            tt.ELSE,
+            tt.LEFT_CURLY,
+            tt.LEFT_PAREN,
+            tt.RIGHT_PAREN,
+            tt.BANG,
+            tt.TIME,
+            tt.TIMEOPT,
+            tt.TIMEIGN,
+        }
+    )
+    pipe_types = frozenset({tt.BAR, tt.BAR_AND})
+    bare_prefix = frozenset({tt.TIME, tt.TIMEOPT, tt.TIMEIGN, tt.BANG})
+    word_types = frozenset({tt.WORD, tt.ASSIGNMENT_WORD})
+    base = tok.tokenizer
+
+    def retype(self: Any, current: Any, kind: Any, value: Any = None) -> Any:
+        flags = tok.utils.typedset(tok.wordflags) if kind is tt.WORD else None
+        value = current.value if value is None else value
+        replaced = tok.token(kind, value, (current.lexpos, current.endlexpos), flags)
+        self._current_token = replaced  # the next token's look-behind must see the new type
+        return replaced
+
+    def as_word(self: Any, current: Any) -> Any:
+        return retype(self, current, tt.WORD)
+
+    def reserved_word_acceptable(self: Any, previous: Any) -> bool:
+        # bashlex decides from the previous token's *spelling* too, so after a plain word
+        # spelled `{` or `}` (`echo }`) the next word became a keyword (`echo } fi` failed).
+        if previous and previous.ttype in word_types and previous.value in ("{", "}"):
+            return bool(
+                self._last_read_token.ttype is tt.WORD
+                and self._token_before_that.ttype is tt.FUNCTION
+            )
+        return bool(base._reserved_word_acceptable(self, previous))
+
+    def next_is_rparen(self: Any) -> bool:
+        return bool(_RPAREN_AHEAD.match(self._shell_input_line, self._shell_input_line_index))
+
+    def time_acceptable(self: Any) -> bool:
+        last = self._last_read_token.ttype
+        if last in (None, tt.SEMICOLON, tt.NEWLINE) and self._token_before_that.ttype in pipe_types:
+            return False
+        return last in time_after
+
+    def token(self: Any) -> Any:
+        state = self._parserstate
+        in_patterns = bool(state & casepat)  # before reading: the header's own `in` sets it
+        current = base.token(self)
+        kind = current.ttype
+        if kind is tt.CASE:
+            self._qc_case_header = True
+        elif kind is tt.IN and self._qc_case_header:
+            self._qc_case_header = False
+            state.add(casepat)
+        elif kind not in (tt.WORD, tt.NEWLINE):
+            self._qc_case_header = False
+        last = self._last_read_token.ttype
+        if kind in (tt.NEWLINE, tt.SEMICOLON) and last in bare_prefix:
+            # `time` or `!` with nothing after it: `timespec list_terminator` eats the `;` or
+            # newline, and the list around it then wants one of its own.  bash's parse.y
+            # pushes the terminator back for this; so do we (the action drops the first copy).
+            self._token_to_read = tok.token(
+                kind, current.value, (current.lexpos, current.endlexpos)
+            )
+        elif kind is tt.SEMI_AND:
+            state.add(casepat)
+        elif kind is tt.WORD and current.value == "esac" and in_patterns and last is tt.IN:
+            # `case x<newline>in esac`: bashlex only expects this esac when `in` was on the
+            # `case` line.
+            state.discard(casepat)
+            state.discard(tok.parserflags.CASESTMT)
+            return retype(self, current, tt.ESAC)
+        elif (
+            kind is tt.LEFT_PAREN
+            and last is tt.WORD
+            and self._token_before_that.ttype is tt.FUNCTION
+            and not next_is_rparen(self)
+        ):
+            # `function f ( body )`: the grammar's conflict resolution reads `(` as the start
+            # of `()`; an (invisible) newline first steers it to `FUNCTION WORD newline_list
+            # function_body`.
+            self._token_to_read = current
+            return retype(self, current, tt.NEWLINE, "\n")
+        elif (
+            in_patterns
+            and kind in keyword_types
+            and kind is not tt.ESAC
+            and isinstance(current.value, str)
+        ) or (kind is tt.TIME and not time_acceptable(self)):
+            return as_word(self, current)
+        return current
+
+    return type(
+        "QuotecheckTokenizer",
+        (base,),
+        {
+            "token": token,
+            "_qc_case_header": False,
+            "_time_command_acceptable": time_acceptable,
+            "_reserved_word_acceptable": reserved_word_acceptable,
+        },
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Grammar actions (our own; bound to a private copy of bashlex's production table)
+# --------------------------------------------------------------------------------------------
+
+
+def _patched_productions(bl: _Bashlex) -> tuple[Any, ...]:
+    tt = bl.tokenizer.tokentype
+    node = bl.ast.node
+    expandword = bl.parser._expandword  # bashlex's word expansion (quote removal, parts)
+
+    def is_token(p: Any, i: int) -> bool:
+        return isinstance(p.slice[i], bl.tokenizer.token)
+
+    def keyword(p: Any, i: int) -> Any:
+        return node(kind="reservedword", word=p[i], pos=p.lexspan(i))
+
+    def span(parts: list[Any]) -> tuple[int, int]:
+        return parts[0].pos[0], parts[-1].pos[1]
+
+    def collect(p: Any, start: int = 1) -> list[Any]:
+        """Symbols start..end as nodes in textual order: WORD tokens as word nodes, other tokens
+        as reservedwords, sub-results (nodes or lists of nodes) as they are, empty ones skipped."""
+        parts: list[Any] = []
+        for i in range(start, len(p)):
+            if is_token(p, i):
+                if p.slice[i].ttype is tt.WORD:
+                    parts.append(expandword(p.context, p.slice[i]))
+                else:
+                    parts.append(keyword(p, i))
+            elif isinstance(p[i], list):
+                parts.extend(p[i])
+            elif _is_node(p[i]):
+                parts.append(p[i])
+        return parts
+
+    def compound(kind: str, parts: list[Any]) -> Any:
+        inner = node(kind=kind, parts=parts, pos=span(parts))
+        return node(kind="compound", list=[inner], redirects=[], pos=inner.pos)
+
+    def unsupported(p: Any, what: str) -> NoReturn:
+        source = p.lexer.source
+        raise bl.errors.ParsingError(
+            f"{what} is not supported", source, min(p.lexpos(1), len(source))
+        )
+
+    def loop_action(p: Any) -> None:  # WHILE/UNTIL compound_list DO compound_list DONE
+        # bashlex asserts the condition is a 'list' node, which fails when it is a single command
+        # followed by a newline (`while cmd<newline>do`); any node is fine.
+        parts = collect(p)
+        p[0] = compound(parts[0].word, parts)
+
+    def for_like(kind: str) -> Callable[[Any], None]:
+        def action(p: Any) -> None:
+            parts = collect(p)
+            for i, part in enumerate(parts):
+                if part.kind == "operator":  # the `;` of the header belongs to the loop syntax
+                    parts[i] = node(kind="reservedword", word=part.op, pos=part.pos)
+            p[0] = compound(kind, parts)
+
+        return action
+
+    def if_action(p: Any) -> None:  # elif_clause results arrive as flat lists: splice them in
+        p[0] = compound("if", collect(p))
+
+    def elif_action(p: Any) -> None:
+        p[0] = collect(p)
+
+    def pattern_action(p: Any) -> None:  # pattern : WORD | pattern BAR WORD
+        p[0] = collect(p)
+
+    def pattern_list_action(p: Any) -> None:  # newline_list '('? pattern ')' body-or-newlines
+        parts = collect(p, 2)
+        p[0] = node(kind="pattern", parts=parts, pos=span(parts))
+
+    def clause_sequence_action(p: Any) -> None:  # (sequence)? pattern_list ;;|;&|;;&
+        clause = p[len(p) - 2]
+        clause.parts.append(keyword(p, len(p) - 1))
+        clause.pos = span(clause.parts)
+        p[0] = [*p[1], clause] if len(p) == 4 else [clause]
+
+    def case_clause_action(p: Any) -> None:  # last clause, no terminator
+        p[0] = [p[1]] if len(p) == 2 else [*p[1], p[2]]
+
+    def case_action(p: Any) -> None:
+        p[0] = compound("case", collect(p))
+
+    def timespec_action(p: Any) -> None:  # TIME (TIMEOPT (TIMEIGN)?)?
+        p[0] = [keyword(p, i) for i in range(1, len(p))]
+
+    def pipeline_command_action(p: Any) -> None:
+        if len(p) == 2:  # pipeline: a single command stays as it is
+            items = p[1]
+            p[0] = (
+                items[0] if len(items) == 1 else node(kind="pipeline", parts=items, pos=span(items))
+            )
+            return
+        prefix = p[1] if isinstance(p[1], list) else [keyword(p, 1)]  # timespec or `!`
+        rest = p[2]
+        if p.slice[2].type == "list_terminator":
+            # `time;` / `!<newline>`: our tokenizer repeats the terminator for the enclosing
+            # list, which makes the node for it; this first copy is dropped.
+            parts = prefix
+        elif rest.kind == "pipeline":
+            parts = [*prefix, *rest.parts]
+        else:
+            parts = [*prefix, rest]
+        p[0] = node(kind="pipeline", parts=parts, pos=span(parts))
+
+    def unsupported_action(what: str) -> Callable[[Any], None]:
+        def action(p: Any) -> None:
+            unsupported(p, what)
+
+        return action
+
+    by_name: dict[str, Callable[[Any], None]] = {
+        "for_command": for_like("for"),
+        "select_command": for_like("select"),
+        "if_command": if_action,
+        "elif_clause": elif_action,
+        "case_command": case_action,
+        "case_clause": case_clause_action,
+        "case_clause_sequence": clause_sequence_action,
+        "pattern_list": pattern_list_action,
+        "pattern": pattern_action,
+        "timespec": timespec_action,
+        "pipeline_command": pipeline_command_action,
+        "coproc": unsupported_action("coproc"),
+        "arith_command": unsupported_action("(( )) arithmetic command"),
+        "cond_command": unsupported_action("[[ ]] conditional command"),
+        "arith_for_command": unsupported_action("for (( ;; )) loop"),
+    }
+    table = []
+    for production in bl.parser.yaccparser.productions:
+        action = by_name.get(production.name)
+        if production.name == "shell_command" and production.prod[0] in ("WHILE", "UNTIL"):
+            action = loop_action
+        if action is not None:
+            production = copy.copy(production)
+            production.callable = action
+        table.append(production)
+    return tuple(table)
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------------------------
+
+
+def parse_masked(text: str) -> list[Any]:
+    """Parse masked shell text; return bashlex's top-level nodes (one per complete command line).
+
+    Every ``pos`` is an offset into ``text``.  Raises whatever bashlex raises (``ParsingError``
+    positions are offsets into ``text`` as well); use :func:`safe_parse` to get an outcome."""
+    bl = _bashlex()
+    nodes: list[Any] = []
+    # bashlex's tokenizer copies its input to append a newline unless there is one already:
+    # append it once here, not once per top-level command (that made long scripts quadratic).
+    padded = text if text.endswith("\n") else text + "\n"
+    index = 0
+    while _NON_BLANK.search(text, index):
+        # The context bashlex's grammar actions expect (`p.context`), built without the
+        # tokenizer its constructor would make only for us to replace it.
+        context = object.__new__(bl.parser._parser)
+        context.s = padded
+        context._strictmode = True
+        context._expansionlimit = None
+        context.parserstate = bl.state.parserstate()
+        lexer = bl.tokenizer_class(padded, parserstate=context.parserstate)
+        # Start the tokenizer at `index` of the whole text rather than parsing text[index:] as
+        # bashlex.parse does: positions (and error positions) stay offsets into `text`.
+        lexer._shell_input_line_index = index
+        context.tok = lexer
+        context.redirstack = lexer.redirstack
+        engine = copy.copy(bl.parser.yaccparser)  # the engine keeps per-parse state on itself
+        engine.productions = bl.productions
+        tree = engine.parse(lexer=lexer, context=context)
+        if tree is None:
+            raise bl.errors.ParsingError("no command found", text, index)
+        nodes.append(tree)
+        # The parser stops right after the newline (or end) that terminated this command.
+        after = lexer._shell_input_line_index
+        if after <= index:
+            raise bl.errors.ParsingError("parser made no progress", text, index)
+        index = after
+    return nodes
+
+
+class _Timeout(BaseException):
+    """Raised by our SIGALRM handler; a BaseException so no `except Exception` swallows it."""
+
+
+def safe_parse(
+    text: str,
+    time_limit: float | None = 2.0,
+    *,
+    parser: Callable[[str], list[Any]] | None = None,
+) -> ParseOutcome:
+    """Parse ``text`` with :func:`parse_masked` (or ``parser``) and never raise.
+
+    Every exception becomes an outcome with ``error`` set; a tree that fails :func:`validate` is
+    reported the same way; a parse running longer than ``time_limit`` seconds (``None``: no limit)
+    is abandoned with ``timed_out=True``.  In the main thread the limit is a SIGALRM timer (the
+    previous handler and timer are restored); elsewhere the parse runs in a daemon thread, which
+    is left behind if it never finishes.  KeyboardInterrupt and SystemExit are not caught."""
+    run = parser if parser is not None else parse_masked
+
+    def attempt() -> ParseOutcome:
+        try:
+            nodes = run(text)
+        except _Timeout:
+            raise
+        except Exception as exc:
+            return _failure(exc, text)
+        problem = _check_tree(nodes, text)
+        if problem is not None:
+            return ParseOutcome(None, f"invalid tree: {problem[0]}", problem[1])
+        return ParseOutcome(nodes)
+
+    if time_limit is None:
+        return _guarded(attempt)
+    if time_limit <= 0:
+        return _timed_out(time_limit)
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        return _with_alarm(attempt, time_limit)
+    return _with_thread(attempt, time_limit)
+
+
+def _guarded(attempt: Callable[[], ParseOutcome]) -> ParseOutcome:
+    try:
+        return attempt()
+    except Exception as exc:  # only _failure/_check_tree themselves failing could get here
+        return ParseOutcome(None, f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _timed_out(limit: float) -> ParseOutcome:
+    return ParseOutcome(None, f"parse did not finish within {limit:g} s", None, True)
+
+
+def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome:
+    armed = [True]
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        if armed[0]:  # raise once, and never after we have disarmed
+            armed[0] = False
+            raise _Timeout
+
+    started = time.monotonic()
+    previous_handler = signal.signal(signal.SIGALRM, on_alarm)
+    previous_timer = (0.0, 0.0)
+    try:
+        previous_timer = signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            try:
+                return _guarded(attempt)
+            finally:
+                armed[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _Timeout:
+            return _timed_out(limit)
+    finally:
+        signal.signal(
+            signal.SIGALRM, previous_handler if previous_handler is not None else signal.SIG_DFL
+        )
+        remaining, interval = previous_timer
+        if remaining > 0 or interval > 0:
+            # Give the caller's timer back what is left of it (fire at once if it is overdue).
+            left = max(remaining - (time.monotonic() - started), 1e-6) if remaining > 0 else 0
+            signal.setitimer(signal.ITIMER_REAL, left or interval, interval)
+
+
+def _with_thread(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome:
+    box: list[ParseOutcome] = []
+
+    def target() -> None:
+        try:
+            box.append(_guarded(attempt))
+        except BaseException as exc:  # nothing may escape into threading.excepthook
+            box.append(ParseOutcome(None, f"internal error: {type(exc).__name__}: {exc}"))
+
+    worker = threading.Thread(target=target, name="quotecheck-parse", daemon=True)
+    worker.start()
+    worker.join(limit)
+    if worker.is_alive() or not box:
+        _interrupt(worker)
+        return _timed_out(limit)
+    return box[0]
+
+
+def _interrupt(worker: threading.Thread) -> None:
+    """Ask a runaway parse thread to stop by raising _Timeout in it asynchronously.
+
+    bashlex's endless loops are pure Python, so CPython delivers the exception at the thread's
+    next bytecode and the thread ends instead of spinning for the rest of the process.  Without
+    ``ctypes.pythonapi`` (not CPython) the thread is left running."""
+    try:
+        import ctypes
+
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+        if worker.ident is not None:
+            set_async_exc(ctypes.c_ulong(worker.ident), ctypes.py_object(_Timeout))
+    except Exception:
+        pass
+
+
+def _failure(exc: BaseException, text: str) -> ParseOutcome:
+    message = getattr(exc, "message", None)
+    if not isinstance(message, str) or not message:
+        message = str(exc) or "(no message)"
+    if isinstance(exc, RecursionError):
+        message = "input nested too deeply for bashlex"
+    return ParseOutcome(None, f"{type(exc).__name__}: {message}", _error_offset(exc, text))
+
+
+def _error_offset(exc: BaseException, text: str) -> int | None:
+    """Map a bashlex ``ParsingError`` position to an offset into ``text``.
+
+    ``position`` is relative to the string in ``exc.s``: our own parse loop hands bashlex the
+    whole text (sometimes with the newline bashlex appends), but errors raised while expanding a
+    word carry only that word; map those when the string occurs exactly once, else give up."""
+    position = getattr(exc, "position", None)
+    source = getattr(exc, "s", None)
+    if not isinstance(position, int) or not isinstance(source, str):
+        return None
+    if source in (text, text + "\n"):
+        return min(max(position, 0), len(text))
+    if source and text.count(source) == 1:
+        return min(text.index(source) + max(position, 0), len(text))
+    return None

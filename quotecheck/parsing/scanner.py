@@ -1,0 +1,698 @@
+"""Lexical scan of shell text: where every quote, expansion, nested script and heredoc is.
+
+bashlex mis-parses quoted text and many expansions (see docs/parsing.md), so bashlex never sees
+them: the scanner produces a *mask*, a copy of the text of the same length in which every quoted
+string, expansion, escape and heredoc body is replaced by filler, while words, operators and
+reserved words stay where they are. Offsets into the mask are offsets into the text.
+
+The scanner also records, for every construct it passes, where it ends (``ends``), so the word
+segmenter (``words.py``) never has to re-discover the extent of a ``$(...)`` or a quote, and the
+nested scripts (``$(...)``, backticks, ``<(...)``) that must be parsed on their own.
+
+The scan is iterative within one nesting level and recursive across levels; ``max_depth`` bounds
+the recursion, and anything deeper is reported as a problem instead of analysed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Dialect = Literal["bash", "sh", "zsh", "unknown"]
+
+# Filler for masked characters. '.' can never be part of a variable name, so a masked word such
+# as `"X"=1` (-> `...=1`) is not mistaken for an assignment, and it is not special to bashlex.
+FILL = "."
+
+# Characters that end an unquoted word.
+METACHARS = frozenset(" \t\n;&|<>()")
+_PLAIN_RUN = re.compile(r"[A-Za-z0-9_./:,@%+=-]+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_RESERVED_KEEP_COMMAND_POSITION = frozenset(
+    {"if", "then", "elif", "else", "while", "until", "do", "!", "{", "time", "for", "select",
+     "case", "in", "function", "-p"}
+)
+SPECIAL_PARAMETERS = frozenset("?!$#@*-0123456789")
+
+ProblemCode = Literal["QC001", "QC002"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something the scan could not take in: a parse error (QC001) or a skipped part (QC002)."""
+
+    code: ProblemCode
+    start: int
+    end: int
+    message: str
+
+
+@dataclass(frozen=True)
+class NestedScript:
+    """A script nested inside the text: ``$(...)``, a backtick string or ``<(...)``/``>(...)``.
+
+    ``inner`` is the span of the script text itself (inside the delimiters). Backtick contents
+    need their backslashes processed before they are parsed (``words.backtick_script``).
+    """
+
+    kind: Literal["command", "backtick", "process"]
+    start: int
+    end: int
+    inner: tuple[int, int]
+    depth: int
+    in_heredoc: bool = False
+
+
+@dataclass(frozen=True)
+class HeredocSpec:
+    """One ``<<DELIM``/``<<-DELIM`` redirection and the body lines that belong to it."""
+
+    operator: tuple[int, int]
+    delimiter: str
+    delimiter_span: tuple[int, int]
+    quoted: bool
+    strip_tabs: bool
+    body: tuple[int, int]
+    terminated: bool
+    depth: int
+
+
+@dataclass
+class Scan:
+    """Everything the scanner learned about one text."""
+
+    text: str
+    dialect: Dialect
+    mask: list[str]
+    ends: dict[int, int] = field(default_factory=dict)
+    nested: list[NestedScript] = field(default_factory=list)
+    heredocs: list[HeredocSpec] = field(default_factory=list)
+    comments: list[tuple[int, int]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def masked(self, start: int, end: int, depth: int) -> str:
+        """The mask of ``text[start:end]`` as seen by a parser working at nesting ``depth``.
+
+        Nested scripts one level deeper are hollowed out entirely (they are parsed separately);
+        inside heredoc bodies they become blanks so the body stays blank lines.
+        """
+        chunk = self.mask[start:end]
+        for script in self.nested:
+            if script.depth != depth + 1 or script.end <= start or script.start >= end:
+                continue
+            filler = " " if script.in_heredoc else FILL
+            lo, hi = max(script.start, start), min(script.end, end)
+            for i in range(lo, hi):
+                if chunk[i - start] != "\n" or not script.in_heredoc:
+                    chunk[i - start] = filler if chunk[i - start] != "\n" else " "
+        return "".join(chunk)
+
+
+class _TooDeep(Exception):
+    pass
+
+
+class Scanner:
+    """Scan shell text once; see the module docstring."""
+
+    def __init__(self, text: str, dialect: Dialect = "bash", max_depth: int = 64) -> None:
+        self.text = text
+        self.n = len(text)
+        self.scan = Scan(text=text, dialect=dialect, mask=list(text))
+        self.max_depth = max_depth
+        self.ansi_c = dialect != "sh"
+
+    # -- entry point ---------------------------------------------------------------------
+
+    def run(self) -> Scan:
+        self._script(0, 0, None)
+        return self.scan
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _fill(self, start: int, end: int, char: str = FILL) -> None:
+        mask = self.scan.mask
+        for i in range(start, min(end, self.n)):
+            if mask[i] != "\n" or char == FILL:
+                mask[i] = char
+
+    def _problem(self, code: ProblemCode, start: int, end: int, message: str) -> None:
+        self.scan.problems.append(Problem(code, start, min(max(end, start), self.n), message))
+
+    # -- one nesting level of script text ------------------------------------------------
+
+    def _script(self, i: int, depth: int, closer: str | None) -> int:
+        """Scan script text from ``i``; stop at an unmatched ``)`` when ``closer`` is ')'.
+
+        Returns the index of the closer (or ``len(text)``).
+        """
+        text, n = self.text, self.n
+        mask = self.scan.mask
+        pending: list[tuple[int, int, str, tuple[int, int], bool, bool]] = []
+        word_start = True  # the next character begins a word
+        command_position = True  # a word here would be a command name or reserved word
+        word_begin = -1  # where the current word began
+        paren_depth = 0
+        case_depth = 0
+        while i < n:
+            c = text[i]
+            if c in " \t\n;&|<>()" or (c == "#" and word_start):
+                if word_begin >= 0:
+                    word = text[word_begin:i]
+                    if word == "case":
+                        case_depth += 1
+                    elif word == "esac" and case_depth:
+                        case_depth -= 1
+                    command_position = (
+                        word in _RESERVED_KEEP_COMMAND_POSITION
+                        or bool(_ASSIGNMENT_PREFIX.match(word))
+                    )
+                    word_begin = -1
+            else:
+                if word_begin < 0:
+                    word_begin = i
+            if c == "\n":
+                i += 1
+                if pending:
+                    i = self._heredoc_bodies(i, pending, depth)
+                    pending = []
+                word_start = command_position = True
+                continue
+            if c in " \t":
+                word_start = True
+                i += 1
+                continue
+            if c == "#" and word_start:
+                end = text.find("\n", i)
+                end = n if end < 0 else end
+                self.scan.comments.append((i, end))
+                self._fill(i, end, " ")
+                i = end
+                continue
+            if c == "\\":
+                if i + 1 < n and text[i + 1] == "\n":
+                    # A line continuation vanishes; between words it is blank, inside one filler.
+                    joins = not word_start and i + 2 < n and text[i + 2] not in METACHARS
+                    mask[i] = mask[i + 1] = FILL if joins else " "
+                    if not joins and word_begin == i:
+                        word_begin = -1
+                    i += 2
+                    continue
+                mask[i] = FILL
+                if i + 1 < n:
+                    mask[i + 1] = FILL
+                word_start = False
+                i += 2
+                continue
+            if c == "'":
+                i = self._single_quote(i)
+                word_start = False
+                continue
+            if c == '"':
+                i = self._double_quote(i, depth)
+                word_start = False
+                continue
+            if c == "$":
+                i = self._dollar(i, depth)
+                word_start = False
+                continue
+            if c == "`":
+                i = self._backtick(i, depth)
+                word_start = False
+                continue
+            if c in "<>" and i + 1 < n and text[i + 1] == "(" and word_start:
+                i = self._nested_parens(i, i + 2, depth, "process")
+                word_start = False
+                continue
+            if c == "<" and text.startswith("<<", i) and not text.startswith("<<<", i):
+                i = self._heredoc_operator(i, pending, depth)
+                word_start = True
+                continue
+            if c == "(":
+                if command_position and text.startswith("((", i):
+                    i = self._arithmetic_command(i)
+                    word_start = False
+                    command_position = False
+                    continue
+                if not word_start and word_begin >= 0 and _ASSIGNMENT_PREFIX.fullmatch(
+                    text[word_begin:i]
+                ):
+                    i = self._array_value(i, depth)
+                    word_start = False
+                    continue
+                paren_depth += 1
+                word_start = command_position = True
+                i += 1
+                continue
+            if c == ")":
+                if closer == ")" and paren_depth == 0 and case_depth == 0:
+                    return i
+                if paren_depth:
+                    paren_depth -= 1
+                word_start = True
+                command_position = case_depth > 0
+                i += 1
+                continue
+            if c in ";&|<>":
+                word_start = True
+                command_position = c in ";&|"
+                i += 1
+                continue
+            if c == "[" and command_position and text.startswith("[[", i) and (
+                i + 2 >= n or text[i + 2] in " \t\n"
+            ):
+                i = self._conditional(i, depth)
+                word_start = False
+                command_position = False
+                continue
+            if c in "{}" and not (
+                word_start and (i + 1 >= n or text[i + 1] in METACHARS)
+            ):
+                # Braces inside a word (brace expansion, `${` handled above) are not reserved.
+                mask[i] = FILL
+            m = _PLAIN_RUN.match(text, i)
+            if m and c not in "{}":
+                i = m.end()
+            else:
+                if c not in "{}!" and not c.isalnum():
+                    mask[i] = FILL
+                i += 1
+            word_start = False
+        if pending:
+            # Heredoc operators with no newline after them: the body is missing.
+            for op_start, _op_end, delim, _dspan, _q, _s in pending:
+                self._problem("QC001", op_start, n, f"heredoc `{delim}` has no body")
+        if closer == ")":
+            return n
+        return n
+
+    # -- quotes ----------------------------------------------------------------------------
+
+    def _single_quote(self, i: int) -> int:
+        end = self.text.find("'", i + 1)
+        if end < 0:
+            self._problem("QC001", i, self.n, "unterminated single quote")
+            self._fill(i, self.n)
+            self.scan.ends[i] = self.n
+            return self.n
+        self._fill(i, end + 1)
+        self.scan.ends[i] = end + 1
+        return end + 1
+
+    def _ansi_c_quote(self, i: int) -> int:
+        """``$'...'``: ``i`` is at the ``$``. Backslash escapes the quote."""
+        text, n = self.text, self.n
+        j = i + 2
+        while j < n:
+            c = text[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == "'":
+                self._fill(i, j + 1)
+                self.scan.ends[i] = j + 1
+                return j + 1
+            j += 1
+        self._problem("QC001", i, n, "unterminated $'...' quote")
+        self._fill(i, n)
+        self.scan.ends[i] = n
+        return n
+
+    def _double_quote(self, i: int, depth: int) -> int:
+        """``"..."`` starting at ``i`` (the quote); ``$"..."`` callers pass the quote's index."""
+        text, n = self.text, self.n
+        j = i + 1
+        while j < n:
+            c = text[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == '"':
+                self._fill(i, j + 1)
+                self.scan.ends[i] = j + 1
+                return j + 1
+            if c == "$":
+                j = self._dollar(j, depth, in_quotes=True)
+                continue
+            if c == "`":
+                j = self._backtick(j, depth)
+                continue
+            j += 1
+        self._problem("QC001", i, n, "unterminated double quote")
+        self._fill(i, n)
+        self.scan.ends[i] = n
+        return n
+
+    # -- expansions ------------------------------------------------------------------------
+
+    def _dollar(self, i: int, depth: int, in_quotes: bool = False) -> int:
+        """An expansion (or a literal ``$``) at ``i``; returns where it ends.
+
+        Inside double quotes ``$'`` and ``$"`` are a literal ``$`` followed by a quote.
+        """
+        text, n = self.text, self.n
+        nxt = text[i + 1] if i + 1 < n else ""
+        if nxt == "'" and self.ansi_c and not in_quotes:
+            return self._ansi_c_quote(i)
+        if nxt == '"' and self.ansi_c and not in_quotes:
+            end = self._double_quote(i + 1, depth)
+            self.scan.ends[i] = end
+            self.scan.mask[i] = FILL
+            return end
+        if nxt == "(":
+            if text.startswith("((", i + 1):
+                end = self._arithmetic(i, i + 3)
+            else:
+                end = self._nested_parens(i, i + 2, depth, "command")
+            return end
+        if nxt == "{":
+            end = self._braced_parameter(i, depth)
+        elif nxt == "[":
+            close = text.find("]", i + 2)
+            end = n if close < 0 else close + 1
+        elif nxt and (nxt in SPECIAL_PARAMETERS):
+            end = i + 2
+        else:
+            m = _NAME.match(text, i + 1)
+            end = m.end() if m else i + 1
+        self._fill(i, end)
+        self.scan.ends[i] = end
+        return end
+
+    def _braced_parameter(self, i: int, depth: int) -> int:
+        """``${...}`` with nested quotes, expansions and braces."""
+        text, n = self.text, self.n
+        j = i + 2
+        braces = 1
+        while j < n:
+            c = text[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == "'":
+                # Inside ${...} (outside double quotes) single quotes quote; close enough either way.
+                close = text.find("'", j + 1)
+                j = n if close < 0 else close + 1
+                continue
+            if c == '"':
+                j = self._double_quote(j, depth)
+                continue
+            if c == "$":
+                j = self._dollar(j, depth)
+                continue
+            if c == "`":
+                j = self._backtick(j, depth)
+                continue
+            if c == "{":
+                braces += 1
+            elif c == "}":
+                braces -= 1
+                if braces == 0:
+                    self._fill(i, j + 1)
+                    self.scan.ends[i] = j + 1
+                    return j + 1
+            j += 1
+        self._problem("QC001", i, n, "unterminated ${...}")
+        self._fill(i, n)
+        self.scan.ends[i] = n
+        return n
+
+    def _arithmetic(self, i: int, j: int) -> int:
+        """``$((...))`` (``j`` after the opening parentheses) or ``((...))``."""
+        end = self._balanced(j, 2)
+        if end is None:
+            self._problem("QC001", i, self.n, "unterminated arithmetic expression")
+            end = self.n
+        self._fill(i, end)
+        self.scan.ends[i] = end
+        return end
+
+    def _arithmetic_command(self, i: int) -> int:
+        return self._arithmetic(i, i + 2)
+
+    def _balanced(self, j: int, opened: int) -> int | None:
+        """Index after the parenthesis that closes ``opened`` open ones, skipping quotes."""
+        text, n = self.text, self.n
+        level = opened
+        while j < n:
+            c = text[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c in "'\"":
+                close = text.find(c, j + 1)
+                j = n if close < 0 else close + 1
+                continue
+            if c == "(":
+                level += 1
+            elif c == ")":
+                level -= 1
+                if level == 0:
+                    return j + 1
+            j += 1
+        return None
+
+    def _nested_parens(
+        self, i: int, inner_start: int, depth: int, kind: Literal["command", "process"]
+    ) -> int:
+        """``$(...)`` or ``<(...)``: a nested script, scanned as its own level."""
+        if depth + 1 > self.max_depth:
+            end = self._balanced(inner_start, 1)
+            end = self.n if end is None else end
+            self._problem(
+                "QC002", i, end,
+                f"nesting deeper than {self.max_depth} levels is not analysed",
+            )
+            self._fill(i, end)
+            self.scan.ends[i] = end
+            return end
+        close = self._script(inner_start, depth + 1, ")")
+        if close >= self.n:
+            self._problem("QC001", i, self.n, "unterminated $( ... )" if kind == "command"
+                          else "unterminated process substitution")
+            end = self.n
+        else:
+            end = close + 1
+        self.scan.nested.append(
+            NestedScript(kind, i, end, (inner_start, min(close, self.n)), depth + 1)
+        )
+        self.scan.ends[i] = end
+        return end
+
+    def _backtick(self, i: int, depth: int) -> int:
+        text, n = self.text, self.n
+        j = i + 1
+        while j < n:
+            c = text[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == "`":
+                break
+            j += 1
+        if j >= n:
+            self._problem("QC001", i, n, "unterminated backtick command substitution")
+            self._fill(i, n)
+            self.scan.ends[i] = n
+            return n
+        self._fill(i, j + 1)
+        self.scan.ends[i] = j + 1
+        if depth + 1 <= self.max_depth:
+            self.scan.nested.append(NestedScript("backtick", i, j + 1, (i + 1, j), depth + 1))
+        else:
+            self._problem("QC002", i, j + 1,
+                          f"nesting deeper than {self.max_depth} levels is not analysed")
+        return j + 1
+
+    # -- compound words ---------------------------------------------------------------------
+
+    def _conditional(self, i: int, depth: int) -> int:
+        """``[[ ... ]]``: masked whole; its words are segmented later from the raw text."""
+        text, n = self.text, self.n
+        j = i + 2
+        while j < n:
+            c = text[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == "'":
+                j = self._single_quote(j)
+                continue
+            if c == '"':
+                j = self._double_quote(j, depth)
+                continue
+            if c == "$":
+                j = self._dollar(j, depth)
+                continue
+            if c == "`":
+                j = self._backtick(j, depth)
+                continue
+            if (
+                c == "]"
+                and text.startswith("]]", j)
+                and text[j - 1] in " \t\n"
+                and (j + 2 >= n or text[j + 2] in METACHARS)
+            ):
+                self._fill(i, j + 2)
+                self.scan.ends[i] = j + 2
+                return j + 2
+            j += 1
+        self._problem("QC001", i, n, "unterminated [[ ... ]]")
+        self._fill(i, n)
+        self.scan.ends[i] = n
+        return n
+
+    def _array_value(self, i: int, depth: int) -> int:
+        """``name=( ... )``: the parenthesised list joins the assignment word."""
+        text, n = self.text, self.n
+        j = i + 1
+        while j < n:
+            c = text[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == "'":
+                j = self._single_quote(j)
+                continue
+            if c == '"':
+                j = self._double_quote(j, depth)
+                continue
+            if c == "$":
+                j = self._dollar(j, depth)
+                continue
+            if c == "`":
+                j = self._backtick(j, depth)
+                continue
+            if c == ")":
+                self._fill(i, j + 1)
+                self.scan.ends[i] = j + 1
+                return j + 1
+            j += 1
+        self._problem("QC001", i, n, "unterminated array assignment")
+        self._fill(i, n)
+        self.scan.ends[i] = n
+        return n
+
+    # -- heredocs ---------------------------------------------------------------------------
+
+    def _heredoc_operator(
+        self,
+        i: int,
+        pending: list[tuple[int, int, str, tuple[int, int], bool, bool]],
+        depth: int,
+    ) -> int:
+        """``<<WORD`` / ``<<-WORD``: remember it; the body starts after the next newline."""
+        text, n = self.text, self.n
+        mask = self.scan.mask
+        strip = text.startswith("<<-", i)
+        op_end = i + (3 if strip else 2)
+        mask[i + 1] = " "  # bashlex sees a plain `<` redirection
+        if strip:
+            mask[i + 2] = " "
+        j = op_end
+        while j < n and text[j] in " \t":
+            j += 1
+        word_start = j
+        quoted = False
+        value: list[str] = []
+        while j < n and text[j] not in METACHARS:
+            c = text[j]
+            if c in "'\"":
+                quoted = True
+                close = text.find(c, j + 1)
+                close = n if close < 0 else close
+                value.append(text[j + 1:close])
+                j = close + 1
+                continue
+            if c == "\\" and j + 1 < n:
+                quoted = True
+                value.append(text[j + 1])
+                j += 2
+                continue
+            if c == "$" and j + 1 < n and text[j + 1] in "'\"" and self.ansi_c:
+                j += 1  # `$'EOF'`/`$"EOF"` delimiters: the `$` goes, the quotes quote
+                continue
+            value.append(c)
+            j += 1
+        if j == word_start:
+            self._problem("QC001", i, op_end, "heredoc operator without a delimiter word")
+            return op_end
+        self._fill(word_start, j)
+        pending.append((i, op_end, "".join(value), (word_start, j), quoted, strip))
+        return j
+
+    def _heredoc_bodies(
+        self,
+        i: int,
+        pending: list[tuple[int, int, str, tuple[int, int], bool, bool]],
+        depth: int,
+    ) -> int:
+        """Read the bodies of ``pending`` heredocs starting at line start ``i``."""
+        text, n = self.text, self.n
+        for op_start, op_end, delim, dspan, quoted, strip in pending:
+            body_start = i
+            terminated = False
+            while i < n:
+                line_end = text.find("\n", i)
+                line_end = n if line_end < 0 else line_end
+                line = text[i:line_end]
+                if (line.lstrip("\t") if strip else line) == delim:
+                    self._fill(body_start, i, " ")
+                    body = (body_start, i)
+                    self._fill(i, line_end, " ")
+                    i = min(line_end + 1, n)
+                    terminated = True
+                    break
+                i = line_end + 1
+            if not terminated:
+                body = (body_start, n)
+                self._fill(body_start, n, " ")
+                i = n
+                self._problem(
+                    "QC001", op_start, op_end,
+                    f"heredoc delimited by `{delim}` is not terminated (no line `{delim}`)",
+                )
+            if not quoted:
+                self._heredoc_expansions(body[0], body[1], depth)
+            self.scan.heredocs.append(
+                HeredocSpec((op_start, op_end), delim, dspan, quoted, strip, body, terminated,
+                            depth)
+            )
+        return i
+
+    def _heredoc_expansions(self, start: int, end: int, depth: int) -> None:
+        """Record the expansions of an unquoted heredoc body; the body itself stays blank."""
+        text = self.text
+        before = len(self.scan.nested)
+        j = start
+        while j < end:
+            c = text[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == "$":
+                j = self._dollar(j, depth, in_quotes=True)
+                continue
+            if c == "`":
+                j = self._backtick(j, depth)
+                continue
+            j += 1
+        for k in range(before, len(self.scan.nested)):
+            script = self.scan.nested[k]
+            if script.depth == depth + 1:
+                self.scan.nested[k] = NestedScript(
+                    script.kind, script.start, script.end, script.inner, script.depth, True
+                )
+        # _dollar filled expansion characters with FILL; the body must stay blank at this level.
+        mask = self.scan.mask
+        inner_spans = [s.inner for s in self.scan.nested[before:] if s.depth == depth + 1]
+        for k in range(start, end):
+            if mask[k] != "\n" and not any(a <= k < b for a, b in inner_spans):
+                mask[k] = " "
+
+
+def scan(text: str, dialect: Dialect = "bash", max_depth: int = 64) -> Scan:
+    """Scan ``text`` (see module docstring)."""
+    return Scanner(text, dialect, max_depth).run()

@@ -1,0 +1,213 @@
+"""The project's own syntax tree for one shell script.
+
+bashlex's nodes are converted into these as soon as a parse succeeds, so nothing past
+``parsing/`` depends on bashlex's shapes or its bugs. Spans are offsets into ``Script.text``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from quotecheck.parsing.scanner import Dialect, HeredocSpec, Problem
+from quotecheck.parsing.words import Word
+from quotecheck.sourcemap import SourceMap
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Heredoc:
+    spec: HeredocSpec
+    body: Word  # what the command reads on stdin (expansions marked when the delimiter is bare)
+
+
+@dataclass(frozen=True)
+class Redirect:
+    span: Span
+    op: str  # '>', '>>', '<', '<<', '<<-', '<<<', '>&', '<&', '&>', '&>>', '>|', '<>'
+    fd: int | None
+    target: Word | None  # None for heredocs and for `n>&m` with a number
+    dup_fd: int | None = None  # the m of `n>&m`
+    heredoc: Heredoc | None = None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    span: Span
+    name: str
+    value: Word
+    append: bool = False
+
+
+@dataclass
+class SimpleCommand:
+    span: Span
+    assignments: list[Assignment]
+    words: list[Word]
+    redirects: list[Redirect]
+
+    @property
+    def name(self) -> str | None:
+        return self.words[0].value if self.words else None
+
+
+@dataclass
+class Pipeline:
+    span: Span
+    commands: list[Node]
+    negated: bool = False
+    operators: list[str] = field(default_factory=list)  # '|' or '|&' between commands
+
+
+@dataclass
+class CommandList:
+    """Commands joined by ``;``, newline, ``&``, ``&&``, ``||``: ``ops[i]`` follows ``items[i]``."""
+
+    span: Span
+    items: list[Node]
+    ops: list[str | None]
+
+
+@dataclass
+class Compound:
+    """``{ }``, ``( )``, if, for, while, until, case, select, function, ``(( ))``, ``[[ ]]``.
+
+    ``parts`` holds the sub-lists in textual order with their role: ``condition`` (if/elif/while/
+    until tests), ``body`` (what runs), ``else``, ``pattern`` (a case clause body).
+    """
+
+    kind: str
+    span: Span
+    parts: list[tuple[str, Node]]
+    words: list[Word] = field(default_factory=list)  # for-list, case subject, patterns, [[ ]] words
+    redirects: list[Redirect] = field(default_factory=list)
+    name: str | None = None  # a function's name
+
+
+Node = SimpleCommand | Pipeline | CommandList | Compound
+
+
+@dataclass
+class Script:
+    """One parsed text: a layer's whole text, or a ``$( )``/backtick script inside it."""
+
+    text: str
+    origin: SourceMap  # offsets in ``text`` -> offsets in the original source
+    dialect: Dialect
+    span: Span
+    body: list[Node]
+    problems: list[Problem] = field(default_factory=list)
+    comments: list[Span] = field(default_factory=list)
+    # Scripts nested in this text's words, by the offset of their `$(`/backtick/`<(`; shared by
+    # every script cut from the same text.
+    substitutions: dict[int, Script] = field(default_factory=dict)
+    anchor: Span | None = None  # for a nested script: its `$( ... )` span in the parent's text
+
+    def substitutions_in(self, span: Span) -> list[Script]:
+        """The outermost nested scripts whose construct starts inside ``span``."""
+        found: list[Script] = []
+        end_taken = -1
+        for start in sorted(k for k in self.substitutions if span[0] <= k < span[1]):
+            if start < end_taken:
+                continue
+            inner = self.substitutions[start]
+            found.append(inner)
+            end_taken = inner.anchor[1] if inner.anchor else start + 1
+        return found
+
+    @property
+    def complete(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where a simple command sits: what a rule needs to judge it."""
+
+    script: Script
+    ancestors: tuple[Node, ...]
+    background: bool  # ends with `&` (itself or an enclosing list item)
+    conditional: bool  # its status is tested: if/while condition, left of && / ||, `!`
+    guarded: bool  # it runs only if an earlier command succeeded/failed (right of && / ||)
+    in_pipeline: bool
+    pipeline_last: bool
+    in_substitution: bool  # inside $( ), backticks or <( )
+
+
+def walk(script: Script) -> Iterator[tuple[SimpleCommand, Context]]:
+    """Every simple command of ``script`` in textual order, nested substitutions included."""
+    found: list[tuple[SimpleCommand, Context]] = []
+    _collect(script, script.body, (), False, False, False, False, False, False, found)
+    # Backtick scripts have texts of their own: order by position in the original input.
+    found.sort(key=lambda item: (item[1].script.origin[item[0].span[0]] or 0, item[0].span[0]))
+    return iter(found)
+
+
+def _collect(script: Script, nodes: list[Node], ancestors: tuple[Node, ...], background: bool,
+             conditional: bool, guarded: bool, in_pipe: bool, last: bool, in_subst: bool,
+             out: list[tuple[SimpleCommand, Context]]) -> None:
+    for node in nodes:
+        _collect_node(script, node, ancestors, background, conditional, guarded, in_pipe, last,
+                      in_subst, out)
+
+
+def _collect_node(script: Script, node: Node, ancestors: tuple[Node, ...], background: bool,
+                  conditional: bool, guarded: bool, in_pipe: bool, last: bool, in_subst: bool,
+                  out: list[tuple[SimpleCommand, Context]]) -> None:
+    chain = (*ancestors, node)
+    if isinstance(node, SimpleCommand):
+        out.append((node, Context(script, ancestors, background, conditional, guarded, in_pipe,
+                                  last, in_subst)))
+        words = [*node.words, *(a.value for a in node.assignments),
+                 *(r.target for r in node.redirects if r.target is not None),
+                 *(r.heredoc.body for r in node.redirects if r.heredoc is not None)]
+        _collect_substitutions(script, words, chain, background, out)
+    elif isinstance(node, Pipeline):
+        n = len(node.commands)
+        for i, cmd in enumerate(node.commands):
+            _collect_node(script, cmd, chain, background, conditional or node.negated, guarded,
+                          n > 1, i == n - 1, in_subst, out)
+    elif isinstance(node, CommandList):
+        # An item is backgrounded when the next `&` follows it or a && / || chain it is in.
+        for i, item in enumerate(node.items):
+            op_after = node.ops[i] if i < len(node.ops) else None
+            j = i
+            while j < len(node.ops) and node.ops[j] in ("&&", "||"):
+                j += 1
+            bg = background or (j < len(node.ops) and node.ops[j] == "&")
+            op_before = node.ops[i - 1] if i > 0 else None
+            _collect_node(script, item, chain, bg,
+                          conditional or op_after in ("&&", "||"),
+                          guarded or op_before in ("&&", "||"),
+                          in_pipe, last, in_subst, out)
+    elif isinstance(node, Compound):
+        _collect_substitutions(script, node.words, chain, background, out)
+        for role, part in node.parts:
+            _collect_node(script, part, chain, background, conditional or role == "condition",
+                          guarded or (role in ("body", "else", "pattern")
+                                      and node.kind in ("if", "while", "until", "case")),
+                          in_pipe, last, in_subst, out)
+        words = [r.target for r in node.redirects if r.target is not None]
+        _collect_substitutions(script, words, chain, background, out)
+
+
+def _collect_substitutions(script: Script, words: list[Word], chain: tuple[Node, ...],
+                           background: bool, out: list[tuple[SimpleCommand, Context]]) -> None:
+    for word in words:
+        if not any(p.dynamic for p in word.parts):
+            continue
+        for inner in script.substitutions_in(word.span):
+            _collect(inner, inner.body, chain, background, False, False, False, False, True, out)
+
+
+def iter_nodes(nodes: list[Node]) -> Iterator[Node]:
+    """Every node below ``nodes``, depth first (not entering substitutions)."""
+    for node in nodes:
+        yield node
+        if isinstance(node, Pipeline):
+            yield from iter_nodes(node.commands)
+        elif isinstance(node, CommandList):
+            yield from iter_nodes(node.items)
+        elif isinstance(node, Compound):
+            yield from iter_nodes([p for _, p in node.parts])

@@ -1,0 +1,86 @@
+"""Source maps: where each character of a layer's text came from in the original input.
+
+An inner layer's text is assembled from an outer layer's words (ssh joins them, ``sh -c`` takes
+one), so its characters are scattered over the source, and some (the spaces ssh inserts) come
+from nowhere. A map is stored as runs of consecutive offsets, which keeps the common case (a
+quoted script copied as a whole) at one run however long the text is.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+
+
+class SourceMap:
+    """Maps an index in a derived text to an offset in the source, or None (generated)."""
+
+    __slots__ = ("_lengths", "_starts", "_targets", "length")
+
+    def __init__(self, runs: Iterable[tuple[int, int | None, int]], length: int) -> None:
+        # Each run: (start index in the text, source offset of that index or None, run length).
+        self._starts: list[int] = []
+        self._targets: list[int | None] = []
+        self._lengths: list[int] = []
+        for start, target, n in runs:
+            if n > 0:
+                self._starts.append(start)
+                self._targets.append(target)
+                self._lengths.append(n)
+        self.length = length
+
+    @classmethod
+    def identity(cls, length: int, base: int = 0) -> SourceMap:
+        return cls([(0, base, length)], length)
+
+    @classmethod
+    def from_offsets(cls, offsets: Sequence[int | None]) -> SourceMap:
+        """Run-length encode a per-character list of source offsets."""
+        runs: list[tuple[int, int | None, int]] = []
+        i, n = 0, len(offsets)
+        while i < n:
+            first = offsets[i]
+            j = i + 1
+            if first is None:
+                while j < n and offsets[j] is None:
+                    j += 1
+            else:
+                while j < n and offsets[j] == first + (j - i):
+                    j += 1
+            runs.append((i, first, j - i))
+            i = j
+        return cls(runs, n)
+
+    def __getitem__(self, index: int) -> int | None:
+        if index < 0 or index >= self.length:
+            return None
+        k = bisect_right(self._starts, index) - 1
+        if k < 0:
+            return None
+        start, target, n = self._starts[k], self._targets[k], self._lengths[k]
+        if index >= start + n or target is None:
+            return None
+        return target + (index - start)
+
+    def span(self, start: int, end: int) -> tuple[int, int] | None:
+        """The smallest source span covering the mapped characters of ``[start, end)``."""
+        lo: int | None = None
+        hi: int | None = None
+        for k in range(len(self._starts)):
+            s, t, n = self._starts[k], self._targets[k], self._lengths[k]
+            a, b = max(s, start), min(s + n, end)
+            if a >= b or t is None:
+                continue
+            first, last = t + (a - s), t + (b - s)
+            lo = first if lo is None else min(lo, first)
+            hi = last if hi is None else max(hi, last)
+        if lo is None or hi is None:
+            return None
+        return (lo, hi)
+
+    def compose(self, offsets: Sequence[int | None]) -> SourceMap:
+        """A map for a text whose characters come from ``offsets`` in *this* map's text."""
+        return SourceMap.from_offsets([None if o is None else self[o] for o in offsets])
+
+    def runs(self) -> list[tuple[int, int | None, int]]:
+        return list(zip(self._starts, self._targets, self._lengths, strict=True))

@@ -1,0 +1,384 @@
+"""Build the layer tree for an input: parse each shell layer, follow every hand-off.
+
+For each simple command of a shell layer the argv is computed (values after quote removal,
+dynamic words kept as written), then ``layers.handoff.classify`` says whether the command opens
+another layer; if it does, the child layer's text is assembled from the argv with a source map
+back to the input, and the child is analysed the same way. Nothing is ever executed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quotecheck.layers import handoff as ho
+from quotecheck.layers.model import Arg, CommandView, Layer, Trace
+from quotecheck.parsing.parse import parse_script
+from quotecheck.parsing.scanner import Dialect, Problem
+from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk
+from quotecheck.parsing.words import Word
+from quotecheck.sourcemap import SourceMap
+
+SHELL_DIALECTS: dict[str, Dialect] = {
+    "bash": "bash", "sh": "sh", "dash": "sh", "ash": "sh", "busybox": "sh", "posix": "sh",
+    "zsh": "zsh", "ksh": "bash", "mksh": "bash", "unknown": "unknown",
+}
+UNKNOWN_LOGIN_SHELL = "<login-shell>"
+# Builtins that run their arguments as a command in the same shell (no new process).
+TRANSPARENT_BUILTINS = frozenset({"exec", "command", "builtin", "noglob", "nocorrect"})
+MAX_LAYER_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class Feed:
+    """Text a layer will read on standard input (a heredoc or herestring), mapped to the source."""
+
+    text: str
+    offsets: tuple[int | None, ...]
+    dynamic_ranges: tuple[tuple[int, int], ...]
+    source_span: tuple[int, int] | None
+
+
+def parse_dialect(name: str | None) -> Dialect:
+    """The parsing dialect for a shell name or a user's ``--remote-shell`` value."""
+    if not name:
+        return "unknown"
+    return SHELL_DIALECTS.get(name.rsplit("/", 1)[-1].lstrip("-"), "unknown")
+
+
+def build_trace(
+    source: str,
+    *,
+    dialect: str = "bash",
+    remote_shell: str | None = None,
+    path: str | None = None,
+) -> Trace:
+    """Trace ``source`` (a script or one command line) through every layer it opens."""
+    builder = _Builder(source, remote_shell)
+    process = [dialect, path] if path else None
+    builder.shell_layer(
+        parent=None,
+        where="local",
+        shell_name=dialect,
+        text=source,
+        offsets=None,
+        process=process,
+        source_span=(0, len(source)),
+        dynamic_ranges=(),
+        depth=0,
+        stdin=None,
+    )
+    return Trace(source, builder.layers)
+
+
+def arg_of(word: Word, script: Script) -> Arg:
+    origin = script.origin
+    offsets = tuple(origin[o] for o in word.offsets)
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    for part in word.parts:
+        if part.dynamic:
+            ranges.append((at, at + len(part.value)))
+        at += len(part.value)
+    return Arg(word.value, word.dynamic, word, origin.span(*word.span), offsets, tuple(ranges))
+
+
+class _Builder:
+    def __init__(self, source: str, remote_shell: str | None) -> None:
+        self.source = source
+        self.remote_shell = remote_shell
+        self.layers: list[Layer] = []
+
+    def new_layer(self, layer: Layer) -> Layer:
+        layer.id = len(self.layers)
+        self.layers.append(layer)
+        return layer
+
+    # -- shell layers ------------------------------------------------------------------------
+
+    def shell_layer(
+        self,
+        *,
+        parent: int | None,
+        where: str,
+        shell_name: str,
+        text: str,
+        offsets: Sequence[int | None] | None,
+        process: list[str] | None,
+        source_span: tuple[int, int] | None,
+        dynamic_ranges: Sequence[tuple[int, int]],
+        depth: int,
+        stdin: Feed | None,
+        positional: Sequence[Arg] = (),
+        stdin_script: bool = False,
+        opened_by: CommandView | None = None,
+    ) -> Layer:
+        dialect = parse_dialect(shell_name)
+        origin = SourceMap.identity(len(text)) if offsets is None else SourceMap.from_offsets(
+            offsets)
+        layer = self.new_layer(Layer(
+            id=-1, parent=parent, kind="shell", where=where, source_span=source_span, text=text,
+            origin=origin, dynamic_text=bool(dynamic_ranges),
+            dynamic_ranges=list(dynamic_ranges), dialect=dialect, process=process,
+            positional=list(positional), stdin_script=stdin_script, opened_by=opened_by,
+        ))
+        # Unknown dialects are parsed as bash (the superset); rules judge portability.
+        script = parse_script(text, "bash" if dialect == "unknown" else dialect, origin)
+        layer.script = script
+        for command, context in walk(script):
+            view = CommandView(
+                [arg_of(w, context.script) for w in command.words],
+                command,
+                context,
+                context.script.origin.span(*command.span),
+            )
+            layer.commands.append(view)
+            own = self.stdin_of(command, context.script)
+            self.follow(layer, view, view.argv, depth, own or stdin, where)
+        return layer
+
+    def stdin_of(self, command: SimpleCommand, script: Script) -> Feed | None:
+        """The heredoc or herestring a command reads, as a feed (the last one wins, as in sh)."""
+        feed: Feed | None = None
+        origin = script.origin
+        for r in command.redirects:
+            if r.fd not in (None, 0):
+                continue
+            word: Word | None = None
+            suffix = ""
+            if r.heredoc is not None:
+                word = r.heredoc.body
+            elif r.op == "<<<" and r.target is not None:
+                word, suffix = r.target, "\n"
+            elif r.op == "<":
+                feed = None  # a file: its content is unknown
+                continue
+            if word is None:
+                continue
+            arg = arg_of(word, script)
+            feed = Feed(
+                arg.value + suffix,
+                (*arg.offsets, *([None] * len(suffix))),
+                arg.dynamic_ranges,
+                origin.span(*word.span),
+            )
+        return feed
+
+    # -- hand-offs ---------------------------------------------------------------------------
+
+    def follow(self, layer: Layer, view: CommandView, argv: list[Arg], depth: int,
+               stdin: Feed | None, where: str) -> None:
+        """Open the layers the command ``argv`` hands text or argv to (if any)."""
+        if not argv or depth >= MAX_LAYER_DEPTH:
+            if argv and depth >= MAX_LAYER_DEPTH and layer.script is not None:
+                span = view.command.span
+                layer.script.problems.append(Problem(
+                    "QC002", span[0], span[1],
+                    f"more than {MAX_LAYER_DEPTH} nested layers: deeper layers are not analysed",
+                ))
+            return
+        values = [a.value for a in argv]
+        dynamic = {i for i, a in enumerate(argv) if a.dynamic}
+        name = values[0].rsplit("/", 1)[-1]
+        if name in TRANSPARENT_BUILTINS and 0 not in dynamic and len(argv) > 1:
+            if name == "command" and values[1].startswith("-") and values[1] not in ("-p", "--"):
+                return  # `command -v x` only looks the name up
+            start = 2 if values[1] in ("-p", "--") and len(argv) > 2 else 1
+            if name == "exec":
+                while start < len(values) and values[start] in ("-c", "-l", "-a"):
+                    start += 2 if values[start] == "-a" else 1
+            self.follow(layer, view, argv[start:], depth, stdin, where)
+            return
+        if 0 in dynamic:
+            return
+        try:
+            handoff = ho.classify(values, frozenset(dynamic))
+        except (ValueError, IndexError, KeyError):
+            handoff = None
+        if handoff is None:
+            return
+        if isinstance(handoff, ho.SshHandoff):
+            self.ssh(layer, view, argv, handoff, depth, stdin)
+        elif isinstance(handoff, ho.ExecHandoff):
+            self.exec_wrapper(layer, view, argv, handoff, depth, stdin, where)
+        elif isinstance(handoff, ho.ShellHandoff):
+            self.shell_handoff(layer, view, argv, handoff, depth, stdin, where)
+        elif isinstance(handoff, ho.JoinHandoff):
+            self.join(layer, view, argv, handoff, depth, stdin, where)
+        elif isinstance(handoff, ho.AwkHandoff):
+            self.awk(layer, view, argv, handoff)
+
+    def ssh(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.SshHandoff,
+            depth: int, stdin: Feed | None) -> None:
+        dest = argv[h.destination].value if h.destination is not None else "?"
+        words = [argv[i] for i in h.command]
+        text, offsets, ranges = join_args(words)
+        options: dict[str, str] = {}
+        for letter, index in h.options:
+            if index is not None and index < len(argv):
+                key = letter
+                value = argv[index].value
+                if letter == "-o" and "=" in value:
+                    k, _, v = value.partition("=")
+                    key, value = k, v
+                options.setdefault(key, value)
+            else:
+                options.setdefault(letter, "")
+        ssh_layer = self.new_layer(Layer(
+            id=-1, parent=layer.id, kind="ssh", where=layer.where, source_span=view.source_span,
+            text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
+            dynamic_ranges=ranges, via="ssh", destination=dest, sends=text, options=options,
+            opened_by=view,
+        ))
+        view.opens.append(ssh_layer.id)
+        remote_where = f"remote:{dest}"
+        login = self.remote_shell or UNKNOWN_LOGIN_SHELL
+        feed = None if h.stdin_null else stdin
+        if words:
+            self.shell_layer(
+                parent=ssh_layer.id, where=remote_where,
+                shell_name=self.remote_shell or "unknown", text=text, offsets=offsets,
+                process=[login, "-c", text], source_span=_span_of(offsets),
+                dynamic_ranges=ranges, depth=depth + 1, stdin=feed, opened_by=view,
+            )
+        elif feed is not None:
+            # No command: sshd starts the login shell as a login shell reading stdin.
+            self.shell_layer(
+                parent=ssh_layer.id, where=remote_where,
+                shell_name=self.remote_shell or "unknown", text=feed.text,
+                offsets=feed.offsets, process=["-" + login], source_span=feed.source_span,
+                dynamic_ranges=feed.dynamic_ranges, depth=depth + 1, stdin=None,
+                stdin_script=True, opened_by=view,
+            )
+
+    def exec_wrapper(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.ExecHandoff,
+                     depth: int, stdin: Feed | None, where: str) -> None:
+        end = min(h.end, len(argv))
+        inner: list[Arg] = []
+        for a in argv[h.inner:end]:
+            if h.placeholder and h.placeholder in a.value:
+                inner.append(Arg(a.value, True, a.word, a.source_span, a.offsets,
+                                 ((0, len(a.value)),)))
+            else:
+                inner.append(a)
+        if h.appends_input and not (h.placeholder and any(h.placeholder in a.value
+                                                           for a in inner)):
+            inner.append(Arg("{input}", True, None, None, (None,) * 7, ((0, 7),)))
+        exec_layer = self.new_layer(Layer(
+            id=-1, parent=layer.id, kind="exec", where=where, source_span=view.source_span,
+            via=h.wrapper, argv=inner, opened_by=view,
+        ))
+        view.opens.append(exec_layer.id)
+        if inner and not (inner[0].dynamic):
+            self.follow(exec_layer, view, inner, depth + 1, stdin, where)
+
+    def shell_handoff(self, layer: Layer, view: CommandView, argv: list[Arg],
+                      h: ho.ShellHandoff, depth: int, stdin: Feed | None, where: str) -> None:
+        shell = h.shell
+        values = [a.value for a in argv]
+        direct = values[0].rsplit("/", 1)[-1] in SHELL_DIALECTS
+        positional = [argv[i] for i in h.args if i < len(argv)]
+        if h.mode == "c" and h.script is not None and h.script < len(argv):
+            script_arg = argv[h.script]
+            text, offsets, ranges = script_arg.value, list(script_arg.offsets), list(
+                script_arg.dynamic_ranges)
+            if not direct and values[0].rsplit("/", 1)[-1] == "sudo":
+                text, offsets, ranges = sudo_shell_text(argv[h.script:])
+            process = values if direct else [shell if shell != "unknown" else
+                                             UNKNOWN_LOGIN_SHELL, "-c", text]
+            layer_ = self.shell_layer(
+                parent=layer.id, where=where, shell_name=shell, text=text, offsets=offsets,
+                process=process, source_span=_span_of(offsets), dynamic_ranges=ranges,
+                depth=depth + 1, stdin=stdin, positional=positional, opened_by=view,
+            )
+            view.opens.append(layer_.id)
+        elif h.mode == "stdin" and stdin is not None:
+            layer_ = self.shell_layer(
+                parent=layer.id, where=where, shell_name=shell, text=stdin.text,
+                offsets=stdin.offsets, process=values, source_span=stdin.source_span,
+                dynamic_ranges=stdin.dynamic_ranges, depth=depth + 1, stdin=None,
+                positional=positional, stdin_script=True, opened_by=view,
+            )
+            view.opens.append(layer_.id)
+
+    def join(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.JoinHandoff,
+             depth: int, stdin: Feed | None, where: str) -> None:
+        words = [argv[i] for i in h.words if i < len(argv)]
+        text, offsets, ranges = join_args(words)
+        join_layer = self.new_layer(Layer(
+            id=-1, parent=layer.id, kind="join", where=where, source_span=view.source_span,
+            text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
+            dynamic_ranges=ranges, via=h.joiner, sends=text, opened_by=view,
+        ))
+        view.opens.append(join_layer.id)
+        same = h.shell == "same"
+        shell = (layer.dialect or "bash") if same else h.shell
+        process = layer.process if same else [
+            shell if shell != "unknown" else UNKNOWN_LOGIN_SHELL, "-c", text]
+        self.shell_layer(
+            parent=join_layer.id, where=where, shell_name=str(shell), text=text,
+            offsets=offsets, process=process, source_span=_span_of(offsets),
+            dynamic_ranges=ranges, depth=depth + 1, stdin=stdin, opened_by=view,
+        )
+
+    def awk(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.AwkHandoff) -> None:
+        if h.program is None or h.program >= len(argv):
+            return
+        prog = argv[h.program]
+        awk_layer = self.new_layer(Layer(
+            id=-1, parent=layer.id, kind="awk", where=layer.where,
+            source_span=prog.source_span, text=prog.value,
+            origin=SourceMap.from_offsets(prog.offsets), dynamic_text=prog.dynamic,
+            dynamic_ranges=list(prog.dynamic_ranges), via=argv[0].value.rsplit("/", 1)[-1],
+            assignments=[(a.name, a.value) for a in h.assignments], opened_by=view,
+        ))
+        view.opens.append(awk_layer.id)
+
+
+def join_args(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[int, int]]]:
+    """Join argv elements with single spaces, as ssh, eval and watch do."""
+    text: list[str] = []
+    offsets: list[int | None] = []
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    for i, a in enumerate(args):
+        if i:
+            text.append(" ")
+            offsets.append(None)
+            at += 1
+        text.append(a.value)
+        offsets.extend(a.offsets)
+        ranges.extend((at + s, at + e) for s, e in a.dynamic_ranges)
+        at += len(a.value)
+    return "".join(text), offsets, ranges
+
+
+def sudo_shell_text(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[int, int]]]:
+    """The string ``sudo -s``/``-i`` hands to the shell: words joined, metacharacters escaped."""
+    text: list[str] = []
+    offsets: list[int | None] = []
+    ranges: list[tuple[int, int]] = []
+    for i, a in enumerate(args):
+        if i:
+            text.append(" ")
+            offsets.append(None)
+        start = len(text)
+        for ch, off in zip(a.value, a.offsets, strict=True):
+            if not (ch.isalnum() or ch in "_-$"):
+                text.append("\\")
+                offsets.append(off)
+            text.append(ch)
+            offsets.append(off)
+        if a.dynamic:
+            ranges.append((start, len(text)))
+    return "".join(text), offsets, ranges
+
+
+def _span_of(offsets: Sequence[int | None]) -> tuple[int, int] | None:
+    known = [o for o in offsets if o is not None]
+    if not known:
+        return None
+    return (min(known), max(known) + 1)
+
+
+__all__ = ["Context", "Feed", "build_trace", "join_args"]

@@ -1,0 +1,38 @@
+"""Shared fixtures: a real sshd on 127.0.0.1 and argv-recording stubs (see tests/harness)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# The harness is imported as the top-level package ``harness`` whether or not tests/ is a
+# package itself.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness.sshd import SshServer
+from harness.stubs import StubDir
+
+
+@pytest.fixture(scope="session")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshServer]:
+    """One sshd per test session (per xdist worker: each worker is its own session)."""
+    with SshServer(tmp_path_factory.mktemp("sshd")) as server:
+        yield server
+
+
+@pytest.fixture
+def stubs(tmp_path: Path) -> StubDir:
+    """A recording stub ``rec`` in ``tmp_path``; add more with ``stubs.add("awk", ...)``."""
+    return StubDir(tmp_path, names=["rec"])
+
+
+@pytest.fixture
+def remote(sshd: SshServer, stubs: StubDir) -> Iterator[SshServer]:
+    """The session sshd reset for this test (bash, empty home, no records), ``stubs`` remote."""
+    sshd.reset()
+    sshd.use_stubs(stubs)
+    yield sshd
+    sshd.reset()
