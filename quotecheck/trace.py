@@ -125,13 +125,15 @@ class _Builder:
         # Unknown dialects are parsed as bash (the superset); rules judge portability.
         script = parse_script(text, "bash" if dialect == "unknown" else dialect, origin)
         layer.script = script
+        aliases = Aliases(dialect)
         for command, context in walk(script):
             view = CommandView(
-                [arg_of(w, context.script) for w in command.words],
+                aliases.expand(command, [arg_of(w, context.script) for w in command.words]),
                 command,
                 context,
                 context.script.origin.span(*command.span),
             )
+            aliases.learn(view.argv)
             layer.commands.append(view)
             own = self.stdin_of(command, context.script)
             self.follow(layer, view, view.argv, depth, own or stdin, where)
@@ -187,7 +189,15 @@ class _Builder:
             if name == "exec":
                 while start < len(values) and values[start] in ("-c", "-l", "-a"):
                     start += 2 if values[start] == "-a" else 1
-            self.follow(layer, view, argv[start:], depth, stdin, where)
+            inner = argv[start:]
+            if inner:
+                # `exec prog`/`command prog` run prog as a process with exactly this argv.
+                exec_layer = self.new_layer(Layer(
+                    id=-1, parent=layer.id, kind="exec", where=where,
+                    source_span=view.source_span, via=name, argv=list(inner), opened_by=view,
+                ))
+                view.opens.append(exec_layer.id)
+                self.follow(exec_layer, view, inner, depth + 1, stdin, where)
             return
         if 0 in dynamic:
             return
@@ -199,6 +209,9 @@ class _Builder:
             return
         if isinstance(handoff, ho.SshHandoff):
             self.ssh(layer, view, argv, handoff, depth, stdin)
+        elif isinstance(handoff, ho.ExecHandoff) and handoff.wrapper == "find":
+            for clause in ho.find_exec_clauses(values, frozenset(dynamic)):
+                self.exec_wrapper(layer, view, argv, clause, depth, stdin, where)
         elif isinstance(handoff, ho.ExecHandoff):
             self.exec_wrapper(layer, view, argv, handoff, depth, stdin, where)
         elif isinstance(handoff, ho.ShellHandoff):
@@ -234,7 +247,7 @@ class _Builder:
         remote_where = f"remote:{dest}"
         login = self.remote_shell or UNKNOWN_LOGIN_SHELL
         feed = None if h.stdin_null else stdin
-        if words:
+        if text:  # `ssh h ''` sends an empty command: sshd then starts a login shell
             self.shell_layer(
                 parent=ssh_layer.id, where=remote_where,
                 shell_name=self.remote_shell or "unknown", text=text, offsets=offsets,
@@ -253,10 +266,13 @@ class _Builder:
 
     def exec_wrapper(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.ExecHandoff,
                      depth: int, stdin: Feed | None, where: str) -> None:
-        end = min(h.end, len(argv))
-        inner: list[Arg] = []
-        for a in argv[h.inner:end]:
+        inner: list[Arg] = [Arg(w, False, None, None, (None,) * len(w)) for w in h.prefix]
+        for i in h.words:
+            if i >= len(argv):
+                continue
+            a = argv[i]
             if h.placeholder and h.placeholder in a.value:
+                # The wrapper substitutes its input here at run time.
                 inner.append(Arg(a.value, True, a.word, a.source_span, a.offsets,
                                  ((0, len(a.value)),)))
             else:
@@ -269,23 +285,31 @@ class _Builder:
             via=h.wrapper, argv=inner, opened_by=view,
         ))
         view.opens.append(exec_layer.id)
-        if inner and not (inner[0].dynamic):
+        if inner and not inner[0].dynamic:
             self.follow(exec_layer, view, inner, depth + 1, stdin, where)
 
     def shell_handoff(self, layer: Layer, view: CommandView, argv: list[Arg],
                       h: ho.ShellHandoff, depth: int, stdin: Feed | None, where: str) -> None:
         shell = h.shell
         values = [a.value for a in argv]
-        direct = values[0].rsplit("/", 1)[-1] in SHELL_DIALECTS
-        positional = [argv[i] for i in h.args if i < len(argv)]
-        if h.mode == "c" and h.script is not None and h.script < len(argv):
-            script_arg = argv[h.script]
-            text, offsets, ranges = script_arg.value, list(script_arg.offsets), list(
-                script_arg.dynamic_ranges)
-            if not direct and values[0].rsplit("/", 1)[-1] == "sudo":
-                text, offsets, ranges = sudo_shell_text(argv[h.script:])
-            process = values if direct else [shell if shell != "unknown" else
-                                             UNKNOWN_LOGIN_SHELL, "-c", text]
+        positional = [argv[i] for i in h.args if i < len(argv)] if h.mode == "c" else [
+            argv[h.shell_index] if h.shell_index is not None else Arg(shell, False, None, None),
+            *(argv[i] for i in h.args if i < len(argv))]
+        # The process running the shell: the argv itself when the shell is argv's program,
+        # else what the wrapper (su, sudo -s, flock -c, script...) starts.
+        start = h.shell_index if h.shell_index is not None else None
+        shell_name = shell if shell != "unknown" else UNKNOWN_LOGIN_SHELL
+        if h.mode == "c" and (h.script is not None or h.script_words):
+            if h.script_words:
+                text, offsets, ranges = sudo_shell_text([argv[i] for i in h.script_words])
+            else:
+                assert h.script is not None
+                a = argv[h.script]
+                cut = h.script_offset
+                text, offsets = a.value[cut:], list(a.offsets[cut:])
+                ranges = [(max(s - cut, 0), e - cut) for s, e in a.dynamic_ranges if e > cut]
+            process = values[start:] if start is not None else [shell_name, "-c", text, *(
+                argv[i].value for i in h.args if i < len(argv))]
             layer_ = self.shell_layer(
                 parent=layer.id, where=where, shell_name=shell, text=text, offsets=offsets,
                 process=process, source_span=_span_of(offsets), dynamic_ranges=ranges,
@@ -293,9 +317,10 @@ class _Builder:
             )
             view.opens.append(layer_.id)
         elif h.mode == "stdin" and stdin is not None:
+            process = values[start:] if start is not None else [shell_name]
             layer_ = self.shell_layer(
                 parent=layer.id, where=where, shell_name=shell, text=stdin.text,
-                offsets=stdin.offsets, process=values, source_span=stdin.source_span,
+                offsets=stdin.offsets, process=process, source_span=stdin.source_span,
                 dynamic_ranges=stdin.dynamic_ranges, depth=depth + 1, stdin=None,
                 positional=positional, stdin_script=True, opened_by=view,
             )
@@ -333,6 +358,47 @@ class _Builder:
             assignments=[(a.name, a.value) for a in h.assignments], opened_by=view,
         ))
         view.opens.append(awk_layer.id)
+
+
+class Aliases:
+    """Aliases defined earlier in a script with constant values.
+
+    POSIX shells (dash) expand aliases in scripts; bash does so only with ``expand_aliases``
+    (off in scripts), so bash layers ignore them. A value that is more than plain words makes
+    the command's name dynamic instead of guessed.
+    """
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.active = dialect == "sh"
+        self.table: dict[str, list[str] | None] = {}
+
+    def learn(self, argv: list[Arg]) -> None:
+        if not self.active or not argv or argv[0].value != "alias":
+            return
+        for a in argv[1:]:
+            name, eq, value = a.value.partition("=")
+            if not eq or a.dynamic:
+                continue
+            words = value.split()
+            simple = all(w.isprintable() and not any(c in w for c in "'\"$`;&|<>()*?[~{")
+                         for w in words)
+            self.table[name] = words if simple and words else None
+
+    def expand(self, command: SimpleCommand, argv: list[Arg]) -> list[Arg]:
+        if not self.table or not argv or argv[0].dynamic or argv[0].value not in self.table:
+            return argv
+        word = argv[0].word
+        if word is None or word.quoted:
+            return argv  # a quoted command name is never an alias
+        words = self.table[argv[0].value]
+        first = argv[0]
+        if words is None:
+            return [Arg(first.value, True, first.word, first.source_span, first.offsets,
+                        ((0, len(first.value)),)), *argv[1:]]
+        # The alias's words come from the `alias` line, not from this command: no offsets.
+        expanded = [Arg(w, False, first.word, first.source_span, (None,) * len(w))
+                    for w in words]
+        return [*expanded, *argv[1:]]
 
 
 def join_args(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[int, int]]]:

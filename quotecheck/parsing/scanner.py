@@ -226,7 +226,13 @@ class Scanner:
                 i = self._nested_parens(i, i + 2, depth, "process")
                 word_start = False
                 continue
-            if c == "<" and text.startswith("<<", i) and not text.startswith("<<<", i):
+            if c == "<" and text.startswith("<<<", i):
+                # A herestring operator: its word follows; never a heredoc.
+                i += 3
+                word_start = True
+                command_position = False
+                continue
+            if c == "<" and text.startswith("<<", i):
                 i = self._heredoc_operator(i, pending, depth)
                 word_start = True
                 continue
