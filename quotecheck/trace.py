@@ -71,6 +71,24 @@ def build_trace(
     return Trace(source, builder.layers)
 
 
+def inherit_dynamic(arg: Arg, inherited: bytearray) -> Arg:
+    """Mark the parts of ``arg`` whose characters an outer layer fills in at run time."""
+    if arg.word is None:
+        return arg
+    ranges = list(arg.dynamic_ranges)
+    at = 0
+    hit = False
+    for part in arg.word.parts:
+        for i, off in enumerate(part.offsets):
+            if 0 <= off < len(inherited) and inherited[off]:
+                ranges.append((at + i, at + i + 1))
+                hit = True
+        at += len(part.value)
+    if not hit:
+        return arg
+    return Arg(arg.value, True, arg.word, arg.source_span, arg.offsets, tuple(sorted(ranges)))
+
+
 def arg_of(word: Word, script: Script) -> Arg:
     origin = script.origin
     offsets = tuple(origin[o] for o in word.offsets)
@@ -126,9 +144,17 @@ class _Builder:
         script = parse_script(text, "bash" if dialect == "unknown" else dialect, origin)
         layer.script = script
         aliases = Aliases(dialect)
+        # Characters an outer layer expands at run time stay unknown here, quoted or not.
+        inherited = bytearray(len(text))
+        for a, b in dynamic_ranges:
+            inherited[max(a, 0):max(min(b, len(text)), 0)] = b"\x01" * (
+                max(min(b, len(text)), 0) - max(a, 0))
         for command, context in walk(script):
+            args = [arg_of(w, context.script) for w in command.words]
+            if dynamic_ranges and context.script.text is text:
+                args = [inherit_dynamic(a, inherited) for a in args]
             view = CommandView(
-                aliases.expand(command, [arg_of(w, context.script) for w in command.words]),
+                aliases.expand(command, args),
                 command,
                 context,
                 context.script.origin.span(*command.span),
@@ -333,7 +359,7 @@ class _Builder:
         join_layer = self.new_layer(Layer(
             id=-1, parent=layer.id, kind="join", where=where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
-            dynamic_ranges=ranges, via=h.joiner, sends=text, opened_by=view,
+            dynamic_ranges=ranges, via=h.wrapper, sends=text, opened_by=view,
         ))
         view.opens.append(join_layer.id)
         same = h.shell == "same"

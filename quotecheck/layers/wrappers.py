@@ -169,6 +169,30 @@ WRAPPERS: dict[str, WrapperSpec] = {
         _g("tV", "cnpPu", long_flags="ignore", long_values="class classdata pid pgid uid"),
         no_run=frozenset({"--help", "--version", "-p", "-P", "-u", "--pid", "--pgid", "--uid"}),
     ),
+    # util-linux taskset(1): [-a] [-c] MASK|LIST command [args]; -p acts on a running pid.
+    "taskset": WrapperSpec(
+        _g("acpV", long_flags="all-tasks cpu-list pid"), operands_before=1,
+        no_run=frozenset({"--help", "--version", "-p", "--pid"}),
+    ),
+    # util-linux prlimit(1): resource options take an optional attached value
+    # (`--nofile=512`, `-n512`); -p PID acts on a running process instead of a command.
+    "prlimit": WrapperSpec(
+        _g("V", "po", optional="cdefilmnqrstuvxy",
+           long_values="pid output",
+           long_flags="noheadings raw verbose",
+           long_optional="as core cpu data fsize locks memlock msgqueue nice nofile nproc "
+                         "rss rtprio rttime sigpending stack"),
+        no_run=frozenset({"--help", "--version", "-p", "--pid"}),
+    ),
+    # util-linux chrt(1): [policy flags] PRIORITY command [args]; -p acts on a pid.
+    "chrt": WrapperSpec(
+        _g("abdefimoprRvV", "DPT",
+           long_flags="all-tasks batch deadline fifo idle max other pid rr reset-on-fork "
+                      "verbose",
+           long_values="sched-runtime sched-period sched-deadline"),
+        operands_before=1,
+        no_run=frozenset({"--help", "--version", "-p", "--pid", "-m", "--max"}),
+    ),
     # expect's unbuffer: [-p] program [args].
     "unbuffer": WrapperSpec(_g("p")),
     # Shell builtins that run a command without a new shell layer.

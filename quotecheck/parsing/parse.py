@@ -34,6 +34,7 @@ class UnexpectedTree(Exception):
 
 DEFAULT_MAX_DEPTH = 64
 DEFAULT_TIME_LIMIT = 5.0
+MAX_CHUNK_LINES = 200
 
 
 def parse_script(
@@ -85,20 +86,67 @@ class _Builder:
             return []
         outcome = grammar.safe_parse(masked, self.time_limit)
         if outcome.nodes is None:
-            offset = start + (outcome.error_offset or 0)
-            offset = min(max(offset, start), max(end - 1, start))
             if outcome.timed_out:
                 self.problem("QC002", start, end,
                              f"the parser gave up after {self.time_limit:g} s; this part is "
                              "not analysed")
-            else:
-                self.problem("QC001", offset, min(offset + 1, end) if end > offset else offset,
-                             f"cannot parse: {outcome.error}")
-            self._nested_in(start, end, depth)
-            return []
+                self._nested_in(start, end, depth)
+                return []
+            return self.piecewise(start, end, depth, masked)
+        return self.convert(outcome.nodes, start, end, depth)
+
+    def piecewise(self, start: int, end: int, depth: int, masked: str) -> list[Node]:
+        """Parse what can be parsed around a syntax error, a chunk of whole lines at a time.
+
+        A chunk grows line by line until it parses (a construct may span lines); a line no
+        chunk of up to MAX_CHUNK_LINES lines can parse is reported and skipped.
+        """
+        breaks = [i + 1 for i, c in enumerate(masked) if c == "\n"]
+        if not breaks or breaks[-1] != len(masked):
+            breaks.append(len(masked))
+        nodes: list[Node] = []
+        a = 0
+        first = 0  # index in breaks of the first line end after `a`
+        while a < len(masked):
+            while first < len(breaks) and breaks[first] <= a:
+                first += 1
+            parsed = False
+            first_error: grammar.ParseOutcome | None = None
+            for k in range(first, min(first + MAX_CHUNK_LINES, len(breaks))):
+                b = breaks[k]
+                chunk = masked[a:b]
+                if not chunk.strip():
+                    parsed, a = True, b
+                    break
+                outcome = grammar.safe_parse(chunk, self.time_limit)
+                if outcome.nodes is not None:
+                    nodes.extend(self.convert(outcome.nodes, start + a, start + b, depth))
+                    parsed, a = True, b
+                    break
+                if first_error is None:
+                    first_error = outcome
+                if outcome.timed_out:
+                    break
+            if not parsed:
+                b = breaks[first] if first < len(breaks) else len(masked)
+                err = first_error
+                offset = start + a + (err.error_offset or 0 if err else 0)
+                offset = min(max(offset, start + a), max(start + b - 1, start + a))
+                message = err.error if err and err.error else "syntax error"
+                if err is not None and err.timed_out:
+                    self.problem("QC002", start + a, start + b,
+                                 f"the parser gave up after {self.time_limit:g} s; this line "
+                                 "is not analysed")
+                else:
+                    self.problem("QC001", offset, offset + 1, f"cannot parse: {message}")
+                a = b
+        self._nested_in(start, end, depth)
+        return nodes
+
+    def convert(self, parsed: list[Any], start: int, end: int, depth: int) -> list[Node]:
         saved, self.depth = self.depth, depth
         try:
-            nodes = [self.node(n, start) for n in outcome.nodes]
+            nodes = [self.node(n, start) for n in parsed]
         except (UnexpectedTree, AttributeError, TypeError, ValueError, IndexError,
                 KeyError) as exc:
             # A tree we cannot read is no better than no tree: report, do not guess.

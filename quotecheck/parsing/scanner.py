@@ -16,6 +16,7 @@ the recursion, and anything deeper is reported as a problem instead of analysed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -111,7 +112,7 @@ class Scan:
 
 
 class _TooDeep(Exception):
-    pass
+    """Quotes and ``${...}`` nested past ``max_depth``: unwinds to the outermost of them."""
 
 
 class Scanner:
@@ -123,6 +124,10 @@ class Scanner:
         self.scan = Scan(text=text, dialect=dialect, mask=list(text))
         self.max_depth = max_depth
         self.ansi_c = dialect != "sh"
+        # Open double quotes and `${` around the current position. They nest through recursion
+        # like `$(...)` does, so they are bounded the same way (`"${x-"${x-...` would otherwise
+        # exhaust Python's stack).
+        self._quote_depth = 0
 
     # -- entry point ---------------------------------------------------------------------
 
@@ -158,6 +163,10 @@ class Scanner:
         case_depth = 0
         while i < n:
             c = text[i]
+            if c == "(" and word_begin >= 0 and _ASSIGNMENT_PREFIX.fullmatch(text[word_begin:i]):
+                # `name=(...)`: an array value belongs to the assignment word.
+                i = self._array_value(i, depth)
+                continue
             if c in " \t\n;&|<>()" or (c == "#" and word_start):
                 if word_begin >= 0:
                     word = text[word_begin:i]
@@ -242,12 +251,6 @@ class Scanner:
                     word_start = False
                     command_position = False
                     continue
-                if not word_start and word_begin >= 0 and _ASSIGNMENT_PREFIX.fullmatch(
-                    text[word_begin:i]
-                ):
-                    i = self._array_value(i, depth)
-                    word_start = False
-                    continue
                 paren_depth += 1
                 word_start = command_position = True
                 i += 1
@@ -326,8 +329,33 @@ class Scanner:
         self.scan.ends[i] = n
         return n
 
+    def _bounded(self, i: int, scan_it: Callable[[], int]) -> int:
+        """Run ``scan_it`` (a quote or ``${`` at ``i``) one quoting level deeper.
+
+        Past ``max_depth`` levels the outermost of them takes the rest of the text, reported as
+        not analysed (QC002), instead of recursing without bound.
+        """
+        self._quote_depth += 1
+        try:
+            if self._quote_depth > self.max_depth:
+                raise _TooDeep
+            return scan_it()
+        except _TooDeep:
+            if self._quote_depth > 1:
+                raise
+            self._problem("QC002", i, self.n, f"quotes and expansions nested deeper than "
+                          f"{self.max_depth} levels are not analysed")
+            self._fill(i, self.n)
+            self.scan.ends[i] = self.n
+            return self.n
+        finally:
+            self._quote_depth -= 1
+
     def _double_quote(self, i: int, depth: int) -> int:
         """``"..."`` starting at ``i`` (the quote); ``$"..."`` callers pass the quote's index."""
+        return self._bounded(i, lambda: self._double_quote_body(i, depth))
+
+    def _double_quote_body(self, i: int, depth: int) -> int:
         text, n = self.text, self.n
         j = i + 1
         while j < n:
@@ -389,6 +417,9 @@ class Scanner:
 
     def _braced_parameter(self, i: int, depth: int) -> int:
         """``${...}`` with nested quotes, expansions and braces."""
+        return self._bounded(i, lambda: self._braced_parameter_body(i, depth))
+
+    def _braced_parameter_body(self, i: int, depth: int) -> int:
         text, n = self.text, self.n
         j = i + 2
         braces = 1
@@ -398,7 +429,7 @@ class Scanner:
                 j += 2
                 continue
             if c == "'":
-                # Inside ${...} (outside double quotes) single quotes quote; close enough either way.
+                # Inside ${...} (outside double quotes) single quotes quote; close enough anyway.
                 close = text.find("'", j + 1)
                 j = n if close < 0 else close + 1
                 continue
