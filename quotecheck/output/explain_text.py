@@ -121,8 +121,12 @@ class ExplainRenderer:
                 self.emit(body, s.dim("parameters: ") + pos)
             children = {c.id: c for c in self.trace.children(layer)}
             for view in layer.commands:
-                self.lines.extend(
-                    self.argv_lines(view.argv, f"{self.where(view.source_span):<7} ", body))
+                lead = f"{self.where(view.source_span):<7} "
+                if not view.argv:
+                    names = " ".join(f"{a.name}=…" for a in view.command.assignments)
+                    self.emit(body, lead + s.dim(f"(sets {names or 'nothing'}; runs nothing)"))
+                    continue
+                self.lines.extend(self.argv_lines(view.argv, lead, body))
                 for child_id in view.opens:
                     child = children.pop(child_id, None)
                     if child is not None:
