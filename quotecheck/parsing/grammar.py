@@ -23,10 +23,12 @@ Node shapes added or changed here (all ``bashlex.ast.node`` objects, ``pos`` hal
   (``elif`` cond ``then`` body)... (``else`` body)? ``fi``: every keyword a reservedword node.
 * ``while``/``until``: ``parts=[kw, cond, 'do', body, 'done']`` whatever the newlines.
 * ``for``/``select``: ``parts=[kw, word, ('in', word...)?, ';'?, 'do'|'{', body, 'done'|'}']``.
-* ``time [-p [--]]`` and ``!``: reservedword nodes at the front of a ``pipeline`` node.
+* ``time [-p [--]]`` and ``!``: reservedword nodes at the front of a ``pipeline`` node (a bare
+  ``time`` or ``!`` is a pipeline of reservedwords only).
 
-``coproc``, ``[[ ]]``, ``(( ))`` and ``for ((;;))`` (the last three are masked away before this
-module sees them) raise a ``ParsingError`` saying they are unsupported.
+``coproc`` raises a ``ParsingError`` saying it is unsupported, as do the grammar's rules for
+``[[ ]]``, ``(( ))`` and ``for ((;;))`` should bashlex's tokenizer ever produce them (the scanner
+masks those constructs before they get here).
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ import re
 import signal
 import sys
 import threading
-import time
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -68,8 +69,7 @@ PATCH_VERSION = "1"
 # Layout of the cached table file; bump if the JSON shape changes.
 _CACHE_FORMAT = 1
 
-# Characters bash treats as blanks between tokens; everything else must be inside some leaf node.
-_BLANKS = " \t\n"
+# Blanks separate tokens (` \t\n`); every other character must lie inside some leaf node.
 _NON_BLANK = re.compile(r"[^ \t\n]")
 _RPAREN_AHEAD = re.compile(r"[ \t]*\)")
 
@@ -432,10 +432,23 @@ def _parser_from_tables(yacc_mod: Any, module: Any, data: Any, key: str) -> Any:
             raise ValueError("bad production")
         production = yacc_mod.Production(number, name, symbols, func=func)
         if func is not None:
+            # the rule must be one its grammar function declares (whitespace-insensitive)
+            declared = " ".join((getattr(module, func).__doc__ or "").split())
+            if name not in declared or " ".join(symbols) not in declared:
+                raise ValueError(f"cached rule {production.str!r} not declared by {func}")
             production.callable = getattr(module, func)
         productions.append(production)
     action = _int_keyed(data["action"])
     goto = _int_keyed(data["goto"])
+    # every shift/goto names a state, every reduce a production: a damaged file cannot
+    # send the parser off the end of its tables
+    states = action.keys()
+    for row in action.values():
+        for move in row.values():
+            if (move > 0 and move not in states) or -move >= len(productions):
+                raise ValueError("cached action out of range")
+    if not all(target in states for row in goto.values() for target in row.values()):
+        raise ValueError("cached goto out of range")
     tables = types.SimpleNamespace(lr_productions=productions, lr_action=action, lr_goto=goto)
     # Built through LRParser itself so its derived state (defaulted states) is computed exactly
     # as in a fresh build, before bashlex applies its own table corrections after yacc() returns.
@@ -484,14 +497,19 @@ def _write_tables(parser: Any, path: Path, key: str) -> bool:
 
 
 def _make_tokenizer_class(tok: Any) -> Any:
-    """A subclass of bashlex's tokenizer with three decisions corrected (bash's parse.y rules):
+    """A subclass of bashlex's tokenizer with its decisions corrected where they differ from
+    bash's parse.y (each found by parsing real scripts or by comparing with ``bash -n``):
 
     * inside a case pattern list, reserved words other than ``esac`` are plain words
       (``done)``/``in)``/``time)`` are valid patterns);
-    * ``;&`` starts a new pattern list like ``;;`` does, and ``case x<newline>in`` enters the
-      pattern list too (bashlex only handles ``case x in`` on one line);
+    * ``;&`` starts a new pattern list like ``;;`` does, ``case x<newline>in`` enters the pattern
+      list too, and ``esac`` right after such an ``in`` ends the case;
     * ``time`` is a keyword only where bash's ``time_command_acceptable`` allows it (bashlex's
-      check is a stub, so ``a | time b`` failed).
+      check is a stub, so ``a | time b`` failed);
+    * ``time``/``!`` with nothing after them get their terminator repeated, as bash does;
+    * a word spelled ``{`` or ``}`` does not make the next word a keyword (``echo } fi``);
+    * ``function f ( body )`` reads the parenthesis as a subshell body;
+    * every EOF token is a fresh object, so "unexpected EOF" errors quote the right text.
     """
     tt = tok.tokentype
     casepat = tok.parserflags.CASEPAT
@@ -523,6 +541,7 @@ def _make_tokenizer_class(tok: Any) -> Any:
     pipe_types = frozenset({tt.BAR, tt.BAR_AND})
     bare_prefix = frozenset({tt.TIME, tt.TIMEOPT, tt.TIMEIGN, tt.BANG})
     word_types = frozenset({tt.WORD, tt.ASSIGNMENT_WORD})
+    eof_singleton = tok.eoftoken
     base = tok.tokenizer
 
     def retype(self: Any, current: Any, kind: Any, value: Any = None) -> Any:
@@ -558,6 +577,11 @@ def _make_tokenizer_class(tok: Any) -> Any:
         state = self._parserstate
         in_patterns = bool(state & casepat)  # before reading: the header's own `in` sets it
         current = base.token(self)
+        if current is eof_singleton:
+            # bashlex returns one module-level EOF token object, and its parser records the
+            # tokenizer on it only once: a later "unexpected EOF" error would quote the text
+            # of whichever parse hit EOF first.  A token of our own carries our tokenizer.
+            current = self._current_token = tok.token(tt.EOF, None)
         kind = current.ttype
         if kind is tt.CASE:
             self._qc_case_header = True
@@ -816,8 +840,9 @@ def safe_parse(
     Every exception becomes an outcome with ``error`` set; a tree that fails :func:`validate` is
     reported the same way; a parse running longer than ``time_limit`` seconds (``None``: no limit)
     is abandoned with ``timed_out=True``.  In the main thread the limit is a SIGALRM timer (the
-    previous handler and timer are restored); elsewhere the parse runs in a daemon thread, which
-    is left behind if it never finishes.  KeyboardInterrupt and SystemExit are not caught."""
+    previous handler is restored afterwards); outside it, or when the caller has an alarm timer
+    of its own running, the parse runs in a daemon thread which is interrupted with an
+    asynchronous exception when the time is up.  KeyboardInterrupt and SystemExit propagate."""
     run = parser if parser is not None else parse_masked
 
     def attempt() -> ParseOutcome:
@@ -837,7 +862,9 @@ def safe_parse(
     if time_limit <= 0:
         return _timed_out(time_limit)
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        return _with_alarm(attempt, time_limit)
+        outcome = _with_alarm(attempt, time_limit)
+        if outcome is not None:
+            return outcome
     return _with_thread(attempt, time_limit)
 
 
@@ -852,21 +879,31 @@ def _timed_out(limit: float) -> ParseOutcome:
     return ParseOutcome(None, f"parse did not finish within {limit:g} s", None, True)
 
 
-def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome:
-    armed = [True]
+def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome | None:
+    """Run ``attempt`` under a SIGALRM timer; ``None`` if the alarm is not ours to use."""
+    armed = [False]
 
     def on_alarm(signum: int, frame: Any) -> None:
-        if armed[0]:  # raise once, and never after we have disarmed
+        if armed[0]:  # raise once, only while our timer runs
             armed[0] = False
             raise _Timeout
 
-    started = time.monotonic()
-    previous_handler = signal.signal(signal.SIGALRM, on_alarm)
-    previous_timer = (0.0, 0.0)
     try:
-        previous_timer = signal.setitimer(signal.ITIMER_REAL, limit)
+        # A caller's running timer or C-level handler is left alone (the thread fallback is
+        # used instead), so their alarm still fires on time and nothing needs re-arming.
+        if signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+            return None
+        previous = signal.getsignal(signal.SIGALRM)
+        if previous is None:
+            return None
+        signal.signal(signal.SIGALRM, on_alarm)
+    except (ValueError, OSError):  # no signals here after all (e.g. a sub-interpreter)
+        return None
+    try:
         try:
             try:
+                armed[0] = True
+                signal.setitimer(signal.ITIMER_REAL, limit)
                 return _guarded(attempt)
             finally:
                 armed[0] = False
@@ -874,14 +911,7 @@ def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutco
         except _Timeout:
             return _timed_out(limit)
     finally:
-        signal.signal(
-            signal.SIGALRM, previous_handler if previous_handler is not None else signal.SIG_DFL
-        )
-        remaining, interval = previous_timer
-        if remaining > 0 or interval > 0:
-            # Give the caller's timer back what is left of it (fire at once if it is overdue).
-            left = max(remaining - (time.monotonic() - started), 1e-6) if remaining > 0 else 0
-            signal.setitimer(signal.ITIMER_REAL, left or interval, interval)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _with_thread(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome:
