@@ -56,6 +56,10 @@ def awk_unescape(raw: str, dialect: Dialect = "mawk") -> str:
     i = 0
     while i < len(raw):
         ch = raw[i]
+        if ch == "\\" and i + 1 >= len(raw) and dialect == "gawk":
+            # gawk 5.2 drops a value's trailing lone backslash (verified here); mawk keeps it.
+            i += 1
+            continue
         if ch != "\\" or i + 1 >= len(raw):
             out.append(ch)
             i += 1

@@ -30,6 +30,7 @@ FILL = "."
 METACHARS = frozenset(" \t\n;&|<>()")
 _PLAIN_RUN = re.compile(r"[A-Za-z0-9_./:,@%+=-]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_CHARS = re.compile(r"[A-Za-z0-9_]+")
 _ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _RESERVED_KEEP_COMMAND_POSITION = frozenset(
     {"if", "then", "elif", "else", "while", "until", "do", "!", "{", "time", "for", "select",
@@ -109,6 +110,13 @@ class Scan:
                 if chunk[i - start] != "\n" or not script.in_heredoc:
                     chunk[i - start] = filler if chunk[i - start] != "\n" else " "
         return "".join(chunk)
+
+
+def skip_line_continuations(text: str, i: int) -> int:
+    """The index of the first character at or after ``i`` that is not a line continuation."""
+    while text.startswith("\\\n", i):
+        i += 2
+    return i
 
 
 class _TooDeep(Exception):
@@ -310,10 +318,11 @@ class Scanner:
         self.scan.ends[i] = end + 1
         return end + 1
 
-    def _ansi_c_quote(self, i: int) -> int:
-        """``$'...'``: ``i`` is at the ``$``. Backslash escapes the quote."""
+    def _ansi_c_quote(self, i: int, quote: int | None = None) -> int:
+        """``$'...'``: ``i`` is at the ``$``, ``quote`` at the opening quote (default ``i + 1``).
+        Backslash escapes the quote."""
         text, n = self.text, self.n
-        j = i + 2
+        j = (i + 1 if quote is None else quote) + 1
         while j < n:
             c = text[j]
             if c == "\\":
@@ -387,41 +396,50 @@ class Scanner:
         Inside double quotes ``$'`` and ``$"`` are a literal ``$`` followed by a quote.
         """
         text, n = self.text, self.n
-        nxt = text[i + 1] if i + 1 < n else ""
+        # Line continuations vanish before the shell reads on: `$\<newline>(cmd)` is `$(cmd)`.
+        k = skip_line_continuations(text, i + 1)
+        nxt = text[k] if k < n else ""
         if nxt == "'" and self.ansi_c and not in_quotes:
-            return self._ansi_c_quote(i)
+            return self._ansi_c_quote(i, k)
         if nxt == '"' and self.ansi_c and not in_quotes:
-            end = self._double_quote(i + 1, depth)
+            end = self._double_quote(k, depth)
             self.scan.ends[i] = end
-            self.scan.mask[i] = FILL
+            self._fill(i, k)
             return end
         if nxt == "(":
-            if text.startswith("((", i + 1):
-                end = self._arithmetic(i, i + 3)
+            if text.startswith("((", k):
+                end = self._arithmetic(i, k + 2)
             else:
-                end = self._nested_parens(i, i + 2, depth, "command")
+                end = self._nested_parens(i, k + 1, depth, "command")
             return end
         if nxt == "{":
-            end = self._braced_parameter(i, depth)
-        elif nxt == "[":
-            close = text.find("]", i + 2)
+            end = self._braced_parameter(i, depth, k)
+        elif nxt == "[" and self.ansi_c:
+            # `$[...]`, bash's old arithmetic; in sh it is `$` and a bracket pattern.
+            close = text.find("]", k + 1)
             end = n if close < 0 else close + 1
         elif nxt and (nxt in SPECIAL_PARAMETERS):
-            end = i + 2
+            end = k + 1
         else:
-            m = _NAME.match(text, i + 1)
+            m = _NAME.match(text, k)
             end = m.end() if m else i + 1
+            while m and text.startswith("\\\n", end):
+                # A name goes on after a line continuation: `$a\<newline>b` is `$ab`.
+                m = _NAME_CHARS.match(text, skip_line_continuations(text, end))
+                end = m.end() if m else end
         self._fill(i, end)
         self.scan.ends[i] = end
         return end
 
-    def _braced_parameter(self, i: int, depth: int) -> int:
-        """``${...}`` with nested quotes, expansions and braces."""
-        return self._bounded(i, lambda: self._braced_parameter_body(i, depth))
+    def _braced_parameter(self, i: int, depth: int, brace: int | None = None) -> int:
+        """``${...}`` with nested quotes, expansions and braces; ``brace`` is where the ``{``
+        is (default ``i + 1``)."""
+        at = i + 1 if brace is None else brace
+        return self._bounded(i, lambda: self._braced_parameter_body(i, depth, at))
 
-    def _braced_parameter_body(self, i: int, depth: int) -> int:
+    def _braced_parameter_body(self, i: int, depth: int, brace: int) -> int:
         text, n = self.text, self.n
-        j = i + 2
+        j = brace + 1
         braces = 1
         while j < n:
             c = text[j]

@@ -17,7 +17,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from quotecheck.parsing.scanner import SPECIAL_PARAMETERS, Dialect, Scan
+from quotecheck.parsing.scanner import (
+    SPECIAL_PARAMETERS,
+    Dialect,
+    Scan,
+    skip_line_continuations,
+)
 
 PartKind = Literal[
     "literal", "parameter", "special", "command", "backtick", "arithmetic", "tilde", "glob",
@@ -181,8 +186,10 @@ def decode_ansi_c(body: str, base: int) -> tuple[str, list[int]]:
             # Control character: the first byte of the next character & 0x1f, `?` gives DEL.
             # `\c\\` takes both backslashes (POSIX).
             raw = _char_bytes(body[i + 2])
-            out = bytes([0x7F if raw == b"?" else raw[0] & 0x1F])
-            chunks.append((out, start))
+            ctrl = 0x7F if raw == b"?" else raw[0] & 0x1F
+            if not ctrl:
+                break  # `\c@`, `\c ` are NUL: the string ends
+            chunks.append((bytes([ctrl]), start))
             if len(raw) > 1:
                 chunks.append((raw[1:], base + i + 2))
             i += 4 if body[i + 2:i + 4] == "\\\\" else 3
@@ -207,7 +214,8 @@ def _merge_escaped_bytes(parts: list[Part]) -> list[Part]:
     """
     if not any(_ESCAPED_BYTE.search(p.value) for p in parts):
         return parts
-    flat = [(ch, k, off) for k, p in enumerate(parts) for ch, off in zip(p.value, p.offsets, strict=True)]
+    flat = [(ch, k, off) for k, p in enumerate(parts)
+            for ch, off in zip(p.value, p.offsets, strict=True)]
     keep: list[tuple[str, int, int]] = []
     i = 0
     while i < len(flat):
@@ -252,6 +260,9 @@ class _Segmenter:
 
     def begin(self, start: int, end: int, assignment_value_at: int | None) -> None:
         self.word_start, self.word_end = start, end
+        # Line continuations vanish before the word is read: `\<newline>~` starts with `~`.
+        while self.text.startswith("\\\n", self.word_start) and self.word_start < end:
+            self.word_start += 2
         self.tilde_value_at = assignment_value_at
         if assignment_value_at is None and self.dialect != "sh":
             # bash tilde-expands `a=~/x` even as a plain argument (not in POSIX mode).
@@ -269,6 +280,10 @@ class _Segmenter:
         offs = tuple(range(start, end))
         kind: PartKind
         name: str | None = None
+        value = raw
+        # Line continuations inside do not count (`$\<newline>(id)` is a command substitution);
+        # the part's value stays as written.
+        raw = raw.replace("\\\n", "")
         if raw.startswith("$((") or raw.startswith("$["):
             kind = "arithmetic"
         elif raw.startswith("$("):
@@ -293,14 +308,14 @@ class _Segmenter:
         else:
             kind = "parameter"
             name = raw[1:]
-        self.parts.append(Part(kind, quoting, (start, end), raw, offs, name))
+        self.parts.append(Part(kind, quoting, (start, end), value, offs, name))
 
     def _dollar_end(self, i: int) -> int:
         return self.scan.ends.get(i, i + 1)
 
     # -- contexts ---------------------------------------------------------------------------
 
-    def unquoted(self, start: int, end: int, assignment_value_at: int | None) -> None:
+    def unquoted(self, start: int, end: int) -> None:
         text = self.text
         i = start
         run_chars: list[str] = []
@@ -315,7 +330,7 @@ class _Segmenter:
         while i < end:
             c = text[i]
             if c == "\\" and i + 1 < end and text[i + 1] == "\n":
-                # A line continuation is nothing, and does not end the run: `~\<newline>/` is `~/`.
+                # A line continuation is nothing and does not end the run (`~\<newline>/` is `~/`).
                 i += 2
                 continue
             if c == "\\":
@@ -344,20 +359,21 @@ class _Segmenter:
                             else close, "double", (i, close))
                 i = close
                 continue
-            if c == "$" and i + 1 < end and text[i + 1] == "'" and self.dialect != "sh":
+            q = skip_line_continuations(text, i + 1) if c == "$" else i + 1
+            if c == "$" and q < end and text[q] == "'" and self.dialect != "sh":
                 flush(i)
                 close = min(self.scan.ends.get(i, end), end)
-                body_end = close - 1 if text[close - 1:close] == "'" and close > i + 2 else close
-                value, offs = decode_ansi_c(text[i + 2:body_end], i + 2)
+                body_end = close - 1 if text[close - 1:close] == "'" and close > q + 1 else close
+                value, offs = decode_ansi_c(text[q + 1:body_end], q + 1)
                 self.parts.append(
                     Part("literal", "ansi_c", (i, close), value, tuple(offs))
                 )
                 i = close
                 continue
-            if c == "$" and i + 1 < end and text[i + 1] == '"' and self.dialect != "sh":
+            if c == "$" and q < end and text[q] == '"' and self.dialect != "sh":
                 flush(i)
                 close = min(self.scan.ends.get(i, end), end)
-                self.double(i + 2, close - 1 if text[close - 1:close] == '"' and close > i + 2
+                self.double(q + 1, close - 1 if text[close - 1:close] == '"' and close > q + 1
                             else close, "locale", (i, close))
                 i = close
                 continue
@@ -388,7 +404,6 @@ class _Segmenter:
                 )
                 i = stop
                 continue
-            if not run_chars:
             run_chars.append(c)
             run_offs.append(i)
             i += 1
@@ -415,11 +430,19 @@ class _Segmenter:
                 m = self.tilde_prefix.match(s, i)
                 assert m
                 stop = m.end()
-                # The prefix runs to an unquoted `/` (`:` in an assignment) or the end of the
-                # word; a quoted character in it (`~''`, `~"x"`, `~\x`) prevents the expansion.
-                if (stop < n and s[stop] == "/") or (stop == n and run_end == self.word_end) or (
-                    value_at is not None and stop < n and s[stop] == ":"
-                ):
+                # The tilde-prefix runs to the first unquoted `/` (`:` too in an assignment) or
+                # the end of the word; any quoting before that prevents the expansion (`~''`,
+                # `~\x`, and in bash even `~:'x'`).
+                ends = "/" if value_at is None else "/:"
+                k = i
+                while k < n and s[k] not in ends:
+                    k += 1
+                quote_free = k < n or run_end == self.word_end
+                # The user name ends there; bash also ends it at `:` and `=~` (`~:x`, `~=~`).
+                named = stop == n or s[stop] in ends or (
+                    self.dialect != "sh" and (s[stop] == ":" or s.startswith("=~", stop))
+                )
+                if quote_free and named:
                     pieces.append(("literal", lit_from, i))
                     pieces.append(("tilde", i, stop))
                     i = lit_from = stop
@@ -517,7 +540,8 @@ class _Segmenter:
                     break
                 i += 1
             amble = text[i + 1:close]
-            if _has_unescaped_comma(amble) or _brace_sequence(amble):
+            # Line continuations are gone before braces are expanded: `{1..\<newline>3}`.
+            if _has_unescaped_comma(amble) or _brace_sequence(amble.replace("\\\n", "")):
                 return (i, close + 1)
             base = close + 1  # `{x}` stays as written; braces after it may still expand
         return None
@@ -639,7 +663,7 @@ def segment(
     """
     seg = _Segmenter(scan, dialect or scan.dialect)
     seg.begin(start, end, assignment_value_at)
-    seg.unquoted(start, end, assignment_value_at)
+    seg.unquoted(start, end)
     parts = seg.parts
     if assignment_value_at is None:
         regions = seg.glob_regions()
