@@ -93,6 +93,7 @@ class Layer:
         return out
 
     def label(self) -> str:
+        """A short name for layer chains: `local bash -> ssh -> remote sh -> awk`."""
         if self.kind == "shell":
             where = "local" if self.where == "local" else "remote"
             name: str = self.dialect or "sh"
@@ -100,12 +101,12 @@ class Layer:
                 prog = self.process[0].rsplit("/", 1)[-1].lstrip("-")
                 if prog in ("bash", "sh", "dash", "zsh", "ksh"):
                     name = prog
+            if name == "unknown":
+                return f"{where} shell"
             return f"{where} {name}"
-        if self.kind in ("ssh", "join"):
+        if self.kind in ("ssh", "join", "exec"):
             return self.via or self.kind
-        if self.kind == "exec":
-            return self.via or "exec"
-        return self.kind
+        return self.via or self.kind
 
 
 @dataclass

@@ -1,0 +1,76 @@
+"""What a rule is and what it gets: the contract between the checker and every rule module.
+
+A rule module defines ``RULE = Rule(...)`` and a ``check(ctx)`` generator of ``Finding``s. The
+checker turns findings into ``Diagnostic``s (adding the code, name, severity and layer chain),
+so rules never build output themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from quotecheck.diagnostics import Applicability, Fix, Related, Severity
+from quotecheck.layers.model import CommandView, Layer, Trace
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem a rule found. ``span`` is in offsets of the original input."""
+
+    span: tuple[int, int]
+    message: str
+    layer: Layer | None = None  # where the damage happens (gives the layer chain)
+    related: tuple[Related, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    severity: Severity | None = None  # overrides the rule's default for this finding
+
+
+@dataclass
+class CheckContext:
+    """The analysed input as rules see it."""
+
+    source: str
+    trace: Trace
+    remote_shell_known: bool = False
+
+    @property
+    def layers(self) -> list[Layer]:
+        return self.trace.layers
+
+    def commands(self) -> Iterator[tuple[Layer, CommandView]]:
+        """Every simple command of every shell layer, outermost layer first."""
+        for layer in self.trace.layers:
+            if layer.kind == "shell":
+                for view in layer.commands:
+                    yield layer, view
+
+    def span_in_source(self, layer: Layer, start: int, end: int) -> tuple[int, int]:
+        """Map ``[start, end)`` of ``layer``'s text to the input, falling back to the layer."""
+        if layer.origin is not None:
+            mapped = layer.origin.span(start, max(end, start + 1))
+            if mapped is not None:
+                return mapped
+        if layer.source_span is not None:
+            return layer.source_span
+        return (0, 0)
+
+    def chain(self, layer: Layer) -> str:
+        return self.trace.chain_label(layer)
+
+    def parent(self, layer: Layer) -> Layer | None:
+        return self.trace.layers[layer.parent] if layer.parent is not None else None
+
+
+CheckFunction = Callable[[CheckContext], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    summary: str
+    severity: Severity
+    check: CheckFunction
+    fix: Applicability | None = None  # the best applicability its fixes can have
+    tags: tuple[str, ...] = field(default_factory=tuple)

@@ -1,0 +1,19 @@
+"""QC002 not-analysed: part of the input was skipped; say which part, never silently."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer in ctx.layers:
+        if layer.script is None:
+            continue
+        for p in layer.script.problems:
+            if p.code == "QC002":
+                yield Finding(ctx.span_in_source(layer, p.start, p.end), p.message, layer)
+
+
+RULE = Rule("QC002", "not-analysed", "Part of the input was not analysed", "warning", check)

@@ -1,0 +1,61 @@
+"""The one registry: rule code -> Rule, discovered from the ``qcNNN_name.py`` modules here.
+
+Each rule lives in its own module beside this one, with its document at ``rules/QCnnn.md`` and
+its tests at ``tests/rules/test_qcnnn.py``; a test keeps the three in step.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from functools import cache
+from pathlib import Path
+
+from quotecheck.rules.api import Rule
+
+_MODULE_NAME = re.compile(r"qc(\d{3})_[a-z0-9_]+")
+# rules/*.md at the repository root, shipped inside the package through the `docs` link.
+DOCS_DIR = Path(__file__).resolve().parent / "docs"
+
+
+def doc_path(code: str) -> Path:
+    return DOCS_DIR / f"{code.upper()}.md"
+
+
+@cache
+def all_rules() -> dict[str, Rule]:
+    """Every rule, sorted by code."""
+    package = Path(__file__).resolve().parent
+    found: dict[str, Rule] = {}
+    for info in sorted(pkgutil.iter_modules([str(package)]), key=lambda m: m.name):
+        m = _MODULE_NAME.fullmatch(info.name)
+        if not m:
+            continue
+        module = importlib.import_module(f"quotecheck.rules.{info.name}")
+        rule: Rule = module.RULE
+        if rule.code != f"QC{m.group(1)}":
+            raise RuntimeError(f"{info.name} defines {rule.code}")
+        if rule.code in found:
+            raise RuntimeError(f"two modules define {rule.code}")
+        found[rule.code] = rule
+    return dict(sorted(found.items()))
+
+
+def get(code: str) -> Rule | None:
+    return all_rules().get(code.upper())
+
+
+def select(codes: dict[str, Rule], selected: list[str] | None,
+           ignored: list[str] | None) -> list[Rule]:
+    """Rules chosen by code or prefix (`QC2`, `QC20`); the longest matching prefix wins."""
+
+    def best(code: str, prefixes: list[str] | None) -> int:
+        return max((len(p) for p in prefixes or [] if code.startswith(p.upper())), default=-1)
+
+    out = []
+    for code, rule in codes.items():
+        sel = best(code, selected) if selected else 0
+        if sel > best(code, ignored):
+            out.append(rule)
+    return out
