@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -36,19 +36,19 @@ app = typer.Typer(
 )
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     text = "text"
     json = "json"
 
 
-class ShellName(str, Enum):
+class ShellName(StrEnum):
     bash = "bash"
     sh = "sh"
     dash = "dash"
     zsh = "zsh"
 
 
-class ColourChoice(str, Enum):
+class ColourChoice(StrEnum):
     auto = "auto"
     always = "always"
     never = "never"
@@ -140,6 +140,127 @@ def explain(
     else:
         style = Style(want_colour(sys.stdout, color.value))
         sys.stdout.write(render_explain(result.trace, result.diagnostics, style))
+
+
+class CheckFormat(StrEnum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+
+
+class SeverityName(StrEnum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+    hint = "hint"
+
+
+class PositionEncoding(StrEnum):
+    utf8 = "utf-8"
+    utf16 = "utf-16"
+    utf32 = "utf-32"
+
+
+def _codes(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    out = [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
+    from quotecheck.rules.registry import all_rules
+
+    known = list(all_rules())
+    for code in out:
+        if not any(k.startswith(code) for k in known):
+            raise UsageProblem(f"`{code}` matches no rule (see `quotecheck rules`)")
+    return out
+
+
+@app.command()
+def check(
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(help="Scripts or directories (walked for shell scripts); - for stdin."),
+    ] = None,
+    command: Annotated[
+        str | None, typer.Option("--command", "-c", help="Check this one command line.")
+    ] = None,
+    output_format: Annotated[
+        CheckFormat, typer.Option("--format", help="text, json (LSP-shaped), sarif, github.")
+    ] = CheckFormat.text,
+    severity: Annotated[
+        SeverityName | None,
+        typer.Option("--severity", help="Report (and fail on) findings at or above this."),
+    ] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option("--select", help="Only these codes or prefixes (comma-separated)."),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option("--ignore", help="Skip these codes or prefixes (comma-separated)."),
+    ] = None,
+    remote_shell: Annotated[
+        ShellName | None,
+        typer.Option("--remote-shell", help="The login shell on ssh's remote side."),
+    ] = None,
+    position_encoding: Annotated[
+        PositionEncoding,
+        typer.Option("--position-encoding", help="Column unit of the json format."),
+    ] = PositionEncoding.utf16,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Use this configuration file.")
+    ] = None,
+    no_config: Annotated[
+        bool, typer.Option("--no-config", help="Ignore configuration files.")
+    ] = False,
+    color: Annotated[
+        ColourChoice, typer.Option("--color", help="Colour the text output.")
+    ] = ColourChoice.auto,
+) -> int:
+    """Lint shell scripts and commands for quoting mistakes that fail silently."""
+    from quotecheck.check_command import Request, run_check
+    from quotecheck.output.style import want_colour
+
+    request = Request(
+        paths=paths or [],
+        command=command,
+        output_format=output_format.value,
+        severity=severity.value if severity else None,
+        select=_codes(select),
+        ignore=_codes(ignore),
+        remote_shell=remote_shell.value if remote_shell else None,
+        encoding=position_encoding.value,
+        config=config,
+        no_config=no_config,
+        colour=want_colour(sys.stdout, color.value),
+    )
+    code = run_check(request, sys.stdout, sys.stderr, sys.stdin)
+    raise typer.Exit(code)
+
+
+@app.command("rules")
+def list_rules() -> None:
+    """List every rule: code, name, default severity and summary."""
+    from quotecheck.rules.registry import all_rules
+
+    for code, rule in all_rules().items():
+        typer.echo(f"{code}  {rule.name:<28} {rule.severity:<8} {rule.summary}")
+
+
+@app.command("rule")
+def show_rule(
+    code: Annotated[str, typer.Argument(help="A rule code, e.g. QC201.")],
+) -> None:
+    """Print a rule's document."""
+    from quotecheck.rules.registry import doc_path, get
+
+    rule = get(code)
+    if rule is None:
+        raise UsageProblem(f"no rule {code!r} (see `quotecheck rules`)")
+    try:
+        typer.echo(doc_path(rule.code).read_text(), nl=False)
+    except OSError as exc:
+        raise UsageProblem(f"the document of {rule.code} is not installed ({exc})") from exc
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,116 @@
+"""Settings from ``[tool.quotecheck]`` in pyproject.toml or a ``.quotecheck.toml``.
+
+The nearest file found walking up from the checked file (or the working directory) wins;
+command-line flags override it. Unknown keys and bad values are errors (exit 2), not ignored.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from quotecheck.diagnostics import SEVERITY_ORDER
+
+KEYS = {"select", "ignore", "severity", "remote-shell", "per-path-ignores"}
+SHELLS = ("bash", "sh", "dash", "zsh")
+
+
+class ConfigError(Exception):
+    pass
+
+
+@dataclass
+class Settings:
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    severity: str = "info"
+    remote_shell: str | None = None
+    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    source: Path | None = None  # the file these came from
+    base: Path | None = None  # the directory per-path patterns are relative to
+
+    def ignores_for(self, path: Path | None) -> list[str]:
+        if path is None or not self.per_path_ignores:
+            return list(self.ignore)
+        try:
+            rel = path.resolve().relative_to(self.base or Path.cwd()).as_posix()
+        except ValueError:
+            rel = path.as_posix()
+        extra = [code for pattern, codes in self.per_path_ignores.items()
+                 if fnmatch.fnmatch(rel, pattern) for code in codes]
+        return [*self.ignore, *extra]
+
+
+def find_config(start: Path) -> Path | None:
+    directory = start if start.is_dir() else start.parent
+    directory = directory.resolve()
+    for d in (directory, *directory.parents):
+        dotfile = d / ".quotecheck.toml"
+        if dotfile.is_file():
+            return dotfile
+        pyproject = d / "pyproject.toml"
+        if pyproject.is_file() and _has_section(pyproject):
+            return pyproject
+    return None
+
+
+def _has_section(pyproject: Path) -> bool:
+    try:
+        return "quotecheck" in tomllib.loads(pyproject.read_text()).get("tool", {})
+    except (OSError, UnicodeDecodeError):
+        return False
+    except tomllib.TOMLDecodeError as exc:
+        # It may hold our settings; guessing it does not would silently change the result.
+        raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from exc
+
+
+def load(path: Path) -> Settings:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    table: Any = data.get("tool", {}).get("quotecheck", {}) if path.name == "pyproject.toml" \
+        else data.get("tool", {}).get("quotecheck", data)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.quotecheck] must be a table")
+    unknown = sorted(set(table) - KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(sorted(KEYS))})")
+    s = Settings(source=path, base=path.parent.resolve())
+    if "select" in table:
+        s.select = _codes(path, "select", table["select"])
+    if "ignore" in table:
+        s.ignore = _codes(path, "ignore", table["ignore"])
+    if "severity" in table:
+        if table["severity"] not in SEVERITY_ORDER:
+            raise ConfigError(f"{path}: severity must be one of {', '.join(SEVERITY_ORDER)}")
+        s.severity = table["severity"]
+    if "remote-shell" in table:
+        if table["remote-shell"] not in SHELLS:
+            raise ConfigError(f"{path}: remote-shell must be one of {', '.join(SHELLS)}")
+        s.remote_shell = table["remote-shell"]
+    if "per-path-ignores" in table:
+        ppi = table["per-path-ignores"]
+        if not isinstance(ppi, dict):
+            raise ConfigError(f"{path}: per-path-ignores must be a table of glob = [codes]")
+        s.per_path_ignores = {str(k): _codes(path, f"per-path-ignores.{k}", v)
+                              for k, v in ppi.items()}
+    return s
+
+
+def _codes(path: Path, key: str, value: Any) -> list[str]:
+    from quotecheck.rules.registry import all_rules
+
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: {key} must be a list of rule codes or prefixes")
+    codes = list(all_rules())
+    for v in value:
+        if not any(c.startswith(v.upper()) for c in codes):
+            raise ConfigError(f"{path}: {key}: `{v}` matches no rule (see `quotecheck rules`)")
+    return [v.upper() for v in value]

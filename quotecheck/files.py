@@ -1,0 +1,47 @@
+"""Which files are shell scripts: by extension, or by a sh/bash/dash/ksh shebang."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+SHELL_EXTENSIONS = frozenset({".sh", ".bash", ".dash", ".ksh", ".bats"})
+_SHEBANG = re.compile(
+    rb"#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-\S+\s+)*)?(sh|bash|dash|ksh|mksh|ash)\b"
+)
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__",
+                       ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
+
+
+def shebang_shell(head: bytes) -> str | None:
+    """The shell a script's first line asks for (``bash`` for ``#!/usr/bin/env bash``)."""
+    m = _SHEBANG.match(head)
+    return m.group(1).decode() if m else None
+
+
+def is_shell_script(path: Path) -> bool:
+    if path.suffix in SHELL_EXTENSIONS:
+        return True
+    if path.suffix:
+        return False
+    try:
+        with path.open("rb") as f:
+            return shebang_shell(f.read(128)) is not None
+    except OSError:
+        return False
+
+
+def discover(paths: list[Path]) -> Iterator[Path]:
+    """Files given are yielded as they are; directories are walked for shell scripts."""
+    for path in paths:
+        if path.is_dir():
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+                for name in sorted(names):
+                    candidate = Path(root) / name
+                    if candidate.is_file() and is_shell_script(candidate):
+                        yield candidate
+        else:
+            yield path

@@ -1,0 +1,27 @@
+"""``check --format github``: workflow commands that annotate a pull request."""
+
+from __future__ import annotations
+
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+COMMAND = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(path: str, index: LineIndex, diagnostics: list[Diagnostic]) -> str:
+    lines = []
+    for d in diagnostics:
+        sl, sc = index.position(d.span[0])
+        el, ec = index.position(max(d.span[1], d.span[0] + 1))
+        props = (f"file={_escape_property(path)},line={sl + 1},col={sc + 1},"
+                 f"endLine={el + 1},endColumn={ec + 1},title={_escape_property(d.code)}")
+        lines.append(f"::{COMMAND[d.severity]} {props}::{_escape_data(f'{d.code} {d.message}')}")
+    return "\n".join(lines) + ("\n" if lines else "")

@@ -1,0 +1,71 @@
+"""``check --format sarif``: SARIF 2.1.0 as GitHub code scanning accepts it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quotecheck import __version__
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.output.lsp import rule_href
+from quotecheck.positions import LineIndex
+from quotecheck.rules.api import Rule
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
+
+
+def rule_descriptor(rule: Rule, doc: str | None) -> dict[str, Any]:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _section(doc, "What it finds") or rule.summary},
+        "help": {"text": doc or rule.summary, "markdown": doc or rule.summary},
+        "helpUri": rule_href(rule.code),
+        "defaultConfiguration": {"level": LEVEL[rule.severity]},
+    }
+
+
+def _section(doc: str | None, title: str) -> str | None:
+    if not doc:
+        return None
+    marker = f"## {title}\n"
+    start = doc.find(marker)
+    if start < 0:
+        return None
+    rest = doc[start + len(marker):]
+    end = rest.find("\n## ")
+    return (rest if end < 0 else rest[:end]).strip()
+
+
+def result(d: Diagnostic, uri: str, index: LineIndex) -> dict[str, Any]:
+    sl, sc = index.position(d.span[0])
+    el, ec = index.position(max(d.span[1], d.span[0] + 1))
+    return {
+        "ruleId": d.code,
+        "level": LEVEL[d.severity],
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": uri},
+            "region": {"startLine": sl + 1, "startColumn": sc + 1, "endLine": el + 1,
+                       "endColumn": ec + 1},
+        }}],
+        "properties": {"layers": list(d.layers)},
+    }
+
+
+def document(rules: list[tuple[Rule, str | None]], results: list[dict[str, Any]]
+             ) -> dict[str, Any]:
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "quotecheck",
+                "version": __version__,
+                "informationUri": "https://quotecheck.readthedocs.io/",
+                "rules": [rule_descriptor(r, doc) for r, doc in rules],
+            }},
+            "results": results,
+        }],
+    }

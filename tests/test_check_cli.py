@@ -1,0 +1,211 @@
+"""`quotecheck check`: inputs, exit codes, output formats, configuration and directives.
+
+These use QC001 (parse error) and QC002 so they do not depend on any other rule's details.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quotecheck.cli import main
+
+BAD = 'echo ok\necho "unterminated\n'  # QC001 at 2:6
+GOOD = "echo 'fine'\n"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["check", "--color", "never", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture()
+def scripts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.sh").write_text(BAD)
+    (tmp_path / "good.sh").write_text(GOOD)
+    return tmp_path
+
+
+def test_text_format_and_exit_codes(scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "good.sh")
+    assert (code, out) == (0, "")
+    code, out, _ = run(capsys, "bad.sh", "good.sh")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("bad.sh:2:6: error QC001 unterminated double quote")
+    assert lines[1] == ' 2 | echo "unterminated'
+    assert lines[2] == "   |      " + "^" * 13
+
+
+def test_missing_file_is_exit_2_and_others_still_checked(
+        scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "nope.sh", "bad.sh")
+    assert code == 2
+    assert "nope.sh: no such file" in err
+    assert "bad.sh:2:6" in out
+
+
+def test_command_and_stdin(capsys: pytest.CaptureFixture[str],
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, _ = run(capsys, "--command", "ssh h 'echo \"x'")
+    assert code == 1 and out.startswith("<command>:1:13: error QC001")
+    # the finding at the inner layer shows the chain of layers
+    assert "= local bash -> ssh -> remote shell" in out
+
+    class Stdin:
+        import io
+        buffer = io.BytesIO(BAD.encode())
+
+    monkeypatch.setattr("sys.stdin", Stdin())
+    code, out, _ = run(capsys, "-")
+    assert code == 1 and out.startswith("<stdin>:2:6:")
+
+
+def test_json_is_lsp_shaped_with_position_encodings(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    # Two astral characters before the error: 2 UTF-16 units and 4 UTF-8 bytes each.
+    (tmp_path / "u.sh").write_text('echo "😀😀" \'open\n')
+    docs: dict[str, Any] = {}
+    for enc in ("utf-16", "utf-8", "utf-32"):
+        code, out, _ = run(capsys, "--format", "json", "--position-encoding", enc, "u.sh")
+        assert code == 1
+        docs[enc] = json.loads(out)
+    doc = docs["utf-16"]
+    assert doc["version"] == 1 and doc["positionEncoding"] == "utf-16"
+    entry = doc["files"][0]
+    assert entry["path"] == "u.sh" and entry["uri"].startswith("file://")
+    d = entry["diagnostics"][0]
+    assert d["code"] == "QC001" and d["severity"] == 1 and d["source"] == "quotecheck"
+    assert d["codeDescription"]["href"].endswith("QC001")
+    assert d["data"]["rule"] == "parse-error"
+    cols = {enc: docs[enc]["files"][0]["diagnostics"][0]["range"]["start"]["character"]
+            for enc in docs}
+    assert cols == {"utf-32": 10, "utf-16": 12, "utf-8": 16}
+
+
+def test_sarif(scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--format", "sarif", "bad.sh")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["version"] == "2.1.0" and doc["$schema"].endswith("sarif-2.1.0.json")
+    driver = doc["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "quotecheck"
+    by_id = {r["id"]: r for r in driver["rules"]}
+    assert by_id["QC001"]["shortDescription"]["text"]
+    assert by_id["QC001"]["fullDescription"]["text"].startswith("Text that a shell layer")
+    assert "## Why it breaks" in by_id["QC001"]["help"]["text"]
+    result = doc["runs"][0]["results"][0]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert result["ruleId"] == "QC001" and result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad.sh"
+    assert (region["startLine"], region["startColumn"]) == (2, 6)
+
+
+def test_github_annotations(scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--format", "github", "bad.sh")
+    assert code == 1
+    assert out.startswith("::error file=bad.sh,line=2,col=6,endLine=3,endColumn=1,"
+                          "title=QC001::QC001 unterminated double quote")
+
+
+def test_config_in_pyproject_and_overrides(scripts: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    (scripts / "pyproject.toml").write_text('[tool.quotecheck]\nignore = ["QC0"]\n')
+    assert run(capsys, "bad.sh")[0] == 0
+    # command-line selection overrides the file's
+    assert run(capsys, "--select", "QC001", "bad.sh")[0] == 1
+    assert run(capsys, "--no-config", "bad.sh")[0] == 1
+
+
+def test_dot_config_found_upward_and_per_path(scripts: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    sub = scripts / "deploy"
+    sub.mkdir()
+    (sub / "bad.sh").write_text(BAD)
+    (scripts / ".quotecheck.toml").write_text('[per-path-ignores]\n"deploy/*" = ["QC001"]\n')
+    assert run(capsys, "deploy/bad.sh")[0] == 0
+    assert run(capsys, "bad.sh")[0] == 1
+
+
+@pytest.mark.parametrize("content, message", [
+    ('[tool.quotecheck]\nfoo = 1\n', "unknown setting(s) foo"),
+    ('[tool.quotecheck]\nignore = ["QC9"]\n', "matches no rule"),
+    ('[tool.quotecheck]\nseverity = "loud"\n', "severity must be one of"),
+    ('[tool.quotecheck\n', "invalid TOML"),
+])
+def test_bad_config_is_exit_2(scripts: Path, capsys: pytest.CaptureFixture[str],
+                              content: str, message: str) -> None:
+    (scripts / "pyproject.toml").write_text(content)
+    code, _, err = run(capsys, "good.sh")
+    assert code == 2 and message in err
+
+
+def test_directives(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.sh").write_text("echo ok\n# quotecheck: disable=QC001\necho 'open\n")
+    assert run(capsys, "a.sh")[0] == 0
+    # a directive covers the next command only
+    (tmp_path / "b.sh").write_text("echo ok\n# quotecheck: disable=QC001\necho a\necho 'x\n")
+    code, out, _ = run(capsys, "b.sh")
+    assert code == 1 and "b.sh:4:6" in out
+    # unknown codes and malformed directives are reported, not ignored
+    (tmp_path / "c.sh").write_text("# quotecheck: disable=QC999\n# quotecheck: frobnicate\n"
+                                   "# shellcheck disable=SC2086\necho ok\n")
+    code, out, _ = run(capsys, "c.sh")
+    assert code == 1
+    assert "c.sh:1:1: warning QC002 unknown rule code `QC999`" in out
+    assert "c.sh:2:1: warning QC002 malformed quotecheck directive" in out
+    assert ":3:" not in out  # ShellCheck's directives are left alone
+
+
+def test_directory_walk_picks_shell_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src" / ".git").mkdir(parents=True)
+    (tmp_path / "src" / "a.sh").write_text(BAD)
+    (tmp_path / "src" / "deploy").write_text("#!/usr/bin/env bash\n" + BAD)
+    (tmp_path / "src" / "notes.txt").write_text(BAD)
+    (tmp_path / "src" / "tool.py").write_text("#!/bin/sh\n" + BAD)
+    (tmp_path / "src" / ".git" / "hook.sh").write_text(BAD)
+    code, out, _ = run(capsys, "src")
+    assert code == 1
+    reported = sorted({line.split(":")[0] for line in out.splitlines() if ": error " in line})
+    assert reported == [os.path.join("src", "a.sh"), os.path.join("src", "deploy")]
+
+
+def test_binary_and_non_utf8_input(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bin.sh").write_bytes(b"\x7fELF\x00\x01\x02")
+    (tmp_path / "latin.sh").write_bytes(b"echo caf\xe9\necho 'open\n")
+    code, out, _ = run(capsys, "bin.sh", "latin.sh")
+    assert code == 1
+    assert "bin.sh:1:1: warning QC002 binary file" in out
+    assert "latin.sh:1:9: warning QC002 the file is not valid UTF-8" in out
+    # positions after the bad byte are still right
+    assert "latin.sh:2:6: error QC001" in out
+
+
+def test_rules_and_rule_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("QC001  parse-error")
+    assert main(["rule", "qc002"]) == 0
+    assert capsys.readouterr().out.startswith("# QC002 not-analysed")
+    assert main(["rule", "QC999"]) == 2
+    assert "no rule 'QC999'" in capsys.readouterr().err
+
+
+def test_nothing_to_check_and_bad_select(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys)[0] == 2
+    code, _, err = run(capsys, "--select", "XX1", "--command", "ls")
+    assert code == 2 and "matches no rule" in err
