@@ -209,3 +209,19 @@ def test_nothing_to_check_and_bad_select(capsys: pytest.CaptureFixture[str]) -> 
     assert run(capsys)[0] == 2
     code, _, err = run(capsys, "--select", "XX1", "--command", "ls")
     assert code == 2 and "matches no rule" in err
+
+
+def test_wheel_ships_every_rule_document(tmp_path: Path) -> None:
+    """`quotecheck rule` and SARIF help read the documents from the installed package."""
+    import subprocess
+    import sys
+    import zipfile
+
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                    "--no-build-isolation", "-w", str(tmp_path), str(root)],
+                   check=True, capture_output=True, timeout=300)
+    (wheel,) = tmp_path.glob("quotecheck-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    docs = {p.name for p in (root / "rules").glob("QC*.md")}
+    assert docs and {f"quotecheck/rules/docs/{d}" for d in docs} <= names
