@@ -238,6 +238,59 @@ def check(
     raise typer.Exit(code)
 
 
+class QuoteShell(StrEnum):
+    sh = "sh"
+    bash = "bash"
+    dash = "dash"
+    zsh = "zsh"
+    tcsh = "tcsh"
+    csh = "csh"
+    fish = "fish"
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def quote(
+    argv: Annotated[list[str], typer.Argument(help="The exact argv to deliver (after --).")],
+    via: Annotated[
+        list[str] | None,
+        typer.Option("--via", help="A layer, outermost first: 'ssh -p 2222 host', "
+                     "'sudo -u svc sh -c', 'bash -c', 'env X=1'... Repeat for each layer."),
+    ] = None,
+    remote_shell: Annotated[
+        QuoteShell, typer.Option("--remote-shell", help="The login shell behind ssh.")
+    ] = QuoteShell.sh,
+    shell: Annotated[
+        QuoteShell, typer.Option("--shell", help="The local shell the line is typed into.")
+    ] = QuoteShell.bash,
+    explain_steps: Annotated[
+        bool, typer.Option("--explain", help="Also say how each layer takes its part.")
+    ] = False,
+) -> None:
+    """Print a command line that delivers exactly ARGV through the given layers."""
+    from quotecheck.parsing.parse import parse_script
+    from quotecheck.parsing.tree import walk
+    from quotecheck.quoting import CannotQuote, compose
+
+    layers: list[list[str]] = []
+    for text in via or []:
+        commands = list(walk(parse_script(text)))
+        if len(commands) != 1 or not commands[0][0].words:
+            raise UsageProblem(f"--via {text!r}: give one simple command")
+        words = commands[0][0].words
+        if any(w.dynamic for w in words):
+            raise UsageProblem(f"--via {text!r}: expansions ($x, globs, ~) make its words "
+                               "unknown; write them out")
+        layers.append([w.value for w in words])
+    try:
+        line, steps = compose(argv, layers, shell.value, remote_shell.value)
+    except CannotQuote as exc:
+        raise UsageProblem(str(exc)) from exc
+    if explain_steps:
+        for step in steps:
+            sys.stderr.write(f"# {step.description}\n")
+    sys.stdout.write(line + "\n")
+
+
 @app.command("rules")
 def list_rules() -> None:
     """List every rule: code, name, default severity and summary."""
