@@ -27,6 +27,7 @@ UNKNOWN_LOGIN_SHELL = "<login-shell>"
 # Builtins that run their arguments as a command in the same shell (no new process).
 TRANSPARENT_BUILTINS = frozenset({"exec", "command", "builtin", "noglob", "nocorrect"})
 MAX_LAYER_DEPTH = 32
+CONTAINER_WRAPPERS = frozenset({"docker", "podman", "kubectl", "nerdctl"})
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,12 @@ def build_trace(
     return Trace(source, builder.layers)
 
 
+def _from_outer(script: Script, inherited: bytearray) -> bool:
+    """A substitution script whose `$(` was filled in by an outer layer."""
+    anchor = script.anchor
+    return anchor is not None and 0 <= anchor[0] < len(inherited) and bool(inherited[anchor[0]])
+
+
 def inherit_dynamic(arg: Arg, inherited: bytearray) -> Arg:
     """Mark the parts of ``arg`` whose characters an outer layer fills in at run time."""
     if arg.word is None:
@@ -86,7 +93,18 @@ def inherit_dynamic(arg: Arg, inherited: bytearray) -> Arg:
         at += len(part.value)
     if not hit:
         return arg
-    return Arg(arg.value, True, arg.word, arg.source_span, arg.offsets, tuple(sorted(ranges)))
+    return Arg(arg.value, True, arg.word, arg.source_span, arg.offsets, merge_ranges(ranges))
+
+
+def merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Sorted, non-overlapping, adjacent ranges joined."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return tuple(out)
 
 
 def arg_of(word: Word, script: Script) -> Arg:
@@ -150,6 +168,11 @@ class _Builder:
             inherited[max(a, 0):max(min(b, len(text)), 0)] = b"\x01" * (
                 max(min(b, len(text)), 0) - max(a, 0))
         for command, context in walk(script):
+            if dynamic_ranges and context.in_substitution and context.script.text is text and \
+                    _from_outer(context.script, inherited):
+                # `ssh h "cd $(pwd)"`: the remote shell receives pwd's output, not `$(pwd)`;
+                # the text is only a stand-in for a value, not commands of this layer.
+                continue
             args = [arg_of(w, context.script) for w in command.words]
             if dynamic_ranges and context.script.text is text:
                 args = [inherit_dynamic(a, inherited) for a in args]
@@ -298,14 +321,24 @@ class _Builder:
                 continue
             a = argv[i]
             if h.placeholder and h.placeholder in a.value:
-                # The wrapper substitutes its input here at run time.
+                # The wrapper substitutes its input for each placeholder at run time.
+                ranges = list(a.dynamic_ranges)
+                at = a.value.find(h.placeholder)
+                while at >= 0:
+                    ranges.append((at, at + len(h.placeholder)))
+                    at = a.value.find(h.placeholder, at + len(h.placeholder))
                 inner.append(Arg(a.value, True, a.word, a.source_span, a.offsets,
-                                 ((0, len(a.value)),)))
+                                 merge_ranges(ranges)))
             else:
                 inner.append(a)
         if h.appends_input and not (h.placeholder and any(h.placeholder in a.value
                                                            for a in inner)):
             inner.append(Arg("{input}", True, None, None, (None,) * 7, ((0, 7),)))
+        if h.wrapper in CONTAINER_WRAPPERS and h.action in (None, "exec", "run") and \
+                h.target is not None and h.target < len(argv):
+            # The command runs inside the container: another machine, as far as the
+            # environment, files and processes go.
+            where = f"container:{argv[h.target].value}"
         exec_layer = self.new_layer(Layer(
             id=-1, parent=layer.id, kind="exec", where=where, source_span=view.source_span,
             via=h.wrapper, argv=inner, opened_by=view,

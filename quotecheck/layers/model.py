@@ -95,7 +95,8 @@ class Layer:
     def label(self) -> str:
         """A short name for layer chains: `local bash -> ssh -> remote sh -> awk`."""
         if self.kind == "shell":
-            where = "local" if self.where == "local" else "remote"
+            where = {"local": "local", "container": "container"}.get(
+                self.where.partition(":")[0], "remote")
             name: str = self.dialect or "sh"
             if self.process and self.parent is not None:
                 prog = self.process[0].rsplit("/", 1)[-1].lstrip("-")

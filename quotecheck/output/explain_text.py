@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.layers.model import Arg, Layer, Trace
 from quotecheck.output.style import Style
@@ -54,16 +56,23 @@ class ExplainRenderer:
         if self.diagnostics:
             self.lines.append("")
             for d in self.diagnostics:
-                self.lines.append(
-                    f"{self.where(d.span)}: {self.style.severity(d.severity)} {d.code} {d.message}"
-                )
+                head = f"{self.where(d.span)}: {d.severity} {d.code} "
+                body = textwrap.wrap(d.message, WIDTH - 4, initial_indent=" " * len(head),
+                                     subsequent_indent="    ", break_on_hyphens=False)
+                first = body[0][len(head):] if body else ""
+                self.lines.append(f"{self.where(d.span)}: {self.style.severity(d.severity)} "
+                                  f"{d.code} {first}")
+                self.lines.extend(body[1:])
         return "\n".join(self.lines) + "\n"
 
     def header(self, layer: Layer) -> str:
         s = self.style
         if layer.kind == "shell":
             dialect = layer.dialect or "?"
-            where = "local shell" if layer.where == "local" else f"shell on {layer.where[7:]}"
+            kind_, _, place = layer.where.partition(":")
+            where = ("local shell" if layer.where == "local" else
+                     f"shell in container {place}" if kind_ == "container" else
+                     f"shell on {place}")
             extra = " (see --remote-shell)" if dialect == "unknown" else ""
             how = " reading its script on stdin" if layer.stdin_script else ""
             return s.heading(f"[{layer.id}] {where}, {dialect}{how}") + s.dim(extra)

@@ -1,0 +1,20 @@
+"""QC101 expands-too-early: an outer shell expands text that was meant for an inner layer.
+
+The decision (which of QC101/QC103/QC104/QC105 an expansion gets) lives in ``_crosslayer``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.rules._crosslayer import findings
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    yield from findings(ctx, "QC101")
+
+
+RULE = Rule("QC101", "expands-too-early",
+            "An outer shell expands $... meant for an inner layer (ssh remote shell, sh -c)",
+            "warning", check, fix="unsafe")

@@ -1,0 +1,151 @@
+"""QC102 ssh-joins-words: several command words given to ssh (or watch) lose their boundaries.
+
+ssh joins the words after the destination with single spaces, adds no quoting, and the remote
+login shell parses the result again (verified with OpenSSH 9.2); procps watch does the same
+and runs `sh -c` on it. A word that holds whitespace, an operator, an unmatched quote, a
+leading `#`, a glob or nothing at all comes out differently on the other side. Words whose
+value is only known at run time (`"$dir"`) are QC103's: their text is a value spliced into code.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+
+from quotecheck.diagnostics import Edit, Fix, Related, Severity
+from quotecheck.layers import handoff as ho
+from quotecheck.layers.model import Arg, Layer
+from quotecheck.rules._crosslayer import Issue, joined_words, literal_view, word_issues
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"})
+
+
+def _remote_reading(ctx: CheckContext, layer: Layer) -> str | None:
+    """How the inner shell splits the joined string: `ls` `my` `file` ; `b`."""
+    shells = [x for x in ctx.trace.children(layer) if x.kind == "shell"]
+    if not shells:
+        return None
+    parts: list[str] = []
+    for view in shells[0].commands:
+        if view.context.in_substitution:
+            continue
+        words = " ".join(f"`{a.value}`" for a in view.argv[:8])
+        if len(view.argv) > 8:
+            words += " …"
+        parts.append(words or "(nothing)")
+        if len(parts) >= 4:
+            break
+    return " ; ".join(parts) if parts else "nothing at all"
+
+
+def _remote_quote(word: str) -> str:
+    """``word`` quoted as one word for the remote shell, as readably as possible."""
+    if "'" not in word:
+        return f"'{word}'"
+    if not any(c in word for c in "\"$`\\"):
+        return f'"{word}"'
+    return shlex.quote(word)
+
+
+def _local_form(remote: str) -> str:
+    """``remote`` as one word for the local shell."""
+    if not any(c in remote for c in "\"$`\\!"):
+        return f'"{remote}"'
+    if "'" not in remote:
+        return f"'{remote}'"
+    return '"' + "".join("\\" + c if c in '"$`\\' else c for c in remote) + '"'
+
+
+def _fix(ctx: CheckContext, words: Sequence[Arg], replacement: str) -> tuple[Fix, ...]:
+    spans = [a.source_span for a in words]
+    if any(s is None for s in spans):
+        return ()
+    known = [s for s in spans if s is not None]
+    for (_, end), (start, _) in pairwise(known):
+        gap = ctx.source[end:start].replace("\\\n", "")
+        if start < end or gap.strip(" \t"):
+            return ()
+    return (Fix("send the remote command as one string quoted for the remote shell",
+                (Edit((known[0][0], known[-1][1]), replacement),), "unsafe"),)
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer in ctx.layers:
+        words = joined_words(ctx.trace, layer)
+        if words is None or len(words) < 2:
+            continue
+        found = _judge(ctx, layer, "ssh" if layer.kind == "ssh" else "watch", words)
+        if found is not None:
+            yield found
+
+
+def _judge(ctx: CheckContext, layer: Layer, joiner: str,
+           words: list[Arg]) -> Finding | None:
+    problems: list[tuple[int, Arg, list[Issue]]] = []
+    for k, a in enumerate(words):
+        issues = word_issues(literal_view(a))
+        if a.dynamic:
+            # Only the word's own text is judged; a value is QC103's (and may be empty).
+            issues = [i for i in issues if i.kind not in ("glob", "empty")]
+        if issues:
+            problems.append((k, a, issues))
+    if not problems:
+        return None
+    values = [a.value for a in words]
+    severity: Severity = "info" if all(
+        i.severity == "info" for _, _, issues in problems for i in issues) else "warning"
+    # `ssh h sh -c 'python x.py'`: only the first word of the string becomes the script.
+    for k, _a, issues in problems:
+        if (k >= 2 and values[k - 1] == "-c" and ho.basename(values[k - 2]) in _SHELLS
+                and any(i.kind == "split" for i in issues)):
+            severity = "error"
+    sent = layer.text if layer.text is not None else " ".join(values)
+    first = problems[0][1]
+    described = []
+    for _, a, issues in problems[:4]:
+        value = " (and the value of its `$...` is pasted in unquoted)" if a.dynamic else ""
+        described.append(f"`{a.value}` {' and '.join(i.detail for i in issues)}{value}")
+    what = "; ".join(described)
+    shell = "the remote shell" if joiner == "ssh" else "`sh -c`"
+    reading = _remote_reading(ctx, layer)
+    read_as = f" {shell[0].upper()}{shell[1:]} reads it as {reading}." if reading else ""
+    fixes: tuple[Fix, ...] = ()
+    advice = ""
+    if severity == "info":
+        advice = (" That is fine if the pattern is meant for the remote side; quote it for "
+                  f"the remote shell (`\"'{first.value}'\"`) if it is a literal name.")
+    elif not any(a.dynamic for a in words):
+        quoted = {k for k, _, issues in problems if any(i.kind != "glob" for i in issues)}
+        remote = " ".join(_remote_quote(v) if k in quoted else v for k, v in enumerate(values))
+        local = _local_form(remote)
+        advice = (f" Pass the command as one string quoted for {shell}: `{joiner} … {local}` "
+                  f"(or send the script on stdin: `{joiner} … bash -s <<'EOF'`)."
+                  if joiner == "ssh" else
+                  f" Pass the command as one string quoted for `sh -c`: `watch … {local}`.")
+        fixes = _fix(ctx, words, local)
+    elif not first.dynamic:
+        advice = (f" Quote that word for {shell} as well: "
+                  f"`{_local_form(_remote_quote(first.value))}`.")
+    else:
+        shown = first.value
+        stdin = (f", or send the command on stdin (`{joiner} … bash -s <<'EOF'`) with the "
+                 "values as arguments" if joiner == "ssh" else "")
+        advice = (f" Quote that word for {shell}: `\"$(printf %q \"{shown}\")\"` in bash"
+                  f"{stdin}." if '"' not in shown else
+                  f" Quote that word for {shell} (`printf %q` in bash).")
+    msg = (f"{joiner} joins its {len(words)} command words with spaces and {shell} parses "
+           f"the result again, so word boundaries are lost: {what}. {joiner} sends "
+           f"`{sent}`.{read_as}{advice}")
+    span = first.source_span or layer.source_span or (0, 0)
+    related = tuple(Related(a.source_span, "another word that does not survive the join")
+                    for _, a, _ in problems[1:] if a.source_span is not None)
+    shells = [x for x in ctx.trace.children(layer) if x.kind == "shell"]
+    target = shells[0] if shells else layer
+    return Finding(span, msg, target, related, fixes, severity)
+
+
+RULE = Rule("QC102", "ssh-joins-words",
+            "ssh or watch joins several words with spaces; the inner shell splits them again",
+            "warning", check, fix="unsafe")

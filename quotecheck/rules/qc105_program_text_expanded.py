@@ -1,0 +1,20 @@
+"""QC105 program-text-expanded: the shell expands `$...` inside an awk/sed/perl/jq program.
+
+The decision (which of QC101/QC103/QC104/QC105 an expansion gets) lives in ``_crosslayer``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.rules._crosslayer import findings
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    yield from findings(ctx, "QC105")
+
+
+RULE = Rule("QC105", "program-text-expanded",
+            "A double-quoted awk/sed/perl/jq/python program has $... expanded by the shell",
+            "error", check, fix="unsafe")

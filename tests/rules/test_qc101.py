@@ -1,0 +1,227 @@
+"""QC101 expands-too-early: an outer shell expands text meant for an inner layer."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from harness.shells import run_shell
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC101"
+MINE = ["QC101", "QC102", "QC103", "QC104", "QC105"]
+FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "crosslayer").glob("*.sh"))
+
+
+def found(src: str, code: str = CODE) -> list[Diagnostic]:
+    result = check_source(src, Options(select=MINE))
+    return [d for d in result.diagnostics if d.code == code]
+
+
+def mine(src: str) -> list[Diagnostic]:
+    return [d for d in check_source(src, Options(select=MINE)).diagnostics if d.code in MINE]
+
+
+def at(src: str, d: Diagnostic) -> tuple[int, int]:
+    line, col = LineIndex(src).position(d.span[0])
+    return line + 1, col + 1
+
+
+def expected(path: Path, code: str) -> list[str]:
+    m = re.search(r"^# expect: (.*)$", path.read_text(), re.M)
+    assert m, f"{path.name} has no `# expect:` line"
+    items = [] if m.group(1).strip() == "none" else m.group(1).split()
+    return sorted(i for i in items if i.startswith(code + "@"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    result = check_source(text, Options(select=MINE), path=str(path))
+    got = sorted(f"{d.code}@{at(text, d)[0]}:{at(text, d)[1]}"
+                 for d in result.diagnostics if d.code == CODE)
+    assert got == expected(path, CODE)
+
+
+def test_fixture_directory_has_enough_scripts() -> None:
+    assert len(FIXTURES) >= 10
+    clean = [p for p in FIXTURES if "# expect: none" in p.read_text()]
+    assert len(clean) >= 3
+    codes = {c for p in FIXTURES for c in re.findall(r"(QC10[1-5])@", p.read_text())}
+    assert codes == set(MINE)
+
+
+# -- the brief's cases ---------------------------------------------------------------------------
+
+
+def test_bang_in_double_quoted_ssh_command_is_an_error_at_the_remote_layer() -> None:
+    src = 'ssh host "nohup ./job > j.log 2>&1 & echo $!"'
+    [d] = found(src)
+    assert d.severity == "error"
+    assert src[d.span[0]:d.span[1]] == "$!"
+    assert d.layers == ("local bash", "ssh", "remote shell")
+    assert "starts a background job itself" in d.message
+    assert "\\$!" in d.message
+
+
+def test_bang_without_inner_job_still_reported_for_another_machine() -> None:
+    [d] = found('ssh host "kill $!"')
+    assert d.severity == "error"
+    assert "means nothing there" in d.message
+
+
+def test_bang_for_sh_c_on_the_same_machine_without_inner_job_is_the_outer_pid() -> None:
+    # The inner sh starts no job: its own $! is empty, so the outer PID is what is meant.
+    assert not found('sleep 5 & watch "ps -p $!"')
+    assert not found('sleep 5 & sh -c "kill $!"')
+    # ... but once the inner script starts a job itself, $! belongs to it.
+    [d] = found('sh -c "sleep 1 & wait $!"')
+    assert d.severity == "error"
+
+
+def test_status_is_an_error() -> None:
+    [d] = found('ssh host "make; echo status $?"')
+    assert d.severity == "error"
+    assert "exit status" in d.message
+
+
+def test_positional_parameter_of_sh_c_is_an_error_and_suggests_an_argument() -> None:
+    src = 'sh -c "echo $1"'
+    [d] = found(src)
+    assert d.severity == "error"
+    assert at(src, d) == (1, 13)
+    assert d.layers == ("local bash", "local sh")
+    assert "`sh -c 'echo \"$1\"' sh \"$1\"`" in d.message
+
+
+def test_positional_parameter_when_the_inner_shell_has_arguments() -> None:
+    [d] = found('sh -c "echo $1" zero inner')
+    assert d.severity == "error"
+    assert "it was given its own arguments" in d.message
+
+
+def test_positional_parameter_proved_with_real_bash() -> None:
+    # The fact behind the rule: the outer $1 replaces the inner one before sh starts.
+    res = run_shell("bash", 'set -- outer; sh -c "echo [$1]" zero inner', None, timeout=10)
+    assert res.stdout == "[outer]\n"
+    res = run_shell("bash", "set -- outer; sh -c 'echo [$1]' zero inner", None, timeout=10)
+    assert res.stdout == "[inner]\n"
+
+
+def test_variable_the_inner_script_assigns_is_an_error_pointing_at_the_assignment() -> None:
+    src = 'ssh host "v=\\$(uname -r); echo kernel $v"'
+    [d] = found(src)
+    assert d.severity == "error"
+    assert src[d.span[0]:d.span[1]] == "$v"
+    assert d.related and src[d.related[0].span[0]:].startswith("v=")
+    res = run_shell("bash", 'v=local; sh -c "v=inner; echo $v"', None, timeout=10)
+    assert res.stdout == "local\n"
+
+
+def test_handing_a_local_value_over_to_a_remote_variable_is_not_qc101() -> None:
+    # `dir=$dir` copies the local value on purpose: what is left is the unquoted splice.
+    src = 'dir=/srv/a; ssh host "dir=$dir; cd \\$dir && ls"'
+    assert [d.code for d in mine(src)] == ["QC103"]
+    assert not mine("dir=/srv/a; ssh host \"dir='$dir'; cd \\\"\\$dir\\\"\"")
+    # ... but `PATH=$PATH:...` meant to extend the remote PATH gets the local one.
+    [d] = found('ssh host "export PATH=$PATH:/opt/bin; tool"')
+    assert d.severity == "error"
+    assert "this machine's PATH" in d.message
+
+
+def test_environment_variable_sent_to_another_machine_is_a_warning_showing_both_ways() -> None:
+    [d] = found('ssh host "ls $HOME/logs"')
+    assert d.severity == "warning"
+    assert "\\$HOME" in d.message  # keep it for the remote side
+    assert 'printf %q "$HOME"' in d.message  # or quote the local value
+
+
+def test_command_substitution_in_ssh_command_runs_locally() -> None:
+    src = 'ssh host "cd $(pwd) && make"'
+    [d] = found(src)
+    assert src[d.span[0]:d.span[1]] == "$(pwd)"
+    assert "runs on this machine" in d.message
+    assert d.severity == "warning"
+
+
+def test_process_substitution_sent_to_another_host() -> None:
+    [d] = found("ssh host diff /etc/hosts <(cat /etc/hosts)")
+    assert d.severity == "error"
+    assert "/dev/fd" in d.message
+
+
+def test_arithmetic_using_a_variable_the_inner_script_sets() -> None:
+    [d] = found('ssh host "n=\\$(nproc); make -j$((n + 1))"')
+    assert d.severity == "error"
+
+
+def test_span_inside_a_multi_line_remote_script() -> None:
+    src = 'ssh host "\n  cd /srv\n  ./run &\n  echo pid=$!\n"\n'
+    [d] = found(src)
+    assert at(src, d) == (4, 12)
+
+
+def test_deeper_layer_one_shell_further() -> None:
+    src = "ssh host \"sh -c 'echo \\$0 $1' zero\""
+    [d] = found(src)
+    assert d.layers == ("local bash", "ssh", "remote shell", "remote sh")
+    assert src[d.span[0]:d.span[1]] == "$1"
+
+
+def test_fix_escapes_the_dollar_and_the_finding_goes_away() -> None:
+    src = 'ssh host "nohup job & echo $!"'
+    [d] = found(src)
+    assert d.fixes and d.fixes[0].applicability == "unsafe"
+    fixed = src
+    for edit in sorted(d.fixes[0].edits, key=lambda e: -e.span[0]):
+        fixed = fixed[:edit.span[0]] + edit.text + fixed[edit.span[1]:]
+    assert fixed == 'ssh host "nohup job & echo \\$!"'
+    assert not mine(fixed)
+
+
+# -- one finding per mistake, and what is not QC101 ------------------------------------------------
+
+
+@pytest.mark.parametrize("src, code", [
+    ('ssh host "rm -rf $dir"', "QC103"),  # a local value meant as such
+    ('sh -c "cat $f"', "QC103"),
+    ('eval "echo $1"', "QC103"),  # eval: same shell, same $1
+    ('ssh host bash -s <<EOF\necho $!\nEOF\n', "QC104"),  # heredocs are QC104's
+    ('ssh host "awk \'{print $2}\'"', "QC105"),  # program text is QC105's
+    ('ssh host "echo $1"', "QC103"),  # the remote shell has no $1: the local one is meant
+])
+def test_other_rule_takes_the_case(src: str, code: str) -> None:
+    diags = mine(src)
+    assert [d.code for d in diags] == [code]
+
+
+@pytest.mark.parametrize("src", [
+    "ssh host 'echo $HOME; kill $!'",
+    'ssh host "echo \\$HOME; kill \\$!"',
+    'ssh host "$(printf \'%q \' "$@")"',
+    "sh -c 'cmd \"$1\"' sh \"$x\"",
+    "ssh host bash -s <<'EOF'\nnohup job & echo $!\nEOF\n",
+    'ssh host "echo \'$USER\'"',  # quoted for the remote shell: the local value is meant
+    'eval "$(ssh-agent -s)"',
+    'ssh host "cd $(printf %q "$PWD") && make"',
+    'ssh host "echo ${dir@Q}"',
+    'ps aux | awk "{print \\$2}"',
+    "ssh host 'echo '\\''a b'\\'''",
+    "ssh host 'echo '\"'\"'a b'\"'\"''",
+])
+def test_correct_code_is_not_reported(src: str) -> None:
+    assert not found(src)
+
+
+@pytest.mark.parametrize("src", [
+    '"$prog" -c "echo $1"', "$cmd \"$x\"", "", "\n", "ssh", "ssh host", "sh -c",
+    'ssh host "echo \'unterminated $x"', 'sh -c "if then $1"', 'ssh host "$(',
+    'ssh host <<EOF\n$x', 'ssh host "ssh g \\"ssh k \\\\\\"echo \\\\\\$x $1\\\\\\"\\""',
+])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    result = check_source(src, Options(select=MINE))
+    assert not [d for d in result.diagnostics if "failed on this input" in d.message]

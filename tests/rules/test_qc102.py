@@ -1,0 +1,161 @@
+"""QC102 ssh-joins-words: ssh (or watch) joins several words and the inner shell re-splits them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from harness.shells import dash_words
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+from quotecheck.trace import build_trace
+
+CODE = "QC102"
+MINE = ["QC101", "QC102", "QC103", "QC104", "QC105"]
+FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "crosslayer").glob("*.sh"))
+
+
+def found(src: str) -> list[Diagnostic]:
+    return [d for d in check_source(src, Options(select=MINE)).diagnostics if d.code == CODE]
+
+
+def at(src: str, d: Diagnostic) -> tuple[int, int]:
+    line, col = LineIndex(src).position(d.span[0])
+    return line + 1, col + 1
+
+
+def apply(src: str, d: Diagnostic) -> str:
+    assert d.fixes
+    out = src
+    for edit in sorted(d.fixes[0].edits, key=lambda e: -e.span[0]):
+        out = out[:edit.span[0]] + edit.text + out[edit.span[1]:]
+    return out
+
+
+def sent(src: str) -> str:
+    """The string ssh sends for the first ssh command of ``src``, per the trace."""
+    layer = next(x for x in build_trace(src).layers if x.kind in ("ssh", "join"))
+    assert layer.text is not None
+    return layer.text
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    want = sorted(i for i in m.group(1).split() if i.startswith(CODE + "@"))
+    result = check_source(text, Options(select=MINE), path=str(path))
+    got = sorted(f"{d.code}@{at(text, d)[0]}:{at(text, d)[1]}"
+                 for d in result.diagnostics if d.code == CODE)
+    assert got == want
+
+
+def test_space_in_a_word_shows_the_sent_string_and_the_remote_split() -> None:
+    src = 'ssh host ls "my file"'
+    [d] = found(src)
+    assert at(src, d) == (1, 13)
+    assert d.severity == "warning"
+    assert "`ls my file`" in d.message
+    assert "`ls` `my` `file`" in d.message
+    assert d.layers == ("local bash", "ssh", "remote shell")
+    # The join and the re-split, checked with a real shell on the string ssh sends.
+    assert sent(src) == "ls my file"
+    assert dash_words(sent(src)) == ["ls", "my", "file"]
+
+
+def test_sh_c_cut_by_the_join_is_an_error() -> None:
+    src = "ssh host sh -c 'python x.py'"
+    [d] = found(src)
+    assert d.severity == "error"
+    assert "`sh -c python x.py`" in d.message
+    # Real sh: only `python` is the script, x.py becomes $0.
+    assert dash_words("sh -c python x.py") == ["sh", "-c", "python", "x.py"]
+
+
+def test_operator_in_a_word_becomes_a_second_command() -> None:
+    src = "ssh host echo 'a;b'"
+    [d] = found(src)
+    assert "command separator" in d.message
+    assert "`echo` `a` ; `b`" in d.message
+
+
+@pytest.mark.parametrize("src, kind", [
+    ("ssh host echo ''", "disappears"),
+    ("ssh host echo \"it's\"", "unmatched"),
+    ("ssh host echo '#note' x", "ignores it"),
+    ("ssh host printf '%s\\n' 'a|b'", "a pipe"),
+    ("watch -n 2 ls 'a b'", "split"),
+    ("ssh host grep 'a\\.b' log", "turns into `.`"),
+])
+def test_each_kind_of_broken_word(src: str, kind: str) -> None:
+    [d] = found(src)
+    assert kind in d.message
+
+
+def test_glob_is_only_info() -> None:
+    [d] = found("ssh host ls '*.log'")
+    assert d.severity == "info"
+    assert not d.fixes
+
+
+def test_fix_sends_one_string_and_the_remote_words_are_the_local_ones() -> None:
+    for src, words in [
+        ('ssh host ls -l "my file"', ["ls", "-l", "my file"]),
+        ("ssh -p 22 host sh -c 'python x.py'", ["sh", "-c", "python x.py"]),
+        ("ssh host echo \"it's\" 'a;b' ''", ["echo", "it's", "a;b", ""]),
+        # `$x` was sent for the remote shell to expand; the fix leaves that as it was.
+        ("ssh host printf '%s\\n' '$x'", ["printf", "%s\\n"]),
+    ]:
+        [d] = found(src)
+        assert d.fixes[0].applicability == "unsafe"
+        fixed = apply(src, d)
+        assert not found(fixed)
+        # The remote shell now rebuilds exactly the words written locally.
+        assert dash_words(sent(fixed)) == words
+
+
+def test_no_fix_when_the_words_are_not_contiguous() -> None:
+    [d] = found('ssh host ls > out.txt "my file"')
+    assert not d.fixes
+
+
+def test_dynamic_word_judged_by_its_own_text() -> None:
+    src = 'ssh host ls "$dir/my file"'
+    [d] = found(src)
+    assert 'printf %q "$dir/my file"' in d.message
+    # The value part is not reported a second time by QC103.
+    assert [x.code for x in check_source(src, Options(select=MINE)).diagnostics] == [CODE]
+
+
+@pytest.mark.parametrize("src", [
+    "ssh host 'cd /srv/app && make'",
+    'ssh host "ls \'my file\'"',
+    "ssh host ls -l /srv",
+    "ssh host bash -c \"'cd /x && make'\"",  # quoted for the remote shell on purpose
+    'ssh host ls "$dir"',  # a value: QC103's
+    "ssh -s host sftp",  # a subsystem, not a shell command
+    "ssh host 'ls '\"'\"'my file'\"'\"''",
+    'ssh host "$(printf \'%q \' "$@")"',
+    "watch -n 5 'ls -l /srv'",
+    "ssh host echo '$HOME'",  # remote expansion on purpose
+    "ssh host echo 'a\\ b' c",  # escaped for the remote shell on purpose
+])
+def test_correct_code_is_not_reported(src: str) -> None:
+    assert not found(src)
+
+
+@pytest.mark.parametrize("src", [
+    "ssh", "ssh -p", "ssh host ''", "watch", "watch ''", "$ssh host ls 'a b'",
+    "ssh host \"$(\" 'a b'", "timeout 5 ssh host ls 'a b'",
+])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    result = check_source(src, Options(select=MINE))
+    assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+
+
+def test_wrapped_ssh_is_checked() -> None:
+    assert found("timeout 5 ssh host ls 'a b'")

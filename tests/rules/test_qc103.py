@@ -1,0 +1,157 @@
+"""QC103 value-becomes-code: an outer value is pasted unquoted into an inner layer's code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from harness.shells import run_shell
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC103"
+MINE = ["QC101", "QC102", "QC103", "QC104", "QC105"]
+FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "crosslayer").glob("*.sh"))
+
+
+def found(src: str) -> list[Diagnostic]:
+    return [d for d in check_source(src, Options(select=MINE)).diagnostics if d.code == CODE]
+
+
+def mine(src: str) -> list[Diagnostic]:
+    return [d for d in check_source(src, Options(select=MINE)).diagnostics if d.code in MINE]
+
+
+def at(src: str, d: Diagnostic) -> tuple[int, int]:
+    line, col = LineIndex(src).position(d.span[0])
+    return line + 1, col + 1
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    want = sorted(i for i in m.group(1).split() if i.startswith(CODE + "@"))
+    result = check_source(text, Options(select=MINE), path=str(path))
+    got = sorted(f"{d.code}@{at(text, d)[0]}:{at(text, d)[1]}"
+                 for d in result.diagnostics if d.code == CODE)
+    assert got == want
+
+
+def test_local_variable_in_ssh_command() -> None:
+    src = 'dir=/tmp/x; ssh host "rm -rf $dir"'
+    [d] = found(src)
+    assert src[d.span[0]:d.span[1]] == "$dir"
+    assert d.severity == "warning"
+    assert d.layers == ("local bash", "ssh", "remote shell")
+    assert "`rm -rf $dir`" in d.message
+    assert 'printf %q "$dir"' in d.message
+
+
+def test_sh_c_suggests_the_exact_positional_rewrite() -> None:
+    [d] = found('sh -c "wc -l $f > /tmp/count"')
+    assert "`sh -c 'wc -l \"$1\" > /tmp/count' sh \"$f\"`" in d.message
+
+
+def test_the_suggested_rewrite_really_keeps_the_value_data() -> None:
+    # The splice runs the value's `;` as code; the positional form does not.
+    value = "a b;echo INJECTED"
+    spliced = run_shell("bash", f'v={value!r}; sh -c "printf \'<%s>\' $v"', None, timeout=10)
+    assert spliced.stdout == "<a><b>INJECTED\n"
+    safe = run_shell("bash", f"v={value!r}; sh -c 'printf \"<%s>\" \"$1\"' sh \"$v\"", None,
+                     timeout=10)
+    assert safe.stdout == f"<{value}>"
+
+
+def test_find_placeholder_is_an_error_even_when_quoted_inside() -> None:
+    src = "find . -name '*.txt' -exec sh -c 'wc -l \"{}\"' \\;"
+    [d] = found(src)
+    assert d.severity == "error"
+    assert src[d.span[0]:d.span[1]] == "{}"
+    assert "quotes around it do not help" in d.message
+    assert d.layers == ("local bash", "find", "local sh")
+
+
+def test_xargs_replace_string_is_found_from_its_option() -> None:
+    src = "ls | xargs -I% sh -c 'cp % /backup/%.bak'"
+    diags = found(src)
+    assert [src[d.span[0]:d.span[1]] for d in diags] == ["%", "%"]
+    assert all(d.severity == "error" for d in diags)
+
+
+def test_placeholder_in_double_quotes_still_runs_code_with_real_sh() -> None:
+    # What find/xargs would build for a name holding `$(...)`: the inner sh runs it.
+    script = 'wc -c "$(echo INJECTED >&2)x"'
+    res = run_shell("dash", script, None, timeout=10)
+    assert "INJECTED" in res.stderr
+
+
+def test_eval_splices_the_value() -> None:
+    src = 'eval "echo $v"'
+    [d] = found(src)
+    assert at(src, d) == (1, 12)
+    assert "eval" in d.message
+
+
+def test_whole_command_in_a_variable_is_info_unless_built_from_values() -> None:
+    [d] = found('docker exec c sh -c "$cmd"')
+    assert d.severity == "info"
+    assert d.layers == ("local bash", "docker", "container sh")
+    src = 'cmd="gzip $f"; ssh host "$cmd"'
+    [d] = found(src)
+    assert d.severity == "warning"
+    assert d.related and src[d.related[0].span[0]:].startswith('cmd="gzip')
+    assert not found("cmd='systemctl restart app'; ssh host \"$cmd\"")
+
+
+def test_all_arguments_to_ssh_suggest_printf_q() -> None:
+    [d] = found('ssh host "$@"')
+    assert d.severity == "warning"
+    assert "printf '%q '" in d.message
+
+
+def test_value_reaching_code_one_layer_further() -> None:
+    # Quoted for the remote shell, but the remote sh -c then parses it unquoted.
+    src = "f=/tmp/x; ssh host \"sh -c 'cat $f'\""
+    [d] = found(src)
+    assert d.layers == ("local bash", "ssh", "remote shell", "remote sh")
+
+
+def test_one_finding_per_mistake() -> None:
+    for src in ['dir=x; ssh host "rm -rf $dir"', 'sh -c "cat $f"',
+                "find . -exec sh -c 'wc -l {}' \\;"]:
+        assert [d.code for d in mine(src)] == [CODE]
+
+
+@pytest.mark.parametrize("src", [
+    "sh -c 'cmd \"$1\"' sh \"$x\"",
+    'ssh host "$(printf \'%q \' "$@")"',
+    'q=$(printf %q "$d"); ssh host "rm -rf $q"',
+    'printf -v q %q "$d"; ssh host "rm -rf $q"',
+    'ssh host "rm -rf ${d@Q}"',
+    'opts=$(getopt -o ab -- "$@"); eval set -- "$opts"',
+    'eval "$(ssh-agent -s)"',
+    'ssh host "$(declare -f deploy); deploy"',
+    'ssh host "ls \'$dir\'"',
+    "find . -exec sh -c 'gzip \"$1\"' sh {} \\;",
+    "find . -exec sh -c 'for f; do gzip \"$f\"; done' sh {} +",
+    "printf '%s\\n' a | xargs -I{} sh -c 'echo \"$1\"' sh {}",
+    "xargs -I{} ssh {} uptime < hosts",
+    'sudo rm -rf "$dir"',  # exec: no shell parses the value
+    'ssh host "sleep $((n * 2))"',  # a number cannot become code
+])
+def test_correct_code_is_not_reported(src: str) -> None:
+    assert not found(src)
+
+
+@pytest.mark.parametrize("src", [
+    "xargs -I", "xargs -I{} sh -c", "find . -exec sh -c", "find . -exec", "eval", 'eval ""',
+    'docker exec "$c" "$sh" -c "$x"', "sh -c \"$(\"", 'kubectl exec p -- sh -c "cat $f"',
+])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    result = check_source(src, Options(select=MINE))
+    assert not [d for d in result.diagnostics if "failed on this input" in d.message]

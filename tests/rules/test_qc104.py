@@ -1,0 +1,137 @@
+"""QC104 heredoc-expands-locally: an unquoted heredoc sends an inner shell a pre-expanded script."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from harness.shells import run_shell
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC104"
+MINE = ["QC101", "QC102", "QC103", "QC104", "QC105"]
+FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "crosslayer").glob("*.sh"))
+
+
+def found(src: str) -> list[Diagnostic]:
+    return [d for d in check_source(src, Options(select=MINE)).diagnostics if d.code == CODE]
+
+
+def at(src: str, d: Diagnostic) -> tuple[int, int]:
+    line, col = LineIndex(src).position(d.span[0])
+    return line + 1, col + 1
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    want = sorted(i for i in m.group(1).split() if i.startswith(CODE + "@"))
+    result = check_source(text, Options(select=MINE), path=str(path))
+    got = sorted(f"{d.code}@{at(text, d)[0]}:{at(text, d)[1]}"
+                 for d in result.diagnostics if d.code == CODE)
+    assert got == want
+
+
+def test_each_expansion_in_the_body_is_pointed_at() -> None:
+    src = ("ssh host bash -s <<EOF\n"
+           "cd $dir\n"
+           "echo \\$HOME $(hostname)\n"
+           "EOF\n")
+    diags = found(src)
+    assert [at(src, d) for d in diags] == [(2, 4), (3, 13)]
+    assert [src[d.span[0]:d.span[1]] for d in diags] == ["$dir", "$(hostname)"]
+    assert all(d.layers == ("local bash", "ssh", "remote shell", "remote bash") for d in diags)
+    # The related location is the unquoted delimiter.
+    assert src[diags[0].related[0].span[0]:diags[0].related[0].span[1]] == "EOF"
+    assert "<<'EOF'" in diags[0].message
+
+
+def test_variable_the_script_sets_itself_is_an_error() -> None:
+    src = "ssh host <<EOF\ncount=\\$(ls | wc -l)\necho $count\nEOF\n"
+    [d] = found(src)
+    assert d.severity == "error"
+    assert at(src, d) == (3, 6)
+    assert "sets `count` itself" in d.message
+
+
+def test_handing_local_values_to_script_variables_is_not_an_error() -> None:
+    src = "rel=v1; ssh host bash -s <<EOF\nRELEASE=$rel\nrel=$rel\ncd /srv/\\$rel\nEOF\n"
+    diags = found(src)
+    assert [at(src, d) for d in diags] == [(2, 9), (3, 5)]
+    assert all(d.severity == "warning" for d in diags)
+
+
+def test_the_fact_with_real_shells() -> None:
+    # The local shell expands the body before the inner shell reads it.
+    script = 'x=local; sh <<EOF\nx=inner; echo "$x"\nEOF\n'
+    assert run_shell("bash", script, None, timeout=10).stdout == "local\n"
+    script = "x=local; sh <<'EOF'\nx=inner; echo \"$x\"\nEOF\n"
+    assert run_shell("bash", script, None, timeout=10).stdout == "inner\n"
+
+
+@pytest.mark.parametrize("src, severity", [
+    ("ssh host <<EOF\nnohup job & echo $!\nEOF\n", "error"),
+    ("ssh host <<EOF\nmake; echo $?\nEOF\n", "error"),
+    ("ssh host bash -s -- a <<EOF\necho $1\nEOF\n", "error"),  # bash -s got its own $1
+    ("ssh host <<EOF\nawk '{print $2}' f\nEOF\n", "error"),  # an awk field
+    ("ssh host <<EOF\necho $HOME\nEOF\n", "warning"),
+    ("ssh host <<EOF\necho $(date)\nEOF\n", "warning"),
+    ('d=/srv; ssh host <<EOF\ncd "$d"\nEOF\n', "info"),  # a local value, quoted: likely meant
+    ("d=/srv; ssh host <<EOF\ncd $d\nEOF\n", "warning"),  # ... unquoted: code
+])
+def test_severity(src: str, severity: str) -> None:
+    [d] = found(src)
+    assert d.severity == severity
+
+
+@pytest.mark.parametrize("src", [
+    "sudo bash <<EOF\necho $HOME\nEOF\n",
+    "docker exec -i c sh <<EOF\necho $x\nEOF\n",
+    "kubectl exec -i p -- sh -s <<EOF\necho $x\nEOF\n",
+    "ssh host <<-EOF\n\techo $x\n\tEOF\n",
+])
+def test_every_inner_stdin_shell(src: str) -> None:
+    [d] = found(src)
+    assert src[d.span[0]:d.span[1]] == "$x" or src[d.span[0]:d.span[1]] == "$HOME"
+
+
+def test_fix_escapes_one_expansion() -> None:
+    src = "ssh host <<EOF\nx=1; echo $x\nEOF\n"
+    [d] = found(src)
+    edit = d.fixes[0].edits[0]
+    fixed = src[:edit.span[0]] + edit.text + src[edit.span[1]:]
+    assert fixed == "ssh host <<EOF\nx=1; echo \\$x\nEOF\n"
+    assert not found(fixed)
+
+
+def test_not_also_reported_as_qc101_or_qc103() -> None:
+    src = "ssh host bash -s <<EOF\nkill $!\nrm -rf $dir\nEOF\n"
+    codes = [d.code for d in check_source(src, Options(select=MINE)).diagnostics]
+    assert codes == [CODE, CODE]
+
+
+@pytest.mark.parametrize("src", [
+    "ssh host bash -s <<'EOF'\necho $HOME $! $(date)\nEOF\n",
+    'ssh host bash -s <<"EOF"\necho $HOME\nEOF\n',
+    "ssh host bash -s <<\\EOF\necho $HOME\nEOF\n",
+    "ssh host 'cat > /etc/motd' <<EOF\nWelcome to $(hostname)\nEOF\n",  # data, not a script
+    "cat <<EOF\n$HOME\nEOF\n",
+    "ssh host <<EOF\necho \\$HOME \\$(date)\nEOF\n",
+])
+def test_correct_code_is_not_reported(src: str) -> None:
+    assert not found(src)
+
+
+@pytest.mark.parametrize("src", [
+    "ssh host <<EOF\n$x", "ssh host bash -s <<EOF\n$(\nEOF\n", "ssh host <<EOF\nEOF\n",
+    "sudo bash <<EOF\n$(cat <<X\n$y\nX\n)\nEOF\n", "bash <<EOF\n${\nEOF\n",
+])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    result = check_source(src, Options(select=MINE))
+    assert not [d for d in result.diagnostics if "failed on this input" in d.message]

@@ -1,0 +1,152 @@
+"""QC105 program-text-expanded: a shell expands `$...` inside an awk/sed/perl/jq/python program."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from harness.shells import run_shell
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC105"
+MINE = ["QC101", "QC102", "QC103", "QC104", "QC105"]
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = sorted((ROOT / "fixtures" / "crosslayer").glob("*.sh"))
+SEED = Path("/work/shared/seed/dflash_restart.sh")
+
+
+def found(src: str) -> list[Diagnostic]:
+    return [d for d in check_source(src, Options(select=MINE)).diagnostics if d.code == CODE]
+
+
+def at(src: str, d: Diagnostic) -> tuple[int, int]:
+    line, col = LineIndex(src).position(d.span[0])
+    return line + 1, col + 1
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    want = sorted(i for i in m.group(1).split() if i.startswith(CODE + "@"))
+    result = check_source(text, Options(select=MINE), path=str(path))
+    got = sorted(f"{d.code}@{at(text, d)[0]}:{at(text, d)[1]}"
+                 for d in result.diagnostics if d.code == CODE)
+    assert got == want
+
+
+def test_awk_field_in_double_quotes() -> None:
+    src = 'ps aux | awk "{print $2}"'
+    [d] = found(src)
+    assert d.severity == "error"
+    assert at(src, d) == (1, 22)
+    assert "awk receives `{print }`" in d.message
+    assert d.layers == ("local bash", "awk")
+
+
+def test_the_fact_with_real_bash_and_awk() -> None:
+    expanded = run_shell("bash", 'echo "a b" | awk "{print $2}"', None, timeout=10)
+    escaped = run_shell("bash", 'echo "a b" | awk "{print \\$2}"', None, timeout=10)
+    assert expanded.stdout == "a b\n"  # `{print }` prints the whole line
+    assert escaped.stdout == "b\n"
+
+
+def test_one_layer_out_through_ssh() -> None:
+    src = "ssh host \"ps aux | awk '{print $2}' | xargs kill\""
+    [d] = found(src)
+    assert src[d.span[0]:d.span[1]] == "$2"
+    assert d.layers == ("local bash", "ssh", "remote shell", "awk")
+    assert "one layer out" in d.message
+    # One finding: not QC101 or QC103 as well.
+    assert [x.code for x in check_source(src, Options(select=MINE)).diagnostics] == [CODE]
+
+
+def test_inner_shell_expanding_the_program() -> None:
+    src = "ssh host 'ps aux | awk \"{print $2}\"'"
+    [d] = found(src)
+    assert "for the remote shell" in d.message
+
+
+def test_the_seed_is_not_reported() -> None:
+    assert not found(SEED.read_text())
+
+
+def test_awk_loop_variable_and_builtin() -> None:
+    [d1] = found('awk "{for (i = 1; i <= NF; i++) print $i}"')
+    assert d1.severity == "error"
+    [d2] = found('awk "{print $NF}"')
+    assert d2.severity == "error"
+
+
+def test_shell_value_spliced_into_awk_is_a_warning_suggesting_v() -> None:
+    [d] = found('pat=x; awk "/$pat/ {n++} END {print n}" log')
+    assert d.severity == "warning"
+    assert "-v name=" in d.message
+
+
+@pytest.mark.parametrize("src, severity", [
+    ('sed "$d" notes', "error"),
+    ('sed -n "$p" notes', "error"),
+    ('sed "1,$s/a/b/" notes', "error"),
+    ('sed "$!N" notes', "error"),
+    ('sed -e "/x/,$ d" -e "$a end" notes', "error"),
+    ('perl -ne "print $_"', "error"),
+    ('perl -lane "print $F[1]"', "error"),
+    ('x=1; perl -pe "s/a/$x/"', "warning"),
+    ('jq --arg id 3 ".[] | select(.id == $id)"', "error"),
+    ('python3 -c "print($n)"', "warning"),
+    ('gawk -e "{print $1}" f', "error"),
+    ('gawk --source="{print $1}" f', "error"),
+])
+def test_other_languages(src: str, severity: str) -> None:
+    [d] = found(src)
+    assert d.severity == severity
+
+
+def test_sed_last_line_with_real_sed() -> None:
+    expanded = run_shell("bash", 'printf "1\\n2\\n" | sed "$d"', None, timeout=10)
+    escaped = run_shell("bash", 'printf "1\\n2\\n" | sed "\\$d"', None, timeout=10)
+    assert expanded.stdout == "1\n2\n"  # an empty script deletes nothing
+    assert escaped.stdout == "1\n"
+
+
+def test_fix_escapes_the_field() -> None:
+    src = 'awk "{print $2}" f'
+    [d] = found(src)
+    edit = d.fixes[0].edits[0]
+    fixed = src[:edit.span[0]] + edit.text + src[edit.span[1]:]
+    assert fixed == 'awk "{print \\$2}" f'
+    assert not found(fixed)
+
+
+@pytest.mark.parametrize("src", [
+    'ps aux | awk "{print \\$2}"',
+    "ps aux | awk '{print $2}'",
+    "ssh host \"ps aux | awk '{print \\$2}'\"",
+    "ssh host 'ps aux | awk \"{print \\$2}\"'",
+    "awk -v pat=\"$pat\" '$0 ~ pat' log",
+    'sed "s/$old/$new/" f',  # interpolation: sed has no -v
+    'sed "s/a$/b/" f',
+    'sed "/^$/d" f',
+    "sed '$d' f",
+    "perl -ne 'print $_'",
+    "jq --arg id \"$id\" '.[] | select(.id == $id)'",
+    "python3 -c 'import sys; print(sys.argv[1])' \"$x\"",
+    "awk -f prog.awk \"$x\"",
+])
+def test_correct_code_is_not_reported(src: str) -> None:
+    assert not found(src)
+
+
+@pytest.mark.parametrize("src", [
+    'awk "', 'awk "$', "sed", "sed -e", "perl -e", "jq --arg", "python -c", "awk -v",
+    'perl -e', 'sed -i.bak -e "$d"', "jq -n",
+])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    result = check_source(src, Options(select=MINE))
+    assert not [d for d in result.diagnostics if "failed on this input" in d.message]
