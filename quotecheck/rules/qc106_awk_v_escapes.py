@@ -1,0 +1,149 @@
+"""QC106 awk-v-escapes: an `awk -v name=value` value goes through awk's escape processing.
+
+awk treats a `-v` value (and a `name=value` operand) like the inside of a string constant:
+`\\t` becomes a tab, `\\n` a newline, `\\\\` one backslash, and implementations disagree on
+unknown escapes (mawk keeps `\\.`, gawk drops the backslash). ENVIRON and ARGV values are
+passed through untouched. Reported: a value holding a backslash (showing what awk makes of it)
+and, as information, a value only known at run time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from quotecheck.layers import handoff as ho
+from quotecheck.layers.awk import awk_unescape
+from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.rules._handoffs import arg_span, code, descendants, handoffs
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+# Escapes an author writes because awk turns them into a character: a value made only of
+# these and punctuation (`-v OFS='\t'`, `-v RS='\n\n'`, `-v FS='\\|'`) means what it says.
+_INTENDED_ESCAPE = re.compile(r"\\(?:[tnrfvab\\\"/]|[0-7]{1,3})")
+# Names of values that often hold backslashes: regexes, paths, separators, formats.
+_PATHISH = re.compile(r"(?i)pat|regex|re$|^re|path|dir|file|sep|fs$|delim|fmt|format|glob|mask")
+# Expansions that can only produce digits (or a sign): no backslash can come from them.
+_NUMERIC_PARAMETER = re.compile(r"\$(?:[#$?!]|\{#[^}]*\}|\{[#$?!]\})")
+
+
+def _value_start(arg: Arg, a: ho.AwkAssignment) -> int:
+    return max(len(arg.value) - len(a.raw), 0)
+
+
+def _intended(raw: str) -> bool:
+    """The value is made of escapes meant as escapes (a separator such as `\\t`)."""
+    rest = _INTENDED_ESCAPE.sub("", raw)
+    return "\\" not in rest and not any(ch.isalnum() for ch in rest)
+
+
+def _dynamic_parts(arg: Arg, start: int) -> list[str] | None:
+    """Texts of the run-time parts inside the value (None when an outer layer fills some in,
+    so the parts are not known)."""
+    if arg.word is None:
+        return None
+    out: list[str] = []
+    at = 0
+    own: list[tuple[int, int]] = []
+    for p in arg.word.parts:
+        end = at + len(p.value)
+        if p.dynamic and end > start:
+            out.append(p.value)
+        if p.dynamic:
+            own.append((at, end))
+        at = end
+    for s, e in arg.dynamic_ranges:
+        if e > start and not any(a <= s and e <= b for a, b in own):
+            return None  # filled in by an outer layer: unknown text
+    return out
+
+
+def _may_hold_backslash(part: str) -> bool:
+    return not (part.startswith(("$((", "$[")) or _NUMERIC_PARAMETER.fullmatch(part))
+
+
+def _layer(ctx: CheckContext, layer: Layer, view: CommandView) -> Layer:
+    for x in descendants(ctx, view):
+        if x.kind == "awk":
+            return x
+    return layer
+
+
+def _suggestion(name: str, program_known: bool) -> str:
+    return (f"pass it through the environment, which awk does not escape-process: "
+            f"`{name}=VALUE awk '... ENVIRON[\"{name}\"] ...'`, or as an operand read in BEGIN "
+            f"(`awk 'BEGIN {{ {name} = ARGV[1]; delete ARGV[1] }} ...' VALUE`)"
+            if program_known else
+            f"pass it through the environment (`ENVIRON[\"{name}\"]`) or ARGV instead")
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer, view in ctx.commands():
+        for h in handoffs(view):
+            if not isinstance(h, ho.AwkHandoff):
+                continue
+            impl = "gawk" if h.implementation == "gawk" else "mawk"
+            for a in h.assignments:
+                if not 0 <= a.index < len(view.argv):
+                    continue
+                arg = view.argv[a.index]
+                yield from _judge(ctx, layer, view, h, a, arg, impl)
+
+
+def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
+           a: ho.AwkAssignment, arg: Arg, impl: str) -> Iterator[Finding]:
+    start = _value_start(arg, a)
+    what = (f"`-v {a.name}=...`" if a.kind == "option"
+            else f"the operand assignment `{a.name}=...`")
+    dynamic = any(e > start for _, e in arg.dynamic_ranges) or (
+        arg.dynamic and not arg.dynamic_ranges)
+    static_raw = a.raw
+    if dynamic:
+        parts = _dynamic_parts(arg, start)
+        if parts is not None:
+            for p in parts:
+                static_raw = static_raw.replace(p, "")
+    span = arg_span(ctx, layer, view, arg)
+    target = _layer(ctx, layer, view)
+    if "\\" in static_raw and not _intended(static_raw):
+        mawk = awk_unescape(a.raw, "mawk")
+        gawk = awk_unescape(a.raw, "gawk")
+        if mawk == gawk:
+            result = f"awk gives `{a.name}` the value {code(mawk)}"
+        else:
+            result = (f"mawk (Debian's default awk) gives `{a.name}` the value {code(mawk)}, "
+                      f"gawk gives {code(gawk)} (with a warning)")
+        yield Finding(
+            span,
+            f"{what} is escape-processed by awk: the value written {code(a.raw)} is not what "
+            f"the program sees: {result}. Backslashes in paths and regular expressions are "
+            f"changed or lost. To pass the text unchanged, "
+            f"{_suggestion(a.name, h.program is not None)}.",
+            target,
+        )
+        return
+    if not dynamic:
+        return
+    parts = _dynamic_parts(arg, start)
+    if parts is not None and not any(_may_hold_backslash(p) for p in parts):
+        return
+    shown = ", ".join(code(p) for p in parts) if parts else code(a.raw)
+    # Information when the value is likely to hold a backslash (a pattern, a path, a
+    # separator, a script argument); a hint otherwise (`-v host="$host"`).
+    likely = _PATHISH.search(a.name) or any(
+        _PATHISH.search(p) or re.fullmatch(r"\$\{?[1-9@*]\}?", p) for p in parts or [a.raw])
+    yield Finding(
+        span,
+        f"{what} takes its value from {shown}, known only at run time, and awk "
+        f"escape-processes it: a backslash in it (a Windows path, a regex such as `a\\.b`) "
+        f"reaches the program changed (`\\t` becomes a tab, `\\\\` one backslash; gawk drops "
+        f"unknown escapes). If the value may hold a backslash, "
+        f"{_suggestion(a.name, h.program is not None)}.",
+        target,
+        severity="info" if likely else "hint",
+    )
+
+
+RULE = Rule("QC106", "awk-v-escapes",
+            "An awk -v value (or name=value operand) is escape-processed by awk",
+            "warning", check)

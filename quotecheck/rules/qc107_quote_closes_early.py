@@ -1,0 +1,215 @@
+"""QC107 quote-closes-early: a quote meant to nest inside another of the same kind closes it.
+
+`ssh h 'echo 'a b''` is read by the local shell as `'echo '` + `a`, then a new word `b` + `''`:
+the inner quotes were never nested, `a b` was unquoted at the outer layer, and the inner layer
+gets `echo a b`. Found from the word as written: in a word that becomes an inner layer's text
+(ssh's command words, an `sh -c` string, `eval`/`watch` words, an awk program), two quoted
+regions of the same kind with an unquoted run between them, when the shape shows nesting was
+meant (an empty `''`/`""` closing the word, the run split over two words, an expansion taken
+out of double quotes, the run delimited as an inner word). `'\\''` and `'"'"'` are escapes and
+other-kind quotes, never unquoted runs, so they are not reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from quotecheck.diagnostics import Edit, Fix, Severity
+from quotecheck.layers import handoff as ho
+from quotecheck.layers.model import CommandView, Layer
+from quotecheck.rules._handoffs import (
+    TextWord,
+    Token,
+    code,
+    script_span,
+    text_words,
+    tokens,
+)
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+_OPENERS = (" ", "\t", "\n", "=", "(")
+_CLOSERS = (" ", "\t", "\n", ";", ")", "|", "&")
+
+
+@dataclass(frozen=True)
+class Match:
+    first: Token  # the quoted region whose closing quote was meant to open a nested one
+    last: Token  # the same-kind region whose opening quote was meant to close it
+    middle: list[Token]  # the unquoted runs between (over one or more words)
+    words: tuple[int, ...]  # argv indices involved
+    why: str
+    severity: Severity
+
+
+def _quote(kind: str) -> str:
+    return "'" if kind == "single" else '"'
+
+
+def _in_word(toks: list[Token], text: str, index: int) -> Iterator[Match]:
+    for k in range(len(toks) - 2):
+        q1, u, q2 = toks[k], toks[k + 1], toks[k + 2]
+        if q1.kind not in ("single", "double") or u.kind != "unquoted" or q2.kind != q1.kind:
+            continue
+        inner1, inner2 = q1.inner(text), q2.inner(text)
+        empty_close = inner2 == "" and k + 2 == len(toks) - 1
+        delimited = inner1.endswith(_OPENERS) and (inner2 == "" or inner2.startswith(_CLOSERS))
+        if q1.kind == "double" and u.expansion:
+            why = ("the expansion between them is outside any quotes: the local shell expands "
+                   "it, then splits and globs the result")
+            yield Match(q1, q2, [u], (index,), why, "warning")
+        elif empty_close and (u.expansion or u.pattern):
+            what = "expansion" if u.expansion else "pattern"
+            why = f"the {what} between them is unquoted and handled by the outer shell"
+            yield Match(q1, q2, [u], (index,), why, "warning")
+        elif q1.kind == "single" and delimited and u.pattern and not u.expansion:
+            why = "the pattern between them is unquoted and expanded by the outer shell"
+            yield Match(q1, q2, [u], (index,), why, "warning")
+        elif (empty_close or delimited) and not u.expansion:
+            why = ("the text between them is outside any quotes (harmless for this text, "
+                   "but the quotes do not do what they look like)")
+            yield Match(q1, q2, [u], (index,), why, "info")
+
+
+def _across_words(view: CommandView, text: str, start: int) -> Match | None:
+    """`'echo 'a b''`: word `start` ends with a quoted region and an unquoted run, the next
+    words are unquoted runs, and a later word starts with an unquoted run and a region of the
+    same kind."""
+    words = view.command.words
+    if start >= len(words):
+        return None
+    first = tokens(text, words[start])
+    if len(first) < 2 or first[-1].kind != "unquoted" or first[-2].kind not in ("single",
+                                                                              "double"):
+        return None
+    kind = first[-2].kind
+    middle = [first[-1]]
+    for j in range(start + 1, min(len(words), start + 8)):
+        toks = tokens(text, words[j])
+        if all(t.kind == "unquoted" for t in toks):
+            middle.extend(toks)
+            continue
+        if len(toks) >= 2 and toks[0].kind == "unquoted" and toks[1].kind == kind:
+            middle.append(toks[0])
+            q1, q2 = first[-2], toks[1]
+            inner1, inner2 = q1.inner(text), q2.inner(text)
+            if not (inner1.endswith(_OPENERS) or inner2 == "" or inner2.startswith(_CLOSERS)):
+                return None
+            why = ("the unquoted space between them splits the text into separate words of the "
+                   "outer command")
+            return Match(q1, q2, middle, tuple(range(start, j + 1)), why, "warning")
+        return None
+    return None
+
+
+def _argv_index(view: CommandView, word_index: int) -> int:
+    """argv index of ``view.command.words[word_index]`` (aliases may shift it)."""
+    target = view.command.words[word_index]
+    for i, a in enumerate(view.argv):
+        if a.word is target:
+            return i
+    return word_index
+
+
+def _word_index(view: CommandView, argv_index: int) -> int | None:
+    arg = view.argv[argv_index]
+    for i, w in enumerate(view.command.words):
+        if arg.word is w:
+            return i
+    return None
+
+
+def _received(view: CommandView, t: TextWord, m: Match) -> str:
+    """What the inner layer really gets, as evidence."""
+    values = view.values
+    h = t.handoff
+    if isinstance(h, ho.SshHandoff):
+        return f"ssh sends the remote shell {code(h.sends(values))}"
+    if isinstance(h, ho.JoinHandoff):
+        return f"{h.wrapper} hands on {code(h.sends(values))}"
+    if isinstance(h, ho.ShellHandoff):
+        script = h.script_text(values)
+        name = "shell" if h.shell == "unknown" else h.shell
+        extra = ""
+        if h.script is not None and h.mode == "c":
+            spilled = [i for i in (_argv_index(view, w) for w in m.words) if i > h.script]
+            if spilled:
+                which = " ".join(f"‹{values[i]}›" for i in spilled if i < len(values))
+                verb = "becomes its $0" if len(spilled) == 1 else "become its $0, $1..."
+                extra = f", and {which} {verb}"
+        return f"the inner {name} gets the script {code(script or '')}{extra}"
+    if isinstance(h, ho.AwkHandoff):
+        return f"awk gets the program {code(h.program_text(values) or '')}"
+    return "the inner layer gets " + " ".join(f"‹{v}›" for v in values[t.index:t.index + 1])
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer, view in ctx.commands():
+        targets = text_words(ctx, view)
+        if not targets:
+            continue
+        text = view.context.script.text
+        done: set[int] = set()
+        for t in targets:
+            wi = _word_index(view, t.index)
+            if wi is None:
+                continue
+            word = view.command.words[wi]
+            matches: list[Match] = []
+            across = _across_words(view, text, wi)
+            if across is not None:
+                matches.append(across)
+            toks = tokens(text, word)
+            matches.extend(_in_word(toks, text, wi))
+            for m in matches:
+                if m.first.start in done:
+                    continue
+                done.add(m.first.start)
+                yield _finding(ctx, layer, view, t, m, text)
+
+
+def _finding(ctx: CheckContext, layer: Layer, view: CommandView, t: TextWord, m: Match,
+             text: str) -> Finding:
+    q = _quote(m.first.kind)
+    close_at = m.first.end - 1
+    span = script_span(view, close_at, close_at + 1) or view.source_span or (0, 0)
+    middle = text[m.middle[0].start:m.middle[-1].end]
+    if m.first.kind == "single":
+        nested = "`'\\''` for each inner single quote, or double quotes outside"
+    else:
+        nested = '`\\"` for each inner double quote, or single quotes outside'
+    message = (
+        f"this {q} closes the quote opened at {code(text[m.first.start:m.first.end])} instead of "
+        f"opening a nested one, and the {q} after {code(middle)} opens a new quote: {m.why}. "
+        f"Result: {_received(view, t, m)}; {code(middle)} reaches it unquoted. "
+        f"To nest quotes of the same kind, write {nested}."
+    )
+    fixes: tuple[Fix, ...] = ()
+    if layer.parent is None and span == (view.context.script.origin[close_at],
+                                         (view.context.script.origin[close_at] or 0) + 1):
+        fixes = _fix(ctx, view, m)
+    return Finding(span, message, layer, fixes=fixes, severity=m.severity)
+
+
+def _fix(ctx: CheckContext, view: CommandView, m: Match) -> tuple[Fix, ...]:
+    origin = view.context.script.origin
+    a, b = origin[m.first.end - 1], origin[m.last.start]
+    if a is None or b is None:
+        return ()
+    q = _quote(m.first.kind)
+    if ctx.source[a:a + 1] != q or ctx.source[b:b + 1] != q:
+        return ()
+    if m.first.kind == "single":
+        if any(t.expansion for t in m.middle):
+            return ()  # meant local or remote expansion? only the author knows
+        new = "'\\''"
+        title = "nest the single quotes as '\\''"
+    else:
+        new = '\\"'
+        title = 'nest the double quotes as \\"'
+    return (Fix(title, (Edit((a, a + 1), new), Edit((b, b + 1), new)), "unsafe"),)
+
+
+RULE = Rule("QC107", "quote-closes-early",
+            "A quote meant to nest inside another of the same kind closes it instead",
+            "warning", check, fix="unsafe")

@@ -1,0 +1,206 @@
+"""QC109 local-glob-or-tilde: an unquoted glob or `~` meant for another machine or user is
+expanded by the shell that runs the command.
+
+`ssh h ls ~/x *.log`: bash replaces `~/x` with the local home (`/home/me/x`) and `*.log` with
+the local files that match (or, when none match, leaves the pattern as is) before ssh runs;
+ssh then sends the result. The same happens to the argv of `docker exec`/`kubectl exec`/
+`chroot` (host paths, not the container's) and to `sudo -u USER` (your `~`, not USER's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.diagnostics import Edit, Fix, Severity
+from quotecheck.layers import handoff as ho
+from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.parsing.words import Part
+from quotecheck.rules._handoffs import code, descendants, handoffs, part_span, where_label
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+_CONTAINERS = frozenset({"docker", "podman", "kubectl"})
+_OTHER_USER = frozenset({"sudo", "doas", "runuser", "gosu", "su-exec"})
+_ROOTS = frozenset({"root", "0", "#0"})
+
+
+def _words(h: ho.Handoff) -> tuple[str, tuple[int, ...]] | None:
+    """(kind of context, argv indices whose expansion belongs to that context)."""
+    if isinstance(h, ho.SshHandoff):
+        return ("ssh", h.command) if not h.no_command else None
+    if isinstance(h, ho.ExecHandoff):
+        if h.wrapper in _CONTAINERS:
+            return "container", h.words
+        if h.wrapper == "chroot":
+            return "chroot", h.words
+        if h.wrapper in _OTHER_USER:
+            return "user", h.words
+    if isinstance(h, ho.ShellHandoff) and h.script_words and h.wrapper in ("sudo",):
+        return "user", h.script_words
+    return None
+
+
+def _runs_as(h: ho.Handoff) -> str | None:
+    if isinstance(h, ho.ExecHandoff | ho.ShellHandoff):
+        return h.runs_as
+    return None
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer, view in ctx.commands():
+        seen: set[int] = set()
+        for h in handoffs(view):
+            found = _words(h)
+            if found is None:
+                continue
+            context, indices = found
+            for i in indices:
+                if i in seen or not 0 <= i < len(view.argv):
+                    continue
+                arg = view.argv[i]
+                if arg.word is None or arg.word not in view.command.words:
+                    continue
+                for part in arg.word.parts:
+                    if part.quoting != "none" or part.kind not in ("glob", "tilde"):
+                        continue
+                    finding = _judge(ctx, layer, view, h, context, arg, part)
+                    if finding is not None:
+                        seen.add(i)
+                        yield finding
+                        break
+
+
+def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.Handoff, context: str,
+           arg: Arg, part: Part) -> Finding | None:
+    span = part_span(view, part) or view.source_span or (0, 0)
+    shell = where_label(layer)
+    severity: Severity = "warning"
+    tilde = part.kind == "tilde"
+    shown = code(_unquoted_run(arg, part))
+    inner = _shell_form(view, h)
+    if context == "ssh":
+        assert isinstance(h, ho.SshHandoff)
+        dest = h.argv[h.destination] if h.destination is not None else "the host"
+        if tilde:
+            what = (f"the `~` in {shown} is replaced by {shell} with the home directory "
+                    f"of this machine (`$HOME` here) before ssh runs; {dest} gets that path, "
+                    f"which may not exist there or belong to another user")
+        else:
+            what = (f"the pattern {shown} is matched by {shell} against the files here, before "
+                    f"ssh runs: "
+                    f"if it matches, ssh sends the local names to {dest}; if not, bash passes "
+                    f"the pattern on unchanged (nullglob drops it, failglob aborts) and only "
+                    f"then the remote shell expands it")
+        instead = f"quote it so the remote shell expands it: {inner}"
+    elif context in ("container", "chroot"):
+        where = ("the container" if context == "container" else "the new root")
+        if tilde:
+            what = (f"the `~` in {shown} is replaced by {shell} with a home directory of this "
+                    f"host; "
+                    f"{where} gets a host path")
+        else:
+            what = (f"the pattern {shown} is matched by {shell} against the host's files, not "
+                    f"those in "
+                    f"{where}; with no match here the pattern is passed on and nothing expands "
+                    f"it (no shell runs in {where})")
+        instead = f"run a shell in {where}: {inner}"
+    else:
+        user = _runs_as(h)
+        if tilde:
+            if user is None or user in _ROOTS:
+                return None  # `sudo cat ~/x` means your own home, as written
+            what = (f"the `~` in {shown} is your home directory, expanded by {shell} before "
+                    f"{_wrapper(h)} switches to `{user}`; it is not `{user}`'s home")
+            instead = f"write `~{user}/...`, or let a shell of `{user}` expand it: {inner}"
+        else:
+            severity = "info"
+            who = f"`{user}`" if user else "the target user"
+            what = (f"the pattern {shown} is expanded by {shell} with your permissions before "
+                    f"{_wrapper(h)} runs the command as {who}: in a directory you cannot read, "
+                    f"nothing matches and the pattern is passed on literally")
+            instead = f"let the privileged shell expand it: {inner}"
+    fixes: tuple[Fix, ...] = ()
+    if context == "ssh":
+        fixes = _quote_fix(ctx, layer, arg)
+    target = layer
+    for x in descendants(ctx, view):
+        target = x
+        break
+    return Finding(span, f"{what}. To expand it {_there(context)}, {instead}.", target,
+                   fixes=fixes, severity=severity)
+
+
+def _unquoted_run(arg: Arg, part: Part) -> str:
+    """The unquoted stretch of the word around ``part`` (`*.log` of `'ls '*.log`)."""
+    if arg.word is None:
+        return arg.value
+    parts = arg.word.parts
+    k = parts.index(part) if part in parts else -1
+    if k < 0:
+        return part.value
+    lo = k
+    while lo > 0 and parts[lo - 1].quoting == "none" and parts[lo - 1].span[1] == parts[lo].span[0]:
+        lo -= 1
+    hi = k
+    while (hi + 1 < len(parts) and parts[hi + 1].quoting == "none"
+           and parts[hi + 1].span[0] == parts[hi].span[1]):
+        hi += 1
+    if lo == 0 and hi == len(parts) - 1:
+        return arg.word.raw
+    return "".join(p.value for p in parts[lo:hi + 1])
+
+
+def _shell_form(view: CommandView, h: ho.Handoff) -> str:
+    """The command rewritten so the inner side expands the words: `ssh h 'ls *.log'`,
+    `docker exec c sh -c 'ls /x/*'`."""
+    values = view.values
+    if isinstance(h, ho.SshHandoff):
+        head = values[: h.command[0]] if h.command else values
+        inner = " ".join(values[i] for i in h.command)
+        return code(" ".join(head) + " " + sh_quote_always(inner), 200)
+    if isinstance(h, ho.ExecHandoff) and h.words:
+        head = values[: h.words[0]]
+        inner = " ".join(values[i] for i in h.words)
+        return code(" ".join([*head, "sh", "-c", sh_quote_always(inner)]), 200)
+    if isinstance(h, ho.ShellHandoff) and h.script_words:
+        head = [v for i, v in enumerate(values[: h.script_words[0]])
+                if v not in ("-s", "-i") or i == 0]
+        inner = " ".join(values[i] for i in h.script_words)
+        return code(" ".join([*head, "sh", "-c", sh_quote_always(inner)]), 200)
+    return "a shell on the other side (`sh -c '...'`)"
+
+
+def sh_quote_always(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _wrapper(h: ho.Handoff) -> str:
+    if isinstance(h, ho.ExecHandoff):
+        return h.wrapper
+    if isinstance(h, ho.ShellHandoff) and h.wrapper:
+        return h.wrapper
+    return "the wrapper"
+
+
+def _there(context: str) -> str:
+    return {"ssh": "on the remote host", "container": "inside the container",
+            "chroot": "inside the new root"}.get(context, "for the target user")
+
+
+def _quote_fix(ctx: CheckContext, layer: Layer, arg: Arg) -> tuple[Fix, ...]:
+    """Single-quote a plain word (only literal, glob and tilde parts) at the top layer."""
+    if layer.parent is not None or arg.word is None or arg.source_span is None:
+        return ()
+    word = arg.word
+    if any(p.quoting != "none" or p.kind not in ("literal", "glob", "tilde")
+           for p in word.parts):
+        return ()
+    a, b = arg.source_span
+    if ctx.source[a:b] != word.raw or "'" in word.raw or "\\" in word.raw:
+        return ()
+    return (Fix("quote it so the remote shell expands it",
+                (Edit((a, b), f"'{word.raw}'"),), "unsafe"),)
+
+
+RULE = Rule("QC109", "local-glob-or-tilde",
+            "An unquoted glob or ~ meant for another host, container or user is expanded locally",
+            "warning", check, fix="unsafe")

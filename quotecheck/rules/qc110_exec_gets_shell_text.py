@@ -1,0 +1,178 @@
+"""QC110 exec-gets-shell-text: an exec-style wrapper gets shell text or a builtin as its program.
+
+`timeout`, `sudo`, `env`, `nohup`, `nice`, `setsid`, `xargs`, `find -exec`, `docker exec`,
+`kubectl exec --`, `srun`... call execve() on the words they were given: no shell reads them.
+`timeout 5 "cd d && x"` looks for a program whose name is the whole string and fails with 127
+(verified: `timeout: failed to run command 'cd d && x': No such file or directory`); a shell
+builtin (`cd`, `source`, `export`...) is not a program at all, or, where a stub exists, changes
+the state of a process that exits at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from quotecheck.layers import handoff as ho
+from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.rules._handoffs import arg_span, code, descendants, handoffs, sh_quote
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+# Builtins that only make sense inside a shell: no program by that name exists on most systems,
+# and where one does (a POSIX stub such as /usr/bin/cd) it affects only itself.
+BUILTINS = frozenset({
+    "cd", "source", ".", "export", "alias", "unalias", "unset", "set", "shift", "exit",
+    "return", "eval", "readonly", "declare", "typeset", "local", "let", "shopt", "ulimit",
+    "umask", "trap", "wait", "jobs", "fg", "bg", "disown", "pushd", "popd", "dirs", "hash",
+    "history", "builtin", "caller", "enable", "mapfile", "readarray", "read", "getopts",
+    "exec", "break", "continue", "[[", "((", "function", "select",
+})
+# Wrappers that are shell builtins themselves: `command cd` and `builtin cd` work.
+_SHELL_WRAPPERS = frozenset({"command", "builtin", "noglob", "nocorrect"})
+_SYNTAX = re.compile(r"[;&|<>()`'\"\n]|\$[({A-Za-z_0-9@*#?!$-]|^\s*[A-Za-z_][A-Za-z0-9_]*=")
+_PATH_LIKE = re.compile(r"(?:/|\./|\.\./|~/)[^;&|<>()`'\"$\n]*")
+
+
+def _static(arg: Arg) -> str:
+    """The characters of the word known before run time."""
+    if not arg.dynamic_ranges:
+        return arg.value
+    keep = [True] * len(arg.value)
+    for a, b in arg.dynamic_ranges:
+        for i in range(max(a, 0), min(b, len(keep))):
+            keep[i] = False
+    return "".join(c if k else " " for c, k in zip(arg.value, keep, strict=True))
+
+
+def _problem(arg: Arg) -> str | None:
+    """Why this program word is not a program name, or None."""
+    value = arg.value
+    if not arg.dynamic and value in BUILTINS:
+        return "builtin"
+    text = _static(arg) if arg.dynamic else value
+    if arg.dynamic:
+        # Only the written part is known: a word such as "cd $dir && make" still shows syntax.
+        written = "".join(text.split())
+        if not written:
+            return None
+        if _SYNTAX.search(text.replace("$", "")) or (
+                re.search(r"\S\s+\S", text.strip()) and not text.strip().startswith("/")):
+            return "syntax"
+        return None
+    if _PATH_LIKE.fullmatch(value):
+        return None  # "/opt/My App/bin/run": a path with spaces is a valid program name
+    if re.search(r"\s", value) or _SYNTAX.search(value):
+        return "syntax"
+    return None
+
+
+def _program(h: ho.ExecHandoff) -> int | None:
+    if h.prefix or not h.words:
+        return None
+    return h.words[0]
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer, view in ctx.commands():
+        for h in handoffs(view):
+            if not isinstance(h, ho.ExecHandoff) or h.wrapper in _SHELL_WRAPPERS:
+                continue
+            index = _program(h)
+            if index is None or not 0 <= index < len(view.argv):
+                continue
+            arg = view.argv[index]
+            if h.placeholder and h.placeholder in arg.value:
+                continue
+            kind = _problem(arg)
+            if kind is None:
+                continue
+            if kind == "builtin" and h.wrapper == "time" and view.values[0] == "time" \
+                    and layer.dialect != "sh":
+                continue  # bash's `time` keyword times builtins too
+            yield _finding(ctx, layer, view, h, index, arg, kind)
+
+
+def _raw(view: CommandView, i: int) -> str:
+    arg = view.argv[i]
+    return arg.word.raw if arg.word is not None else sh_quote(arg.value)
+
+
+def _as_script(arg: Arg) -> tuple[str, list[str]]:
+    """The word as an `sh -c` script with its run-time parts passed as "$1", "$2"..."""
+    if not arg.dynamic or arg.word is None:
+        return sh_quote(arg.value), []
+    script: list[str] = []
+    args: list[str] = []
+    for p in arg.word.parts:
+        if p.dynamic:
+            args.append(f'"{p.value}"')
+            script.append(f'"${len(args)}"')
+        else:
+            script.append(p.value)
+    text = "".join(script)
+    return "'" + text.replace("'", "'\\''") + "'", ["sh", *args]
+
+
+def _suggestion(view: CommandView, index: int, arg: Arg, kind: str,
+                h: ho.ExecHandoff) -> str:
+    before = [_raw(view, i) for i in range(index)]
+    after = [_raw(view, i) for i in range(index + 1, len(view.argv))]
+    if kind == "builtin":
+        inner = " ".join(view.values[i] for i in h.words if i < len(view.values))
+        end = h.words[-1] + 1 if h.words else index + 1
+        rest = [_raw(view, i) for i in range(end, len(view.argv))]
+        shell = code(" ".join([*before, "sh", "-c", sh_quote(inner + " && ..."), *rest]), 160)
+        return f"give the whole sequence to one shell: {shell}"
+    if not arg.dynamic and not _SYNTAX.search(arg.value):
+        split = code(" ".join([*before, *arg.value.split(), *after]), 160)
+        return f"write the words separately: {split}"
+    script, extra = _as_script(arg)
+    if after and not extra:
+        extra = ["sh"]
+    shell = code(" ".join([*before, "sh", "-c", script, *extra, *after]), 160)
+    return f"give the text to a shell: {shell}"
+
+
+def _finding(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ExecHandoff,
+             index: int, arg: Arg, kind: str) -> Finding:
+    wrapper = h.wrapper if not h.action else f"{h.wrapper} {h.action}"
+    values = view.values
+    inner_words = [values[i] for i in h.words if i < len(values)]
+    target = layer
+    for x in descendants(ctx, view):
+        if x.kind == "exec":
+            target = x
+            break
+    span = arg_span(ctx, layer, view, arg)
+    if kind == "builtin":
+        name = arg.value
+        shown = " ".join(inner_words)
+        if name in (".", "source") and h.wrapper == "env":
+            file = sh_quote(inner_words[1]) if len(inner_words) > 1 else "FILE"
+            instead = (f"set the variables in this shell and source the file here "
+                       f"(`export X=...; . {file}`)")
+        else:
+            instead = (f"do it in this shell before the wrapper "
+                       f"(`{name} ... && {h.wrapper} ...`), or, if it must happen on the other "
+                       f"side, {_suggestion(view, index, arg, kind, h)}")
+        return Finding(
+            span,
+            f"{wrapper} runs {code(name)} with execve(), but {code(name)} is a shell builtin: "
+            f"there is no program by that name on most systems ({h.wrapper} fails with "
+            f"`{name}: No such file or directory`, status 127), and where a stub exists it "
+            f"only changes its own process, which exits at once. To run {code(shown)}, "
+            f"{instead}.",
+            target,
+        )
+    return Finding(
+        span,
+        f"{wrapper} runs its argument as a program, not as shell text: it looks for a program "
+        f"named {code(arg.value)} (spaces and operators included) and fails with status 127 "
+        f"(`No such file or directory`). Instead, {_suggestion(view, index, arg, kind, h)}.",
+        target,
+    )
+
+
+RULE = Rule("QC110", "exec-gets-shell-text",
+            "An exec-style wrapper gets a word of shell text or a shell builtin as its program",
+            "error", check)

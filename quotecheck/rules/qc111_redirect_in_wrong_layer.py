@@ -1,0 +1,328 @@
+"""QC111 redirect-in-wrong-layer: a redirection or a builtin works in the outer layer although
+the command meant it for the inner one.
+
+- `sudo echo 1 > /proc/sys/vm/drop_caches`: the calling shell opens the file, as you, before
+  sudo starts; only `echo` is privileged.
+- `ssh h cmd > /srv/app/out.log`: the local shell opens the file on this machine; reported when
+  the path (or its directory) also appears in the remote command, or, as a hint, for other
+  absolute paths.
+- `ssh h cd /srv && make`: the remote shell only changes directory and exits; `make` runs here.
+- `sudo -i` / `su -` / `ssh h` with no command in a script: an interactive shell starts and the
+  next lines are not sent to it; they run after it exits, in the outer shell.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+
+from quotecheck.diagnostics import Related, Severity
+from quotecheck.layers import handoff as ho
+from quotecheck.layers.model import CommandView, Layer
+from quotecheck.parsing.tree import Pipeline, Redirect
+from quotecheck.rules._handoffs import (
+    code,
+    descendants,
+    handoffs,
+    script_span,
+    sh_quote,
+    where_label,
+)
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+_PRIVILEGED_WRAPPERS = frozenset({"sudo", "doas", "runuser", "gosu", "su-exec", "pkexec", "su"})
+_CONTAINERS = frozenset({"docker", "podman", "kubectl"})
+_OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+_PRIVILEGED_PATHS = ("/proc/", "/sys/", "/etc/", "/root/", "/boot/", "/usr/", "/lib/",
+                     "/lib64/", "/bin/", "/sbin/", "/opt/", "/var/", "/srv/", "/dev/")
+_FREE_PATHS = ("/tmp/", "/var/tmp/", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty",
+               "/dev/fd/", "/dev/shm/", "/proc/self/", "/dev/zero", "/run/user/")
+_SECRET_INPUTS = ("/root/", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/proc/kcore")
+# Directories too common to show that a local path was meant remotely.
+_COMMON_DIRS = frozenset({"/var/log", "/var/lib", "/var/tmp", "/var/cache", "/usr/local",
+                          "/usr/share", "/usr/lib", "/etc/default", "/home", "/root", "/opt",
+                          "/srv", "/tmp", "/var", "/usr", "/etc", "/mnt", "/media"})
+_STATE_BUILTINS = frozenset({"cd", "export", "source", ".", "set", "ulimit", "umask", "alias",
+                             "unset", "pushd", "popd", "shopt", "unalias", "readonly",
+                             "declare", "typeset", "trap", "newgrp"})
+
+
+def _privileged_path(path: str, op: str) -> bool:
+    if path.startswith(_FREE_PATHS) or not path.startswith("/"):
+        return False
+    if op == "<":
+        return path.startswith(_SECRET_INPUTS)
+    return path.startswith(_PRIVILEGED_PATHS) or path in ("/etc", "/root")
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer, view in ctx.commands():
+        hs = handoffs(view)
+        if not hs:
+            continue
+        yield from _privileged_redirects(ctx, layer, view, hs)
+        yield from _remote_redirects(ctx, layer, view, hs)
+        yield from _state_only_remote(ctx, layer, view, hs)
+        yield from _session_then_commands(ctx, layer, view, hs)
+
+
+def _redirect_text(view: CommandView, r: Redirect) -> str:
+    text = view.context.script.text
+    return text[r.span[0]:r.span[1]]
+
+
+def _target(r: Redirect) -> str | None:
+    if r.target is None or r.heredoc is not None:
+        return None
+    return r.target.value
+
+
+def _wrapper_of(h: ho.Handoff) -> str | None:
+    if isinstance(h, ho.ExecHandoff) and h.wrapper in _PRIVILEGED_WRAPPERS:
+        return h.wrapper
+    if isinstance(h, ho.ShellHandoff) and h.wrapper in _PRIVILEGED_WRAPPERS:
+        return h.wrapper
+    return None
+
+
+# -- sudo cmd > /root-only/path -----------------------------------------------------------------
+
+
+def _privileged_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
+                          hs: list[ho.Handoff]) -> Iterator[Finding]:
+    first = next((h for h in hs if _wrapper_of(h)), None)
+    if first is None:
+        return
+    wrapper = _wrapper_of(first) or "sudo"
+    runs_as = getattr(first, "runs_as", None) or "root"
+    values = view.values
+    inner_start = _inner_start(first)
+    inner = _raw_words(view, inner_start, len(values)) if inner_start is not None else ""
+    head = _raw_words(view, 0, inner_start) if inner_start is not None else wrapper
+    shell_after = any(isinstance(h, ho.ShellHandoff) and h.mode == "c" for h in hs)
+    for r in view.command.redirects:
+        target = _target(r)
+        if target is None or (r.target is not None and r.target.dynamic):
+            continue
+        if r.op not in _OUTPUT_OPS and r.op != "<":
+            continue
+        if r.op in _OUTPUT_OPS and r.fd == 0:
+            continue
+        if not _privileged_path(target, r.op):
+            continue
+        written = _redirect_text(view, r)
+        span = script_span(view, *r.span) or view.source_span or (0, 0)
+        who = where_label(layer)
+        if shell_after:
+            instead = (f"put the redirection inside the script the privileged shell runs "
+                       f"(`{head} sh -c '... {written}'`)")
+        elif r.op == "<":
+            instead = (f"let a privileged shell open it: "
+                       f"{code(f'{head} sh -c {sh_quote(inner + chr(32) + written)}', 160)}")
+        else:
+            tee = "tee -a" if r.op in (">>", "&>>") else "tee"
+            instead = (f"write {code(f'{inner} | {head} {tee} {target} > /dev/null', 160)}, or "
+                       f"let a privileged shell open it: "
+                       f"{code(f'{head} sh -c {sh_quote(inner + chr(32) + written)}', 160)}")
+        direction = "read" if r.op == "<" else "written"
+        yield Finding(
+            span,
+            f"{code(written)} is opened by {who}, running as you, before {wrapper} starts: "
+            f"only {code(inner or wrapper)} runs as {runs_as}. `{target}` is normally "
+            f"{direction} only by root, so the shell fails with `Permission denied` and the "
+            f"command never runs. Instead, {instead}.",
+            layer,
+        )
+
+
+def _raw_words(view: CommandView, start: int, end: int) -> str:
+    """The words as written (falling back to POSIX quoting of their values)."""
+    out: list[str] = []
+    for a in view.argv[start:end]:
+        out.append(a.word.raw if a.word is not None else sh_quote(a.value))
+    return " ".join(out)
+
+
+def _inner_start(h: ho.Handoff) -> int | None:
+    if isinstance(h, ho.ExecHandoff):
+        return h.words[0] if h.words else None
+    if isinstance(h, ho.ShellHandoff):
+        if h.script is not None:
+            return h.script
+        if h.script_words:
+            return h.script_words[0]
+    return None
+
+
+# -- ssh h cmd > path-meant-remotely ------------------------------------------------------------
+
+
+def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
+                      hs: list[ho.Handoff]) -> Iterator[Finding]:
+    values = view.values
+    for h in hs:
+        if isinstance(h, ho.SshHandoff) and h.command and not h.no_command:
+            remote = h.sends(values)
+            dest = values[h.destination] if h.destination is not None else "the host"
+            head = " ".join(values[: h.command[0]])
+            hint_ok = True
+            break
+        if isinstance(h, ho.ExecHandoff) and h.wrapper in _CONTAINERS and h.words:
+            remote = " ".join(values[i] for i in h.words)
+            dest = "the container"
+            head = " ".join(values[: h.words[0]])
+            hint_ok = False
+            break
+    else:
+        return
+    for r in view.command.redirects:
+        target = _target(r)
+        if target is None or r.op not in _OUTPUT_OPS or r.fd == 0:
+            continue
+        if target.startswith(_FREE_PATHS) or target in ("/dev/null",):
+            continue
+        evidence = _evidence(target, remote)
+        severity: Severity = "warning"
+        if evidence is None:
+            if not hint_ok or not target.startswith("/"):
+                continue
+            severity = "hint"
+            evidence = "make sure this machine is where it should be written"
+        written = _redirect_text(view, r)
+        span = script_span(view, *r.span) or view.source_span or (0, 0)
+        inside = code(f"{head} {sh_quote(remote + ' ' + written)}", 160)
+        yield Finding(
+            span,
+            f"{code(written)} is a redirection of the local command: {where_label(layer)} "
+            f"opens `{target}` on this machine and the output from {dest} is written there, "
+            f"not on {dest}; {evidence}. To write the file on {dest}, put the redirection "
+            f"inside the remote command: {inside}.",
+            layer,
+            severity=severity,
+        )
+
+
+def _evidence(target: str, remote: str) -> str | None:
+    if len(target) > 1 and re.search(r"(?<![\w/.-])" + re.escape(target) + r"(?![\w/.-])",
+                                      remote):
+        return f"the same path `{target}` appears in the remote command"
+    parent = posixpath.dirname(target.rstrip("/"))
+    if parent.count("/") >= 2 and parent not in _COMMON_DIRS and re.search(
+            r"(?<![\w/.-])" + re.escape(parent) + r"(?![\w.-])", remote):
+        return f"its directory `{parent}` appears in the remote command"
+    if target.startswith(("/proc/", "/sys/")):
+        return "a kernel setting file here is rarely what a remote command means"
+    return None
+
+
+# -- ssh h cd /srv && make ----------------------------------------------------------------------
+
+
+def _next_command(layer: Layer, view: CommandView) -> CommandView | None:
+    end = (view.source_span or (0, 0))[1]
+    for other in layer.commands:
+        if other is view or other.context.in_substitution or other.source_span is None:
+            continue
+        if other.source_span[0] >= end and other.values:
+            return other
+    return None
+
+
+def _line_col(ctx: CheckContext, offset: int) -> str:
+    line = ctx.source.count("\n", 0, offset) + 1
+    return f"line {line}"
+
+
+def _state_only_remote(ctx: CheckContext, layer: Layer, view: CommandView,
+                       hs: list[ho.Handoff]) -> Iterator[Finding]:
+    if not any(isinstance(h, ho.SshHandoff) and h.command for h in hs):
+        return
+    for inner in descendants(ctx, view):
+        if inner.kind != "shell" or not inner.where.startswith("remote:"):
+            continue
+        cmds = [v for v in inner.commands if not v.context.in_substitution]
+        if not cmds:
+            continue
+        if not all((not v.values and v.command.assignments)
+                   or (v.values and v.values[0] in _STATE_BUILTINS) for v in cmds):
+            continue
+        following = _next_command(layer, view)
+        if following is None:
+            return
+        last = cmds[-1]
+        shown = " ".join(last.values) if last.values else "the assignments"
+        span = last.source_span or view.source_span or (0, 0)
+        next_span = following.source_span or (0, 0)
+        host = inner.where.partition(":")[2]
+        then = " ".join(sh_quote(v) for v in following.values)
+        if any(isinstance(h, ho.SshHandoff) for h in handoffs(following)):
+            where = "starts a fresh remote shell, which does not keep that state"
+            combined = shown + " && ..."
+        else:
+            where = f"runs on this machine, not on {host}"
+            combined = shown + " && " + " ".join(following.values)
+        yield Finding(
+            span,
+            f"the remote shell on {host} only runs {code(shown)} and exits, so its effect is "
+            f"lost at once; the next command, {code(then)} ({_line_col(ctx, next_span[0])}), "
+            f"{where}. Put everything in one remote command: "
+            f"{code(f'ssh {host} ' + sh_quote(combined), 160)}.",
+            inner,
+            related=(Related(next_span, f"does not run in that remote shell on {host}"),),
+        )
+        return
+
+
+# -- sudo -i / su - / ssh h in a script, then more commands -------------------------------------
+
+
+def _has_stdin(view: CommandView) -> bool:
+    for r in view.command.redirects:
+        if r.op in ("<", "<<", "<<-", "<<<", "<>") and r.fd in (None, 0):
+            return True
+    parent = view.context.ancestors[-1] if view.context.ancestors else None
+    return isinstance(parent, Pipeline) and bool(parent.commands) and \
+        parent.commands[0] is not view.command
+
+
+def _session_then_commands(ctx: CheckContext, layer: Layer, view: CommandView,
+                           hs: list[ho.Handoff]) -> Iterator[Finding]:
+    last = hs[-1]
+    what: str | None = None
+    shown = " ".join(sh_quote(v) for v in view.values)
+    if isinstance(last, ho.SshHandoff):
+        if (not last.command and not last.no_command and not last.background
+                and not last.stdin_null):
+            dest = last.argv[last.destination] if last.destination is not None else "the host"
+            what = f"an interactive login shell on {dest}"
+            instead = (f"as its remote command (`{shown} '...; ...'`), or on its standard "
+                       f"input (`{shown} bash -s <<'EOF'` ... `EOF`)")
+    elif (isinstance(last, ho.ShellHandoff) and last.mode == "stdin" and not last.args
+          and (last.wrapper in ("sudo", "su") or any(_wrapper_of(h) for h in hs))):
+        what = f"an interactive shell as {last.runs_as or 'root'}"
+        user = last.runs_as or "root"
+        sudo = "sudo" if user == "root" else f"sudo -u {user}"
+        instead = (f"as a command string (`{sudo} sh -c '...; ...'`), or on the standard "
+                   f"input of a shell (`{sudo} bash -s <<'EOF'` ... `EOF`)")
+    if what is None or _has_stdin(view) or view.context.background:
+        return
+    following = _next_command(layer, view)
+    if following is None:
+        return
+    span = view.source_span or (0, 0)
+    next_span = following.source_span or (0, 0)
+    yield Finding(
+        span,
+        f"{code(shown)} starts {what} and waits for it to end; the commands after it in "
+        f"this script are not typed into it: {code(' '.join(following.values))} "
+        f"({_line_col(ctx, next_span[0])}) runs only after that shell exits, in "
+        f"{where_label(layer)}. Give the commands to the inner shell instead: {instead}.",
+        layer,
+        related=(Related(next_span, "runs in the outer shell, after the session ends"),),
+    )
+
+
+RULE = Rule("QC111", "redirect-in-wrong-layer",
+            "A redirection or state change applies to the outer layer, not the inner one",
+            "warning", check)

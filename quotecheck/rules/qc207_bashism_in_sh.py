@@ -1,0 +1,62 @@
+"""QC207 bashism-in-sh: bash-only syntax in a layer that runs under POSIX sh (or may).
+
+Error where the layer is sh for sure (`sh -c`, `dash -c`, `watch`, a `#!/bin/sh` script, the
+``--shell sh``/``--remote-shell dash`` choice); a warning where the shell is not known (an ssh
+remote command runs in the user's login shell, ``su -c`` in the target user's); nothing under
+bash, ksh or zsh. What dash does with each construct is verified in the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.diagnostics import Edit, Fix, Severity
+from quotecheck.layers.model import Layer
+from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+_LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "hint",
+                                    "hint": "hint"}
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer in ctx.layers:
+        if layer.kind != "shell" or layer.script is None:
+            continue
+        shell = layer_shell(ctx, layer)
+        if shell.dialect not in ("sh", "unknown"):
+            continue
+        for b in bashisms(ctx, layer):
+            yield _finding(layer, shell, b)
+
+
+def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
+    if shell.dialect == "sh":
+        severity: Severity = "error"
+        program = layer.process[0].rsplit("/", 1)[-1].lstrip("-") if layer.process else ""
+        what = "dash" if program == "dash" else "a POSIX sh (dash on Debian and Ubuntu)"
+        message = (f"`{b.construct}` is bash syntax, but {shell.who} is {what}: {b.effect}. "
+                   f"Use {b.instead}, or {shell.remedy}.")
+    else:
+        severity = "warning"
+        if shell.remote:
+            how = ("send the script to bash explicitly (`ssh host bash -s <<'EOF'` ... `EOF`, "
+                   "or `ssh host \"bash -c '...'\"`), or, if that login shell is bash, say so "
+                   "with `--remote-shell bash` (or `# quotecheck: remote-shell=bash`)")
+        else:
+            how = "start bash explicitly (`bash -c '...'`)"
+        message = (f"`{b.construct}` is bash syntax, and {shell.who} is not known (it is "
+                   f"whatever the account's shell is): if it is dash or another POSIX sh, "
+                   f"{b.effect}. Use {b.instead}, or {how}.")
+    if b.minor:
+        severity = _LOWER[severity]
+    fixes: tuple[Fix, ...] = ()
+    if b.fix is not None:
+        span, text = b.fix
+        fixes = (Fix(f"replace with `{text}`", (Edit(span, text),), "safe"),)
+    return Finding(b.span, message, layer, fixes=fixes, severity=severity)
+
+
+RULE = Rule("QC207", "bashism-in-sh",
+            "Bash-only syntax in a layer that runs (or may run) under POSIX sh", "error", check,
+            fix="safe")

@@ -1,0 +1,101 @@
+"""QC208 ssh-may-prompt-or-hang: ssh in unattended code without BatchMode/ConnectTimeout.
+
+"Unattended" means: the input is a script file (checked with a path, or it starts with `#!`),
+or the ssh command runs in the background (`&`: a background job that reads the terminal is
+stopped by SIGTTIN), or it runs on a remote machine (inside another ssh's remote command). A
+command typed at a prompt is left alone: its user sees a prompt and can answer or press Ctrl-C.
+
+Not reported: ssh wrapped in `timeout` (the wait is bounded), an ssh that never connects
+(`-G`, `-V`, `-Q`, `-O`), options that quotecheck cannot read (a `$SSH_OPTS` word among them)
+and `-F FILE` (the file chosen may set both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.diagnostics import Edit, Fix
+from quotecheck.rules._portability import (
+    SshCall,
+    connects,
+    is_script_file,
+    options_unknown,
+    ssh_calls,
+)
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+DEFAULT_TIMEOUT = 10
+
+
+def batch_mode(call: SshCall) -> bool:
+    value = call.config("BatchMode")
+    return value is not None and value.lower() in ("yes", "true")
+
+
+def connect_timeout(call: SshCall) -> bool:
+    value = call.config("ConnectTimeout")
+    return value is not None and value.lower() not in ("", "0", "none")
+
+
+def unattended(ctx: CheckContext, call: SshCall) -> str | None:
+    """Why nobody can answer a prompt of this ssh, or None when someone can."""
+    if call.view.context.background:
+        return "it runs in the background"
+    if call.shell.where != "local":
+        return f"it runs on `{call.shell.where.removeprefix('remote:')}`, with no terminal"
+    if is_script_file(ctx):
+        return "it is in a script"
+    return None
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for call in ssh_calls(ctx):
+        if not connects(call) or options_unknown(call) or "timeout" in call.wrappers:
+            continue
+        if call.option("-F"):
+            continue
+        why = unattended(ctx, call)
+        if why is None:
+            continue
+        missing: list[str] = []
+        if not batch_mode(call):
+            missing.append("BatchMode=yes")
+        if not connect_timeout(call):
+            missing.append("ConnectTimeout")
+        if not missing:
+            continue
+        yield _finding(ctx, call, why, missing)
+
+
+def _finding(ctx: CheckContext, call: SshCall, why: str, missing: list[str]) -> Finding:
+    dest = call.ssh.destination or "the host"
+    risks: list[str] = []
+    if "BatchMode=yes" in missing:
+        risks.append("a password, passphrase or host-key question waits for an answer that "
+                     "never comes (and with no terminal at all ssh fails only after trying "
+                     "each authentication method)")
+    if "ConnectTimeout" in missing:
+        risks.append(f"if `{dest}` is down or a firewall drops the packets, the TCP connect "
+                     "alone takes about two minutes per address before ssh gives up (Linux "
+                     "retries the SYN 6 times by default)")
+    add = []
+    if "BatchMode=yes" in missing:
+        add.append("-o BatchMode=yes")
+    if "ConnectTimeout" in missing:
+        add.append(f"-o ConnectTimeout={DEFAULT_TIMEOUT}")
+    options = " ".join(add)
+    shown = " and ".join(f"`{m}`" for m in missing)
+    message = (f"ssh without {shown} ({why}): {'; '.join(risks)}. Add `{options}` so that "
+               "it fails at once with status 255 instead of hanging (and consider "
+               "`-o ServerAliveInterval=15` against a connection that dies later).")
+    fixes: tuple[Fix, ...] = ()
+    span = call.word.source_span
+    if span is not None and ctx.source[span[0]:span[1]] == call.word.value:
+        fixes = (Fix(f"add `{options}`", (Edit((span[1], span[1]), " " + options),),
+                     "unsafe"),)
+    return Finding(call.span(), message, call.ssh, fixes=fixes)
+
+
+RULE = Rule("QC208", "ssh-may-prompt-or-hang",
+            "ssh in a script without BatchMode=yes or ConnectTimeout may wait forever",
+            "warning", check, fix="unsafe")

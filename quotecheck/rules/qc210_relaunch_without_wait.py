@@ -1,0 +1,576 @@
+"""QC210 relaunch-without-wait: a program is killed and started again with nothing waiting for
+the old process to exit.
+
+Kills understood: `pkill [-f|-x] P`, `killall NAME`, `kill $(pgrep ...)`/`$(pidof ...)`,
+`pgrep ... | xargs kill`, `ps ... | grep P | awk ... | xargs kill`, `kill $pid` where `pid` was
+set from one of those or from `$!`, and `kill $(cat FILE)` where `echo $! > FILE` recorded a
+launch. The relaunch is a later command on the same machine whose process (after exec wrappers
+such as `nohup`, `setsid`, `sudo`) the kill's pattern matches, the way pgrep/pkill would match
+it: the whole command line for `-f` and `ps | grep`, the program name otherwise.
+
+A wait between the two clears it: `wait`, `pidwait`/`pwait`, `tail --pid`, `killall -w`, or a
+loop polling with `kill -0`, `pgrep`, `pidof`, `ps`, `fuser`, `lsof`, `nvidia-smi`, `ss` or a
+`test` on `/proc/...`. A fixed `sleep` is not a wait. `systemctl stop`/`restart` and
+`docker stop` are not kills here: they wait for the process themselves.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from quotecheck.diagnostics import Related
+from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
+from quotecheck.positions import LineIndex
+from quotecheck.rules._portability import basename, short
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+TERMINATING = frozenset({"TERM", "KILL", "INT", "QUIT", "ABRT", "15", "9", "2", "3", "6"})
+NOT_A_LAUNCH = frozenset({
+    "kill", "pkill", "killall", "pgrep", "pidof", "pidwait", "pwait", "ps", "grep", "egrep",
+    "fgrep", "rg", "awk", "gawk", "mawk", "sed", "cat", "tail", "head", "less", "more", "echo",
+    "printf", "test", "[", "true", "false", ":", "sleep", "wait", "ls", "rm", "cp", "mv", "ln",
+    "mkdir", "rmdir", "touch", "chmod", "chown", "stat", "find", "xargs", "tee", "logger",
+    "date", "cd", "source", ".", "export", "local", "read", "set", "unset", "eval", "exit",
+    "return", "nvidia-smi", "fuser", "lsof", "ss", "netstat", "journalctl", "systemctl",
+    "wc", "sort", "uniq", "cut", "tr", "basename", "dirname", "readlink", "realpath", "which",
+    "command", "type", "hash", "id", "whoami", "hostname", "uptime", "df", "du", "free",
+})
+PROBES = frozenset({"pgrep", "pidof", "ps", "fuser", "lsof", "nvidia-smi", "ss", "netstat",
+                    "pidwait", "pwait"})
+LOOPS = ("while", "until", "for")
+RECENT_KILLS = 32
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """What a kill selects: a pattern the way pgrep/pkill/grep/killall apply it."""
+
+    pattern: str
+    full: bool  # against the whole command line (pgrep -f, ps | grep) or the process name
+    exact: bool = False  # the whole name (killall, pidof, pgrep -x)
+    ignore_case: bool = False
+    fixed: bool = False  # grep -F
+    launched: tuple[str, ...] | None = None  # `$!` of this argv
+
+    def regex(self) -> re.Pattern[str] | None:
+        return _compile(self.pattern, self.ignore_case, self.fixed)
+
+    def matches(self, argv: list[str]) -> bool:
+        if not argv:
+            return False
+        if self.launched is not None:
+            return (basename(argv[0]) == basename(self.launched[0])
+                    and argv[1:2] == list(self.launched[1:2]))
+        name = basename(argv[0])
+        if self.exact:
+            return name == self.pattern or (len(self.pattern) >= 15
+                                            and name[:15] == self.pattern[:15])
+        rx = self.regex()
+        if rx is None:
+            return False
+        subject = " ".join(argv) if self.full else name[:15]
+        return rx.search(subject) is not None
+
+    def describe(self) -> str:
+        if self.launched is not None:
+            return f"the `{short(' '.join(self.launched), 40)}` started with `&`"
+        how = "command line" if self.full else "name"
+        return f"the processes whose {how} matches `{self.pattern}`"
+
+
+@lru_cache(maxsize=1024)
+def _compile(pattern: str, ignore_case: bool, fixed: bool) -> re.Pattern[str] | None:
+    flags = re.I if ignore_case else 0
+    if fixed:
+        return re.compile(re.escape(pattern), flags)
+    for text in (pattern, _bre_to_python(pattern)):
+        try:
+            return re.compile(text, flags)
+        except (re.error, RecursionError, OverflowError):
+            continue
+    return None
+
+
+def _bre_to_python(pattern: str) -> str:
+    """grep's basic regular expressions: `\\|`, `\\(`, `\\)`, `\\{`, `\\+`, `\\?` are the
+    operators, the bare characters literal."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            n = pattern[i + 1]
+            out.append(n if n in "|(){}+?" else "\\" + n)
+            i += 2
+            continue
+        out.append("\\" + c if c in "|(){}+?" else c)
+        i += 1
+    return "".join(out)
+
+
+@dataclass
+class Event:
+    layer: Layer
+    view: CommandView
+    offset: int
+
+
+@dataclass
+class Kill:
+    event: Event
+    span: tuple[int, int]
+    how: str  # "`pkill -f`", "`xargs kill`"
+    matchers: list[Matcher] = field(default_factory=list)
+
+
+# -- reading commands ------------------------------------------------------------------------------
+
+
+def _values(argv: list[Arg]) -> list[str]:
+    return [a.value for a in argv]
+
+
+def _signal_ok(sig: str | None) -> bool:
+    if sig is None:
+        return True
+    s = sig.upper().removeprefix("SIG")
+    return s in TERMINATING
+
+
+def _pgrep_matchers(values: list[str]) -> list[Matcher]:
+    full = exact = icase = False
+    pattern: str | None = None
+    i = 1
+    takes_value = set("gGPstuUFrdOq")
+    while i < len(values):
+        v = values[i]
+        if v == "--":
+            pattern = values[i + 1] if i + 1 < len(values) else None
+            break
+        if v.startswith("--"):
+            full |= v == "--full"
+            exact |= v == "--exact"
+            icase |= v == "--ignore-case"
+            if "=" not in v and v in ("--signal", "--pgroup", "--group", "--parent",
+                                       "--session", "--terminal", "--euid", "--uid",
+                                       "--pidfile", "--runstates", "--older", "--ns",
+                                       "--nslist", "--cgroup", "--delimiter", "--queue"):
+                i += 1
+        elif v.startswith("-") and len(v) > 1:
+            letters = v[1:]
+            if letters.isdigit() or (letters.isupper() and len(letters) > 1):
+                i += 1
+                continue  # a signal (-9, -TERM)
+            for k, ch in enumerate(letters):
+                full |= ch == "f"
+                exact |= ch == "x"
+                icase |= ch == "i"
+                if ch in takes_value:
+                    if k == len(letters) - 1:
+                        i += 1
+                    break
+        else:
+            pattern = v
+            break
+        i += 1
+    if pattern is None:
+        return []
+    return [Matcher(pattern, full, exact and not full, icase)]
+
+
+def _grep_matcher(values: list[str]) -> Matcher | None:
+    invert = fixed = icase = extended = False
+    pattern: str | None = None
+    i = 1
+    while i < len(values):
+        v = values[i]
+        if v in ("-e", "--regexp") and i + 1 < len(values):
+            pattern = values[i + 1]
+            break
+        if v.startswith("--"):
+            invert |= v == "--invert-match"
+            fixed |= v == "--fixed-strings"
+            icase |= v == "--ignore-case"
+            extended |= v == "--extended-regexp"
+        elif v.startswith("-") and len(v) > 1:
+            invert |= "v" in v
+            fixed |= "F" in v
+            icase |= "i" in v
+            extended |= "E" in v
+        else:
+            pattern = v
+            break
+        i += 1
+    if pattern is None or invert:
+        return None
+    if not extended and not fixed:
+        pattern = _bre_to_python(pattern)
+    return Matcher(pattern, True, ignore_case=icase, fixed=fixed)
+
+
+_AWK_PATTERN = re.compile(r"\s*(!?)/((?:[^/\\]|\\.)+)/")
+
+
+def finder_matchers(views: list[CommandView], pidfiles: dict[str, tuple[str, ...]]
+                    ) -> list[Matcher]:
+    """Matchers from the commands that produce the pids (a pipeline or a `$( )`)."""
+    out: list[Matcher] = []
+    for v in views:
+        if not v.argv or v.argv[0].dynamic:
+            continue
+        values = _values(v.argv)
+        name = basename(values[0])
+        if name == "pgrep":
+            out.extend(_pgrep_matchers(values))
+        elif name == "pidof":
+            out.extend(Matcher(x, False, exact=True) for x in values[1:] if not x.startswith("-"))
+        elif name in ("grep", "egrep", "fgrep"):
+            m = _grep_matcher(values)
+            if m is not None:
+                out.append(m)
+        elif name in ("awk", "gawk", "mawk") and len(values) > 1:
+            prog = next((x for x in values[1:] if not x.startswith("-")), "")
+            am = _AWK_PATTERN.match(prog)
+            if am and not am.group(1):
+                out.append(Matcher(am.group(2), True))
+        elif name == "cat" and len(values) == 2 and values[1] in pidfiles:
+            out.append(Matcher(values[1], False, launched=pidfiles[values[1]]))
+    for v in views:  # `$(< file)`
+        if not v.argv:
+            for r in v.command.redirects:
+                if r.op == "<" and r.target is not None and r.target.value in pidfiles:
+                    out.append(Matcher(r.target.value, False, launched=pidfiles[r.target.value]))
+    return out
+
+
+class _LayerIndex:
+    """Per layer, built once: the commands inside each command's `$( )`, and the commands
+    of each pipeline (keyed by node identity)."""
+
+    def __init__(self, layer: Layer) -> None:
+        self.inner: dict[int, list[CommandView]] = {}
+        self.pipes: dict[int, list[CommandView]] = {}
+        for v in layer.commands:
+            for a in v.context.ancestors:
+                if isinstance(a, SimpleCommand) and v.context.in_substitution:
+                    self.inner.setdefault(id(a), []).append(v)
+                elif isinstance(a, Pipeline):
+                    self.pipes.setdefault(id(a), []).append(v)
+
+    def inner_views(self, view: CommandView) -> list[CommandView]:
+        """Commands in the `$( )` of ``view``'s words."""
+        return self.inner.get(id(view.command), [])
+
+    def pipeline_before(self, view: CommandView) -> list[CommandView]:
+        pipe = next((a for a in reversed(view.context.ancestors) if isinstance(a, Pipeline)),
+                    None)
+        if pipe is None:
+            return []
+        return [v for v in self.pipes.get(id(pipe), []) if v is not view
+                and v.command.span[0] < view.command.span[0]]
+
+
+def _process_argv(ctx: CheckContext, view: CommandView) -> list[Arg]:
+    """The argv of the process a command leaves running (after exec wrappers)."""
+    argv = view.argv
+    for i in view.opens:
+        if 0 <= i < len(ctx.layers) and ctx.layers[i].kind == "exec" and ctx.layers[i].argv:
+            argv = ctx.layers[i].argv
+    return argv
+
+
+def _opens_shell(ctx: CheckContext, view: CommandView) -> bool:
+    return any(0 <= i < len(ctx.layers) and ctx.layers[i].kind in ("shell", "ssh", "join")
+               for i in view.opens)
+
+
+class _Scan:
+    """Walk one machine's commands in order, collecting kills, launches and waits."""
+
+    def __init__(self, ctx: CheckContext, events: list[Event], lines: LineIndex) -> None:
+        self.ctx = ctx
+        self.lines = lines
+        self.events = events
+        self.vars: dict[str, list[Matcher]] = {}
+        self.pidfiles: dict[str, tuple[str, ...]] = {}
+        self.last_bg: tuple[str, ...] | None = None
+        self.indexes: dict[int, _LayerIndex] = {}
+
+    def index(self, layer: Layer) -> _LayerIndex:
+        found = self.indexes.get(layer.id)
+        if found is None:
+            found = self.indexes[layer.id] = _LayerIndex(layer)
+        return found
+
+    def kill_of(self, e: Event) -> Kill | None:
+        view = e.view
+        if not view.argv or view.argv[0].dynamic:
+            return None
+        # `sudo pkill ...`, `timeout 5 kill ...`: the wrapped program is the killer.
+        argv = view.argv
+        for i in view.opens:
+            inner = self.ctx.layers[i] if 0 <= i < len(self.ctx.layers) else None
+            if inner is not None and inner.kind == "exec" and inner.via != "xargs" and (
+                    inner.argv and not inner.argv[0].dynamic):
+                argv = inner.argv
+        return self._kill_argv(e, argv) or self._xargs_kill(e)
+
+    def _kill_argv(self, e: Event, argv: list[Arg]) -> Kill | None:
+        view = e.view
+        values = _values(argv)
+        name = basename(values[0])
+        span = argv[0].source_span or view.source_span or (0, 0)
+        if name == "kill":
+            return self._kill(e, argv, span)
+        if name == "pkill":
+            sig = _option_signal(values)
+            if not _signal_ok(sig):
+                return None
+            ms = _pgrep_matchers(values)
+            flag = " -f" if ms and ms[0].full else ""
+            return Kill(e, span, f"`pkill{flag}`", ms) if ms else None
+        if name == "killall":
+            if any(v in ("-w", "--wait") or (v.startswith("-") and not v.startswith("--")
+                                             and "w" in v[1:] and v[1:].isalpha()
+                                             and v[1:].islower()) for v in values[1:]):
+                return None
+            if not _signal_ok(_option_signal(values)):
+                return None
+            regex = any(v in ("-r", "--regexp") for v in values[1:])
+            names = _operands(values, {"-s", "--signal", "-u", "--user", "-o", "-y",
+                                       "--older-than", "--younger-than", "-n", "--ns"})
+            ms = [Matcher(n, False, exact=not regex) for n in names]
+            return Kill(e, span, "`killall`", ms) if ms else None
+        return None
+
+    def _xargs_kill(self, e: Event) -> Kill | None:
+        view, layer = e.view, e.layer
+        span = view.argv[0].source_span or view.source_span or (0, 0)
+        for i in view.opens:
+            inner = self.ctx.layers[i] if 0 <= i < len(self.ctx.layers) else None
+            if inner is None or inner.kind != "exec" or inner.via != "xargs" or not inner.argv:
+                continue
+            if basename(inner.argv[0].value) != "kill":
+                continue
+            kvalues = _values(inner.argv)
+            if not _signal_ok(_kill_signal(kvalues)):
+                return None
+            ms = finder_matchers(self.index(layer).pipeline_before(view), self.pidfiles)
+            kspan = inner.argv[0].source_span or span
+            return Kill(e, kspan, "`xargs kill`", ms) if ms else None
+        return None
+
+    def _kill(self, e: Event, argv: list[Arg], span: tuple[int, int]) -> Kill | None:
+        values = _values(argv)
+        sig = _kill_signal(values)
+        if sig == "LIST" or not _signal_ok(sig):
+            return None
+        matchers: list[Matcher] = []
+        inner = self.index(e.layer).inner_views(e.view)
+        if inner:
+            matchers.extend(finder_matchers(inner, self.pidfiles))
+        for a in argv[1:]:
+            if a.word is None:
+                continue
+            for p in a.word.parts:
+                if p.kind == "parameter" and p.name in self.vars:
+                    matchers.extend(self.vars[p.name])
+                elif p.kind == "special" and p.name == "!" and self.last_bg is not None:
+                    matchers.append(Matcher("$!", False, launched=self.last_bg))
+        return Kill(e, span, "`kill`", matchers) if matchers else None
+
+    def learn(self, e: Event) -> None:
+        """Remember `pid=$(pgrep ...)`, `pid=$!`, `echo $! > file` and background launches."""
+        view = e.view
+        for a in view.command.assignments:
+            parts = a.value.parts
+            if any(p.kind in ("command", "backtick") for p in parts):
+                ms = finder_matchers(self.index(e.layer).inner_views(view), self.pidfiles)
+                if ms:
+                    self.vars[a.name] = ms
+                else:
+                    self.vars.pop(a.name, None)
+            elif any(p.kind == "special" and p.name == "!" for p in parts) and self.last_bg:
+                self.vars[a.name] = [Matcher("$!", False, launched=self.last_bg)]
+            else:
+                self.vars.pop(a.name, None)
+        values = _values(view.argv)
+        if values and values[0] in ("echo", "printf") and self.last_bg and any(
+                p.kind == "special" and p.name == "!"
+                for a in view.argv[1:] if a.word for p in a.word.parts):
+            for r in view.command.redirects:
+                if r.op in (">", ">|") and r.fd in (None, 1) and r.target is not None and (
+                        not r.target.dynamic):
+                    self.pidfiles[r.target.value] = self.last_bg
+        if view.context.background and view.argv and not _opens_shell(self.ctx, view):
+            argv = _values(_process_argv(self.ctx, view))
+            if argv and basename(argv[0]) not in NOT_A_LAUNCH:
+                self.last_bg = tuple(argv)
+
+    def run(self) -> Iterator[Finding]:
+        kills: list[tuple[int, Kill]] = []  # (event index, kill)
+        reported: set[int] = set()
+        # waits[i]: waits among events[:i]; sleeps[i]: index of the last `sleep` before i.
+        waits = [0]
+        sleeps: list[int | None] = [None]
+        for i, e in enumerate(self.events):
+            waits.append(waits[-1] + self._is_wait(e))
+            is_sleep = bool(e.view.argv) and e.view.argv[0].value == "sleep"
+            sleeps.append(i if is_sleep else sleeps[-1])
+        for i, e in enumerate(self.events):
+            launch = self._launch_argv(e)
+            if launch is not None and kills:
+                # Only the latest kills: a relaunch follows its kill closely, and this keeps
+                # the scan linear on scripts with hundreds of kills.
+                hit = next(((k_i, k) for k_i, k in reversed(kills[-RECENT_KILLS:])
+                            if k.event.offset < e.offset and k.event.view is not e.view
+                            and any(m.matches(launch[1]) for m in k.matchers)), None)
+                if hit is not None and e.offset not in reported:
+                    k_i, kill = hit
+                    if waits[i] - waits[k_i + 1] == 0:
+                        reported.add(e.offset)
+                        last_sleep = sleeps[i]
+                        sleep = (self.events[last_sleep] if last_sleep is not None
+                                 and last_sleep > k_i else None)
+                        yield self._finding(kill, e, launch, sleep)
+            found = self.kill_of(e)
+            if found is not None:
+                kills.append((i, found))
+            self.learn(e)
+
+    def _launch_argv(self, e: Event) -> tuple[Arg, list[str]] | None:
+        view = e.view
+        if not view.argv or view.context.in_substitution or _opens_shell(self.ctx, view):
+            return None
+        argv = _process_argv(self.ctx, view)
+        if not argv or argv[0].dynamic:
+            return None
+        values = _values(argv)
+        if basename(values[0]) in NOT_A_LAUNCH:
+            return None
+        if view.context.conditional and not view.context.background:
+            return None  # its status is tested: a probe, not a launch
+        return argv[0], values
+
+    def _is_wait(self, e: Event) -> bool:
+        view = e.view
+        if not view.argv or view.argv[0].dynamic:
+            return False
+        values = _values(view.argv)
+        name = basename(values[0])
+        if name in ("wait", "pidwait", "pwait"):
+            return True
+        if name == "tail" and any(v.startswith("--pid") for v in values[1:]):
+            return True
+        if name == "killall" and any(v in ("-w", "--wait") for v in values[1:]):
+            return True
+        if name == "timeout":
+            inner = _values(_process_argv(self.ctx, view))
+            if inner and basename(inner[0]) in ("tail", "pidwait", "pwait"):
+                return True
+        in_loop = any(isinstance(a, Compound) and a.kind in LOOPS
+                      for a in view.context.ancestors)
+        if not in_loop:
+            return False
+        if name in PROBES:
+            return True
+        if name == "kill" and len(values) > 1 and (values[1] == "-0" or values[1:3] == [
+                "-s", "0"]):
+            return True
+        return name in ("[", "test") and any("/proc/" in v for v in values[1:])
+
+    def _finding(self, kill: Kill, e: Event, launch: tuple[Arg, list[str]],
+                 sleep: Event | None) -> Finding:
+        word, values = launch
+        span = word.source_span or e.view.source_span or (0, 0)
+        kill_line = self.lines.line_of(kill.span[0]) + 1
+        matcher = next(m for m in kill.matchers if m.matches(values))
+        note = ""
+        if sleep is not None:
+            n = " ".join(a.value for a in sleep.view.argv[1:])
+            note = f" (`sleep {n}` is a guess, not a wait)"
+        if matcher.launched is not None:
+            wait = "`wait \"$pid\"` (for a child of this shell) or `while kill -0 \"$pid\" " \
+                   "2>/dev/null; do sleep 1; done`"
+        else:
+            flag = "-f " if matcher.full else ("-x " if matcher.exact else "")
+            pat = shlex.quote(matcher.pattern)
+            wait = (f"`while pgrep {flag}{pat} >/dev/null; do sleep 1; done` (bounded: "
+                    f"`timeout 60 sh -c '...'`) or `pidwait {flag}{pat}`")
+        message = (f"`{short(' '.join(values), 50)}` is started again after {kill.how} on "
+                   f"line {kill_line} killed {matcher.describe()}, and nothing waits for the "
+                   f"old process to exit in between{note}. A signal only asks it to stop: "
+                   "while it saves, flushes or releases GPU memory it still holds the GPUs, "
+                   "ports and files, so the new one can fail (out of memory, `address already "
+                   "in use`) or run alongside it. Wait until the old one is gone first, e.g. "
+                   f"{wait}.")
+        related = (Related(kill.span, f"the old process is killed here ({kill.how})"),)
+        return Finding(span, message, e.layer, related)
+
+
+def _operands(values: list[str], with_value: set[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for v in values[1:]:
+        if skip:
+            skip = False
+            continue
+        if v in with_value:
+            skip = True
+            continue
+        if v.startswith("-") and len(v) > 1:
+            continue
+        out.append(v)
+    return out
+
+
+def _option_signal(values: list[str]) -> str | None:
+    """The signal of pkill/killall: `-9`, `-KILL`, `--signal X`, `-s X`."""
+    for i, v in enumerate(values[1:], 1):
+        if v in ("--signal", "-s") and i + 1 < len(values):
+            return values[i + 1]
+        if v.startswith("--signal="):
+            return v.split("=", 1)[1]
+        if v.startswith("-") and len(v) > 1 and (v[1:].isdigit() or (
+                v[1:].isupper() and v[1:].isalpha())):
+            return v[1:]
+    return None
+
+
+def _kill_signal(values: list[str]) -> str | None:
+    """The signal of `kill`: None for the default (TERM), `LIST` for `kill -l`."""
+    if len(values) < 2:
+        return "LIST"
+    v = values[1]
+    if v in ("-l", "-L", "--list"):
+        return "LIST"
+    if v in ("-s", "-n") and len(values) > 2:
+        return values[2]
+    if v.startswith("-") and len(v) > 1 and v != "--":
+        return v[1:]
+    return None
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    groups: dict[str, list[Event]] = {}
+    for layer in ctx.layers:
+        if layer.kind != "shell":
+            continue
+        for view in layer.commands:
+            if view.source_span is None:
+                continue
+            groups.setdefault(layer.where, []).append(Event(layer, view, view.source_span[0]))
+    lines = LineIndex(ctx.source)
+    for events in groups.values():
+        events.sort(key=lambda ev: ev.offset)
+        yield from _Scan(ctx, events, lines).run()
+
+
+RULE = Rule("QC210", "relaunch-without-wait",
+            "A killed program is started again without waiting for the old process to exit",
+            "warning", check)

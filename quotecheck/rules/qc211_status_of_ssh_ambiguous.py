@@ -1,0 +1,214 @@
+"""QC211 status-of-ssh-ambiguous: a script decides what happened from ssh's exit status alone.
+
+ssh's status is the remote command's status, except 255, which ssh uses for its own failures
+(cannot connect, authentication refused, connection lost) and which it also returns when the
+remote shell dies from a signal; a remote `exit 255` looks the same. So `if ssh h cmd`, `ssh h
+cmd || echo "unreachable"`, `until ssh h cmd; do sleep 5; done` and `[ $? -eq 255 ]` after ssh
+cannot tell "not done" from "done, then killed" or "never connected" (verified: a remote shell
+killed by SIGTERM gives 255, exactly like a closed port).
+
+Not reported: an ssh whose remote command is one informational command that cannot fail in
+a way that matters (`true`, `:`, `exit 0`, `echo ...`, `uptime`, `hostname`, `uname`, `id`,
+`date`): that is how to test a connection, and any failure is ssh's own; ssh without a remote
+command; ssh in the background.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from quotecheck.diagnostics import Related
+from quotecheck.layers.model import CommandView, Layer
+from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
+from quotecheck.rules._portability import (
+    SshCall,
+    basename,
+    connects,
+    remote_command,
+    short,
+    ssh_calls,
+)
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+# Remote commands that cannot fail in a way that matters: any failure is ssh's own.
+PROBES = frozenset({"true", ":", "exit", "echo", "printf", "uptime", "hostname", "uname",
+                    "whoami", "id", "date", "pwd", "nproc", "w", "who"})
+_SIMPLE = re.compile(r"[\w ./:=%+,@-]*")
+
+
+def _probe_only(call: SshCall) -> bool:
+    """The remote command is one informational command (`true`, `exit 0`, `uptime`...)."""
+    sends = remote_command(call).strip()
+    words = sends.split()
+    if not words or basename(words[0]) not in PROBES:
+        return False
+    if words[0] == "exit" and words[1:] not in ([], ["0"]):
+        return False
+    return bool(_SIMPLE.fullmatch(sends)) or (words[0] in ("echo", "printf") and not any(
+        c in sends for c in ";&|\n`$("))
+
+
+def _tested(view: CommandView) -> tuple[str, Node | None, bool] | None:
+    """How the command's status is tested: (`if`/`while`/`until`/`&&`/`||`/`!`, the node,
+    whether a `!` inverted it on the way)."""
+    chain = (*view.context.ancestors, view.command)
+    negated = False
+    # Walking out, stop at the first construct that consumes the status.
+    for i in range(len(chain) - 2, -1, -1):
+        node, below = chain[i], chain[i + 1]
+        if isinstance(node, Pipeline):
+            if node.commands and node.commands[-1] is not below:
+                return None  # the pipeline's status is its last command's
+            negated ^= node.negated
+        elif isinstance(node, CommandList):
+            index = next((k for k, c in enumerate(node.items) if c is below), None)
+            if index is None:
+                continue
+            after = node.ops[index] if index < len(node.ops) else None
+            if after in ("&&", "||"):
+                return after, node, negated
+            if index != len(node.items) - 1 or after == "&":
+                return None  # a later command's status wins, or it runs in the background
+        elif isinstance(node, Compound):
+            role = next((r for r, p in node.parts if p is below), None)
+            if role == "condition" and node.kind in ("if", "while", "until"):
+                return node.kind, node, negated
+            if node.kind in ("group", "subshell"):
+                continue  # `{ ...; }` and `( ... )` have their last command's status
+            return None
+        elif isinstance(node, SimpleCommand):
+            return None  # inside `$( )`: handled by the caller
+    return ("!", None, True) if negated else None
+
+
+def _next_views(layer: Layer, view: CommandView, n: int,
+                cache: dict[int, dict[int, int]]) -> list[CommandView]:
+    """The ``n`` commands after ``view`` in its layer (not counting its own `$( )`)."""
+    where = cache.get(layer.id)
+    if where is None:
+        where = cache[layer.id] = {id(v): i for i, v in enumerate(layer.commands)}
+    at = where.get(id(view))
+    if at is None:
+        return []
+    out: list[CommandView] = []
+    for v in layer.commands[at + 1:]:
+        if v.context.in_substitution and any(a is view.command for a in v.context.ancestors):
+            continue
+        out.append(v)
+        if len(out) == n:
+            break
+    return out
+
+
+def _reads_status(view: CommandView) -> bool:
+    words = [*view.command.words, *(a.value for a in view.command.assignments)]
+    return any(p.kind == "special" and p.name == "?" for w in words for p in w.parts)
+
+
+def _mentions_255(view: CommandView) -> bool:
+    return any(a.value == "255" for a in view.argv) or any(
+        "255" in w.raw for w in view.command.words)
+
+
+def _retry(how: str, node: Node | None, view: CommandView, negated: bool) -> bool:
+    if how == "until":
+        return not negated
+    if how == "while":
+        return negated
+    if how == "&&" and isinstance(node, CommandList):
+        index = next((k for k, c in enumerate(node.items)
+                      if c is view.command or _contains(c, view.command)), None)
+        if index is not None and index + 1 < len(node.items):
+            nxt = node.items[index + 1]
+            return isinstance(nxt, SimpleCommand) and bool(nxt.words) and nxt.words[
+                0].value == "break"
+    return False
+
+
+def _contains(node: Node, target: Node) -> bool:
+    if node is target:
+        return True
+    if isinstance(node, Pipeline):
+        return any(_contains(c, target) for c in node.commands)
+    if isinstance(node, CommandList):
+        return any(_contains(c, target) for c in node.items)
+    if isinstance(node, Compound):
+        return any(_contains(p, target) for _, p in node.parts)
+    return False
+
+
+def _outer_command(layer: Layer, view: CommandView,
+                   cache: dict[int, dict[int, CommandView]]) -> CommandView | None:
+    """For an ssh inside `x=$(ssh ...)`: the assignment command, when it has no words."""
+    if not view.context.in_substitution:
+        return None
+    outer = next((a for a in reversed(view.context.ancestors) if isinstance(a, SimpleCommand)),
+                 None)
+    if outer is None or outer.words:
+        return None
+    views = cache.get(layer.id)
+    if views is None:
+        views = cache[layer.id] = {id(v.command): v for v in layer.commands}
+    return views.get(id(outer))
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    positions: dict[int, dict[int, int]] = {}
+    commands: dict[int, dict[int, CommandView]] = {}
+    for call in ssh_calls(ctx):
+        if (not connects(call) or call.handoff.no_command or call.view.context.background
+                or call.handoff.background):
+            continue
+        if call.remote is None or _probe_only(call):
+            continue
+        view = call.view
+        holder = _outer_command(call.shell, view, commands) or view
+        tested = _tested(holder)
+        if tested is not None:
+            how, node, negated = tested
+            yield _finding(ctx, call, how, _retry(how, node, holder, negated), None)
+            continue
+        if view.context.in_substitution and holder is view:
+            continue
+        following = _next_views(call.shell, holder, 2, positions)
+        if following and _reads_status(following[0]):
+            check_255 = next((v for v in following if _mentions_255(v)), None)
+            yield _finding(ctx, call, "$?", check_255 is not None,
+                           check_255.source_span if check_255 is not None else
+                           following[0].source_span)
+
+
+def _finding(ctx: CheckContext, call: SshCall, how: str, retry: bool,
+             status_span: tuple[int, int] | None) -> Finding:
+    sends = short(remote_command(call), 40)
+    meaning = ("ssh's exit status is the remote command's status, except that 255 means "
+               "three things: ssh could not connect or log in, the connection broke, or the "
+               "remote shell was killed by a signal (a remote `exit 255` too)")
+    if how == "$?" and retry:
+        what = ("the script tests `$?` for 255 after this ssh to tell a connection problem "
+                f"from a remote failure of `{sends}`, but {meaning}; a retry on 255 can run "
+                "the remote steps a second time after they already (partly) ran")
+    elif how == "$?":
+        what = f"the script decides on `$?` after this ssh (`{sends}`), but {meaning}"
+    elif retry:
+        what = (f"this retry loop runs `{sends}` again whenever ssh fails, but {meaning}: the "
+                "remote steps may already have run (partly) when ssh reports failure, and "
+                "they run again")
+    else:
+        what = (f"the `{how}` here decides on ssh's exit status alone (`{sends}`), but "
+                f"{meaning}: a failure branch cannot tell \"not done\" from \"never reached "
+                "the host\" or \"done, then killed\"")
+    message = (f"{what}. Let the remote side say what happened (end the remote script with "
+               "`echo \"rc=$?\"` or print a marker after the step, and check the output), "
+               "check reachability separately (`ssh -o BatchMode=yes host true`), and treat "
+               "255 as unknown rather than as \"nothing happened\".")
+    related: tuple[Related, ...] = ()
+    if status_span is not None:
+        related = (Related(status_span, "ssh's status is tested here"),)
+    return Finding(call.span(), message, call.ssh, related)
+
+
+RULE = Rule("QC211", "status-of-ssh-ambiguous",
+            "A decision on ssh's exit status alone, while 255 is also a killed remote shell",
+            "warning", check)

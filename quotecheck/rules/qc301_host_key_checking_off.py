@@ -1,0 +1,95 @@
+"""QC301 host-key-checking-off: `StrictHostKeyChecking=no`, `UserKnownHostsFile=/dev/null`.
+
+Found wherever the setting is written: an ssh/scp/sftp `-o` option, an `rsync -e "ssh -o ..."`
+or `GIT_SSH_COMMAND=...` string, an `echo`/heredoc writing an ssh_config file. Each place in
+the input is reported once, from the innermost layer that holds it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from quotecheck.diagnostics import Edit, Fix
+from quotecheck.layers.model import Layer
+from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
+from quotecheck.parsing.words import Word
+from quotecheck.rules._portability import all_scripts, inherited, words_of
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+# ssh_config syntax: keyword, then whitespace and/or one `=`; keywords are case-insensitive;
+# yes/no values too (`StrictHostKeyChecking off` is a synonym of `no`).
+_STRICT = re.compile(
+    r"StrictHostKeyChecking(?:[ \t]*=[ \t]*|[ \t]+)\"?(no|off)\b", re.I)
+_KNOWN = re.compile(
+    r"(?<![A-Za-z])UserKnownHostsFile(?:[ \t]*=[ \t]*|[ \t]+)\"?(/dev/null)\b", re.I)
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    reported: set[int] = set()
+    # Innermost layers first: the same characters reach several layers (`sh -c "ssh -o ..."`).
+    for layer in sorted(ctx.layers, key=lambda x: -x.id):
+        if layer.kind != "shell" or layer.script is None:
+            continue
+        for script in all_scripts(layer.script):
+            for node in iter_nodes(script.body):
+                words: list[Word] = []
+                if isinstance(node, SimpleCommand):
+                    # Quoted heredocs too: `cat <<'EOF' >> ~/.ssh/config` writes the setting.
+                    words = [*words_of(node), *(
+                        r.heredoc.body for r in node.redirects
+                        if r.heredoc is not None and r.heredoc.spec.quoted)]
+                elif isinstance(node, Compound):
+                    words = list(node.words)
+                for word in words:
+                    yield from _scan(ctx, layer, script, word, reported)
+
+
+def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
+          reported: set[int]) -> Iterator[Finding]:
+    for part in word.parts:
+        if part.kind != "literal":
+            continue
+        for pattern, what in ((_STRICT, "strict"), (_KNOWN, "known")):
+            for m in pattern.finditer(part.value):
+                offsets = part.offsets[m.start():m.end()]
+                if not offsets or inherited(layer, script, offsets[0]):
+                    continue
+                start = script.origin[offsets[0]]
+                end = script.origin[offsets[-1]]
+                if start is None or end is None or start in reported:
+                    continue
+                reported.add(start)
+                yield _finding(ctx, layer, script, part.offsets, m, what, (start, end + 1))
+
+
+def _finding(ctx: CheckContext, layer: Layer, script: Script, offsets: tuple[int, ...],
+             m: re.Match[str], what: str, span: tuple[int, int]) -> Finding:
+    setting = m.group(0)
+    fixes: tuple[Fix, ...] = ()
+    if what == "strict":
+        message = (f"`{setting}` turns off ssh's host authentication: ssh accepts whatever key "
+                   "the host presents, a changed key included, so anyone who can intercept the "
+                   "connection (DNS, ARP, a rebuilt host at the same address) gets the session, "
+                   "the commands and any password or forwarded agent. Use "
+                   "`StrictHostKeyChecking=accept-new`: new hosts are still added without a "
+                   "prompt, but a known host whose key changed is refused.")
+        v0 = script.origin[offsets[m.start(1)]]
+        v1 = script.origin[offsets[m.end(1) - 1]]
+        if v0 is not None and v1 is not None and ctx.source[v0:v1 + 1] == m.group(1):
+            fixes = (Fix("use StrictHostKeyChecking=accept-new",
+                         (Edit((v0, v1 + 1), "accept-new"),), "unsafe"),)
+    else:
+        message = (f"`{setting}` makes ssh forget every host key it learns: each connection "
+                   "meets the host for the first time, so no changed key is ever detected "
+                   "(with `StrictHostKeyChecking=accept-new` or `no` any key is accepted, "
+                   "without them ssh prompts or fails). Keep the default known_hosts file, or "
+                   "point it at a file the script keeps (`UserKnownHostsFile=~/.ssh/"
+                   "known_hosts_deploy`), ideally filled from a trusted source with "
+                   "`ssh-keyscan` checked against published fingerprints.")
+    return Finding(span, message, layer, fixes=fixes)
+
+
+RULE = Rule("QC301", "host-key-checking-off",
+            "ssh host key checking is turned off (StrictHostKeyChecking=no, "
+            "UserKnownHostsFile=/dev/null)", "warning", check, fix="unsafe")

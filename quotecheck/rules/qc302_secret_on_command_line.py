@@ -1,0 +1,422 @@
+"""QC302 secret-on-command-line: a password, token or key in some process's argv.
+
+Two kinds of exposure:
+
+- a program receives the secret as an argument (`sshpass -p`, `curl -u user:pass`, `mysql -pX`,
+  `--password=X`, `-H "Authorization: Bearer X"`, `https://user:pass@host`): the value is in
+  that program's argv on the machine where it runs, readable through `ps`/`/proc/PID/cmdline`
+  by every local user. A dynamic value (`"$TOKEN"`) is no better: the shell expands it before
+  the program starts, so the argv holds the value. When the text sits inside a remote string or
+  an `sh -c` string, the outer command lines (the local `ssh`, the remote shell's
+  `<shell> -c <string>`) carry it too, unless the value is expanded by the inner shell itself;
+- an environment assignment (`TOKEN=abc cmd`, `export PGPASSWORD=abc`) is not on any argv in a
+  script file, but inside a remote or `sh -c` string it is: the string is the shell's argv.
+
+Obvious placeholders (`xxx`, `****`, `<password>`, `-`, `REDACTED`) are not reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.parsing.tree import Script
+from quotecheck.parsing.words import Part
+from quotecheck.rules._portability import basename, inherited, mask
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+
+@dataclass(frozen=True)
+class Secret:
+    index: int  # argv index of the word holding it
+    start: int  # offsets in that word's value
+    end: int
+    what: str  # "`curl -u`", "`--password=`"
+    instead: str
+
+
+_PLACEHOLDER = re.compile(
+    r"[xX*._-]*|<[^<>]*>|\[?redacted[^ ]*\]?|\.\.\.|\$\{?[A-Za-z_]*PLACEHOLDER\}?", re.I)
+_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]*://([^/\s:@]+):([^/\s@]+)@", re.I)
+_AUTH_HEADER = re.compile(
+    r"\s*(authorization|proxy-authorization|x-api-key|api-key|x-auth-token|private-token|"
+    r"x-vault-token|x-access-token)\s*:\s*(.+)", re.I | re.S)
+_SECRET_OPTION = re.compile(
+    r"--?(?:[a-z0-9]+-)*(password|passwd|token|secret|api-key|apikey|access-token|"
+    r"auth-token|client-secret|secret-key|secret-access-key)", re.I)
+_SECRET_NAME = re.compile(
+    r"PASSWORD|PASSWD|TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|SSHPASS|"
+    r"(?:^|_)(?:PASS|PWD|AUTH)(?:$|_)")
+_NOT_SECRET_NAME = re.compile(r"(^|_)(FILE|PATH|DIR|URL|NAME|ID|TYPE|LENGTH|LEN|HOST|USER)$")
+_SET_BUILTINS = frozenset({"export", "readonly", "declare", "typeset", "local"})
+MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck",
+                   "mariadb", "mariadb-dump", "mariadb-admin"})
+LOGIN_TOOLS = frozenset({"docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras"})
+
+
+def placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.fullmatch(value.strip()))
+
+
+def secret_name(name: str) -> bool:
+    upper = name.upper()
+    if upper in ("PWD", "OLDPWD") or _NOT_SECRET_NAME.search(upper):
+        return False
+    return bool(_SECRET_NAME.search(upper))
+
+
+# -- argv detectors -----------------------------------------------------------------------------
+
+
+def _short_value(values: list[str], i: int, letter: str) -> tuple[int, int] | None:
+    """For option `-X` at argv[i]: (index, offset) of its value (`-Xvalue` or `-X value`)."""
+    v = values[i]
+    if v == "-" + letter:
+        return (i + 1, 0) if i + 1 < len(values) else None
+    if v.startswith("-" + letter) and len(v) > 2 and not v.startswith("--"):
+        return (i, 2)
+    return None
+
+
+def _long_value(values: list[str], i: int, name: str,
+                separate: bool = True) -> tuple[int, int] | None:
+    v = values[i]
+    if v.startswith(name + "="):
+        return (i, len(name) + 1)
+    if separate and v == name and i + 1 < len(values):
+        return (i + 1, 0)
+    return None
+
+
+def _sshpass(values: list[str]) -> Iterator[Secret]:
+    for i in range(1, len(values)):
+        v = values[i]
+        if not v.startswith("-") or v == "-":
+            return
+        found = _short_value(values, i, "p")
+        if found:
+            yield Secret(found[0], found[1], len(values[found[0]]),
+                         "`sshpass -p` (it blanks its copy only after it has started)",
+                         "`sshpass -e` with the password in the `SSHPASS` environment variable, "
+                         "`sshpass -f FILE`, or better a key (`ssh-copy-id`)")
+            return
+        if v in ("-f", "-d", "-P"):
+            return
+
+
+def _curl(values: list[str]) -> Iterator[Secret]:
+    for i in range(1, len(values)):
+        found = _short_value(values, i, "u") or _long_value(values, i, "--user")
+        if found:
+            j, at = found
+            value = values[j][at:]
+            user, colon, password = value.partition(":")
+            if colon and password:
+                yield Secret(j, at + len(user) + 1, len(values[j]), "`curl -u user:password`",
+                             "`--netrc-file FILE`, or `-K -` with `user = \"name:password\"` "
+                             "on standard input")
+        found = _short_value(values, i, "H") or _long_value(values, i, "--header")
+        if found:
+            yield from _header(values, found, "curl", "`-H @FILE` (curl 7.55+) or `-K -` with "
+                               "`header = \"...\"` on standard input")
+        found = _long_value(values, i, "--oauth2-bearer")
+        if found:
+            yield Secret(found[0], found[1], len(values[found[0]]), "`curl --oauth2-bearer`",
+                         "`-K -` with `oauth2-bearer = \"...\"` on standard input")
+
+
+def _header(values: list[str], found: tuple[int, int], prog: str,
+            instead: str) -> Iterator[Secret]:
+    j, at = found
+    m = _AUTH_HEADER.match(values[j][at:])
+    if m and m.group(2).strip():
+        yield Secret(j, at + m.start(2), len(values[j]), f"an `{m.group(1)}:` header of "
+                     f"`{prog}`", instead)
+
+
+def _wget(values: list[str]) -> Iterator[Secret]:
+    for i in range(1, len(values)):
+        for name in ("--password", "--http-password", "--ftp-password", "--proxy-password"):
+            found = _long_value(values, i, name)
+            if found:
+                yield Secret(found[0], found[1], len(values[found[0]]), f"`wget {name}`",
+                             "`--ask-password`, or `--use-askpass`, or a `~/.netrc` entry")
+        found = _long_value(values, i, "--header")
+        if found:
+            yield from _header(values, found, "wget", "a `~/.wgetrc` `header =` line")
+
+
+def _mysql(values: list[str]) -> Iterator[Secret]:
+    for i in range(1, len(values)):
+        v = values[i]
+        if v.startswith("-p") and len(v) > 2 and not v.startswith("--"):
+            yield Secret(i, 2, len(v), f"`{basename(values[0])} -p`",
+                         "`--defaults-extra-file=FILE` with a `[client]` `password=` line "
+                         "(mode 600), or a login path (`mysql_config_editor`)")
+        elif v.startswith("--password=") and len(v) > len("--password="):
+            yield Secret(i, len("--password="), len(v), f"`{basename(values[0])} --password=`",
+                         "`--defaults-extra-file=FILE` with a `[client]` `password=` line")
+
+
+def _redis(values: list[str]) -> Iterator[Secret]:
+    for i in range(1, len(values)):
+        found = _short_value(values, i, "a") if values[i].startswith("-a") else _long_value(
+            values, i, "--pass")
+        if found:
+            yield Secret(found[0], found[1], len(values[found[0]]), "`redis-cli -a`",
+                         "the `REDISCLI_AUTH` environment variable")
+
+
+def _login(values: list[str]) -> Iterator[Secret]:
+    if "login" not in values[1:3]:
+        return
+    for i in range(1, len(values)):
+        found = _short_value(values, i, "p")
+        if found:
+            yield Secret(found[0], found[1], len(values[found[0]]),
+                         f"`{basename(values[0])} login -p`", "`--password-stdin`")
+
+
+def _openssl(values: list[str]) -> Iterator[Secret]:
+    for i in range(1, len(values) - 1):
+        if values[i] in ("-pass", "-passin", "-passout", "-password") and values[
+                i + 1].startswith("pass:"):
+            yield Secret(i + 1, 5, len(values[i + 1]), f"`openssl {values[i]} pass:`",
+                         "`env:VAR`, `file:PATH` or `stdin` as the password source")
+
+
+def _ldap(values: list[str]) -> Iterator[Secret]:
+    for i in range(1, len(values)):
+        found = _short_value(values, i, "w")
+        if found:
+            yield Secret(found[0], found[1], len(values[found[0]]),
+                         f"`{basename(values[0])} -w`", "`-W` (prompt) or `-y FILE`")
+
+
+def _smbclient(values: list[str]) -> Iterator[Secret]:
+    for i in range(1, len(values)):
+        found = _short_value(values, i, "U") or _long_value(values, i, "--user")
+        if found and "%" in values[found[0]][found[1]:]:
+            j, at = found
+            cut = values[j].index("%", at) + 1
+            if cut < len(values[j]):
+                yield Secret(j, cut, len(values[j]), "`smbclient -U user%password`",
+                             "`-A FILE` (an authentication file, mode 600)")
+
+
+def _htpasswd(values: list[str]) -> Iterator[Secret]:
+    flags = [v for v in values[1:] if v.startswith("-") and not v.startswith("--")]
+    if any("b" in v for v in flags) and len(values) >= 4:
+        yield Secret(len(values) - 1, 0, len(values[-1]), "`htpasswd -b`",
+                     "`htpasswd -i` (reads the password from standard input)")
+
+
+DETECTORS: dict[str, Callable[[list[str]], Iterator[Secret]]] = {
+    "sshpass": _sshpass, "curl": _curl, "wget": _wget, "redis-cli": _redis,
+    "openssl": _openssl, "smbclient": _smbclient, "htpasswd": _htpasswd,
+    **{name: _mysql for name in MYSQL},
+    **{name: _login for name in LOGIN_TOOLS},
+    **{name: _ldap for name in ("ldapsearch", "ldapmodify", "ldapadd", "ldapdelete",
+                                "ldappasswd", "ldapwhoami")},
+}
+
+
+def _generic(values: list[str]) -> Iterator[Secret]:
+    """`--password X`, `--token=X`... of any program, and credentials in URLs."""
+    prog = basename(values[0])
+    for i in range(1, len(values)):
+        v = values[i]
+        m = _SECRET_OPTION.match(v)
+        if m and prog not in MYSQL:
+            name = v[:m.end()]
+            found = _long_value(values, i, name)
+            if found and (found[1] or not values[found[0]].startswith("-")):
+                yield Secret(found[0], found[1], len(values[found[0]]), f"`{prog} {name}`",
+                             "the program's file, stdin or environment variable form "
+                             f"(`{name}-file`, `{name}-stdin`...)")
+        for u in _URL_CREDENTIALS.finditer(v):
+            yield Secret(i, u.start(2), u.end(2), "a password inside a URL",
+                         "a credential helper, `~/.netrc`, or the tool's password file")
+
+
+def argv_secrets(values: list[str]) -> list[Secret]:
+    if not values:
+        return []
+    out: list[Secret] = []
+    seen: set[tuple[int, int]] = set()
+    detector = DETECTORS.get(basename(values[0]))
+    for found in [*(detector(values) if detector else ()), *_generic(values)]:
+        if (found.index, found.start) in seen:
+            continue
+        seen.add((found.index, found.start))
+        out.append(found)
+    return out
+
+
+# -- where it shows --------------------------------------------------------------------------------
+
+
+def _machine(where: str) -> str:
+    return "this machine" if where == "local" else f"`{where.removeprefix('remote:')}`"
+
+
+def command_lines(ctx: CheckContext, layer: Layer) -> list[str]:
+    """The outer command lines that carry ``layer``'s text literally."""
+    out: list[str] = []
+    cur: Layer | None = layer
+    while cur is not None and cur.parent is not None:
+        parent = ctx.parent(cur)
+        if cur.kind == "shell" and not cur.stdin_script and cur.process and (
+                "-c" in cur.process[1:3]):
+            name = basename(cur.process[0]).lstrip("-")
+            name = "login shell" if name.startswith("<") else name
+            out.append(f"the `{name} -c` command line on {_machine(cur.where)}")
+        if parent is not None and parent.kind in ("ssh", "join") and not cur.stdin_script:
+            out.append(f"the local `{parent.via or parent.kind}` command")
+        if cur.kind == "shell" and cur.stdin_script:
+            break
+        cur = parent
+    return out
+
+
+def _origin(layer: Layer, script: Script, arg: Arg, start: int, end: int) -> str:
+    """`literal`, `outer` (filled in by an outer layer) or `own` (this layer expands it)."""
+    word = arg.word
+    if word is None:
+        return "literal"
+    at = 0
+    kinds: set[str] = set()
+    for part in word.parts:
+        lo, hi = at, at + len(part.value)
+        at = hi
+        if hi <= start or lo >= end:
+            continue
+        if part.dynamic:
+            kinds.add("outer" if part.offsets and inherited(layer, script, part.offsets[0])
+                      else "own")
+        elif any(inherited(layer, script, o) for o in part.offsets[max(start - lo, 0):end - lo]):
+            kinds.add("outer")
+    if "own" in kinds:
+        return "own"
+    return "outer" if "outer" in kinds else "literal"
+
+
+def _span(arg: Arg, start: int, end: int) -> tuple[int, int] | None:
+    offs = [o for o in arg.offsets[start:end] if o is not None]
+    if offs and len(arg.offsets) == len(arg.value):
+        return (min(offs), max(offs) + 1)
+    return arg.source_span
+
+
+# -- the rule --------------------------------------------------------------------------------------
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    reported: set[int] = set()
+    for layer in ctx.layers:
+        if layer.kind != "shell":
+            continue
+        outer = command_lines(ctx, layer)
+        for view in layer.commands:
+            script = view.context.script
+            for argv in _processes(ctx, view):
+                for s in argv_secrets([a.value for a in argv]):
+                    arg = argv[s.index]
+                    value = arg.value[s.start:s.end]
+                    if placeholder(value):
+                        continue
+                    span = _span(arg, s.start, s.end)
+                    if span is None or span[0] in reported:
+                        continue
+                    reported.add(span[0])
+                    origin = _origin(layer, script, arg, s.start, s.end)
+                    yield _argv_finding(ctx, layer, s, value, origin, outer, span)
+            if outer:
+                yield from _assignments(ctx, layer, view, outer, reported)
+
+
+def _processes(ctx: CheckContext, view: CommandView) -> list[list[Arg]]:
+    """The argvs of the processes a command starts: its own, and those of exec wrappers."""
+    out = [view.argv]
+    for i in view.opens:
+        if 0 <= i < len(ctx.layers) and ctx.layers[i].kind == "exec":
+            out.append(ctx.layers[i].argv)
+    return [a for a in out if a and not a[0].dynamic]
+
+
+def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin: str,
+                  outer: list[str], span: tuple[int, int]) -> Finding:
+    if origin == "own":
+        shown = (f"the value of `{value}` (expanding a variable does not hide it: the shell "
+                 "substitutes it before the program starts)")
+    elif origin == "outer":
+        shown = f"the value of `{value}`, filled in by an outer layer"
+    else:
+        shown = f"`{mask(value)}`"
+    also = f"; it is also in the text of {_join(outer)}" if outer and origin != "own" else ""
+    message = (f"secret on a command line: {s.what} gets {shown} as an argument, and every "
+               f"user of {_machine(layer.where)} can read it with `ps` or `/proc/PID/cmdline` "
+               f"while the command runs{also}. Use {s.instead}.")
+    return Finding(span, message, layer)
+
+
+def _assignments(ctx: CheckContext, layer: Layer, view: CommandView, outer: list[str],
+                 reported: set[int]) -> Iterator[Finding]:
+    script = view.context.script
+    pairs: list[tuple[str, int, int, tuple[int, int] | None, str]] = []
+    for a in view.command.assignments:
+        origin = _word_origin(layer, script, a.value.parts)
+        pairs.append((a.name, a.value.span[0], a.value.span[1],
+                      script.origin.span(a.value.span[0], max(a.value.span[1],
+                                                              a.value.span[0] + 1)),
+                      origin if a.value.value else "empty"))
+    argv = view.argv
+    if argv and not argv[0].dynamic and argv[0].value in _SET_BUILTINS:
+        for arg in argv[1:]:
+            name, eq, value = arg.value.partition("=")
+            if not eq or arg.word is None:
+                continue
+            cut = len(name) + 1
+            span = _span(arg, cut, len(arg.value))
+            pairs.append((name, 0, 0, span, _origin(layer, script, arg, cut, len(arg.value))
+                          if value else "empty"))
+    for name, _s, _e, span, origin in pairs:
+        if not secret_name(name) or origin in ("own", "empty") or span is None:
+            continue
+        text = ctx.source[span[0]:span[1]]
+        if placeholder(text) or span[0] in reported:
+            continue
+        reported.add(span[0])
+        shown = (f"the value of `{text}` (expanded before the string is handed on)"
+                 if origin == "outer" else f"`{mask(text)}`")
+        message = (f"secret in a command string: `{name}=` is set inside text that is itself "
+                   f"a command-line argument, so {shown} is readable with `ps` in "
+                   f"{_join(outer)}. Send the script on standard input instead "
+                   "(`ssh host bash -s <<'EOF'` ... `EOF`, whose text is on no command line) "
+                   "and read the value there from a file or from the remote environment.")
+        yield Finding(span, message, layer)
+
+
+def _word_origin(layer: Layer, script: Script, parts: Sequence[Part]) -> str:
+    kinds: set[str] = set()
+    for p in parts:
+        if p.dynamic:
+            kinds.add("outer" if p.offsets and inherited(layer, script, p.offsets[0])
+                      else "own")
+        elif any(inherited(layer, script, o) for o in p.offsets):
+            kinds.add("outer")
+    if "own" in kinds:
+        return "own"
+    return "outer" if "outer" in kinds else "literal"
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+RULE = Rule("QC302", "secret-on-command-line",
+            "A password, token or key on a command line, readable with ps", "warning", check)

@@ -1,0 +1,136 @@
+"""QC106 awk-v-escapes: awk escape-processes -v values; the rule shows what awk really gets."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.layers.awk import awk_unescape
+from quotecheck.positions import LineIndex
+
+CODE = "QC106"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+
+
+def found(src: str, code: str = CODE,
+          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[code], severity="hint",
+                                       remote_shell=remote_shell))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == code, d.message  # a crash would show up as QC002
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+def fixture_expectations(path: Path, code: str) -> tuple[list[str], list[str]]:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m, f"{path.name} has no `# expect:` line"
+    expected = sorted(e for e in m.group(1).split() if e.startswith(code + "@"))
+    got = sorted(f"{d.code}@{line}:{col}" for line, col, d in found(text, code, ))
+    return expected, got
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    expected, got = fixture_expectations(path, CODE)
+    assert got == expected
+
+
+def awk_value(awk: str, raw: str) -> str:
+    """What a real awk makes of `-v x=RAW` (verified, never guessed)."""
+    out = subprocess.run([awk, "-v", f"x={raw}", "BEGIN { printf \"%s\", x }"],
+                         capture_output=True, text=True, timeout=10, check=True)
+    return out.stdout
+
+
+@pytest.mark.parametrize("awk", ["mawk", "gawk"])
+def test_real_awk_changes_the_value_as_the_model_says(awk: str) -> None:
+    if shutil.which(awk) is None:
+        pytest.skip(f"{awk} not installed")
+    for raw in ["C:\\new\\temp", "a\\\\b", "tab\\there", "a\\.b"]:
+        assert awk_value(awk, raw) == awk_unescape(raw, "gawk" if awk == "gawk" else "mawk")
+    # The path really is mangled: a newline and a tab appear.
+    assert awk_value(awk, "C:\\new\\temp") == "C:\new\temp"
+
+
+def test_environ_is_not_escape_processed() -> None:
+    """The advice is right: ENVIRON passes the value through untouched."""
+    out = subprocess.run(["awk", 'BEGIN { printf "%s", ENVIRON["x"] }'],
+                         env={"x": "C:\\new\\temp", "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, timeout=10, check=True)
+    assert out.stdout == "C:\\new\\temp"
+
+
+def test_windows_path_shows_raw_and_processed_value() -> None:
+    [(line, col, d)] = found("awk -v dir='C:\\new\\temp' 'BEGIN { print dir }'")
+    assert (line, col) == (1, 8)
+    assert d.severity == "warning"
+    assert "`C:\\new\\temp`" in d.message  # raw
+    assert "`C:<NL>ew<TAB>emp`" in d.message  # what awk gets
+    assert "ENVIRON" in d.message
+    assert d.layers == ("local bash", "awk")
+
+
+def test_unknown_escape_shows_that_mawk_and_gawk_differ() -> None:
+    [(_, _, d)] = found("awk -v re='a\\.b' '$0 ~ re' f")
+    assert "mawk" in d.message and "gawk" in d.message
+    assert "`a\\.b`" in d.message and "`a.b`" in d.message
+
+
+def test_operand_assignment_and_attached_forms() -> None:
+    assert [(ln, c) for ln, c, _ in found("awk '{ print x }' x='a\\tb' f")] == [(1, 19)]
+    assert [(ln, c) for ln, c, _ in found("awk -vx='a\\qb' '{ print x }'")] == [(1, 5)]
+    assert [(ln, c) for ln, c, _ in found("gawk --assign=p='\\d+' 1 f")] == [(1, 6)]
+
+
+def test_intended_separator_escapes_are_not_reported() -> None:
+    for src in ["awk -v OFS='\\t' '{print}'", "awk -v RS='\\n\\n' 1",
+                "awk -v FS='\\\\|' '{print $2}'", "awk -v sep=', ' 1", "awk -v n=3 1"]:
+        assert found(src) == [], src
+
+
+def test_dynamic_values_are_information_numbers_are_not_reported() -> None:
+    [(_, col, d)] = found('awk -v pat="$1" \'$0 ~ pat\' f')
+    assert col == 8 and d.severity == "info"
+    assert "`$1`" in d.message
+    [(_, _, d)] = found('awk -v node="$node" \'{ print node, $1 }\' f')
+    assert d.severity == "hint"  # a host name: only shown with --severity hint
+    for src in ["awk -v n=$# 1", "awk -v n=$((x + 1)) 1", 'awk -v n="${#list}" 1',
+                "awk -v pid=$$ 1"]:
+        assert found(src) == [], src
+
+
+def test_found_inside_a_remote_layer_with_the_right_position() -> None:
+    src = "ssh h \"awk -v x='a\\\\qb' '{print x}' f\""
+    [(_, col, d)] = found(src)
+    assert src[col - 1:].startswith("x='a")
+    assert d.layers[-1] == "awk" and "ssh" in d.layers
+
+
+def test_through_exec_wrappers() -> None:
+    assert len(found("sudo -u www awk -v d='C:\\x' 1 f")) == 1
+    assert len(found("timeout 5 awk -v d='C:\\x' 1 f")) == 1
+
+
+def test_must_not_fire_on_correct_code() -> None:
+    for src in ['awk "{print \\$2}" f', "ps aux | grep '[p]ython' | awk '{print $2}'",
+                "ssh h 'echo '\\''hi'\\'''", "sh -c 'cmd \"$1\"' sh \"$x\"",
+                "ssh h bash -s <<'EOF'\nawk '{print $1}' f\nEOF\n",
+                "d='C:\\x' awk 'BEGIN { print ENVIRON[\"d\"] }'"]:
+        assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", ["awk -v", "awk -v x", "awk -v =1 1", "awk -f p.awk -v x=\\\\",
+                                 "$awk -v x='\\t' 1", "awk -v x=\"$(cat f)\\q\" 1", "awk"])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    found(src)

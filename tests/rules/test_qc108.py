@@ -1,0 +1,130 @@
+"""QC108 bash-quoting-for-sh: $'...' and printf %q / ${x@Q} output reaching a POSIX sh."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC108"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+
+
+def found(src: str, code: str = CODE,
+          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[code], severity="hint",
+                                       remote_shell=remote_shell))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == code, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    expected = sorted(e for e in m.group(1).split() if e.startswith(CODE + "@"))
+    assert sorted(f"{CODE}@{ln}:{c}" for ln, c, _ in found(text)) == expected
+
+
+def run(shell: str, script: str, *args: str) -> str:
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} not installed")
+    out = subprocess.run([shell, "-c", script, *args], capture_output=True, text=True,
+                         timeout=10, check=True)
+    return out.stdout
+
+
+def test_dash_reads_dollar_quote_literally() -> None:
+    """The fact the rule rests on: dash gives `$` + the quoted text, bash decodes it."""
+    assert run("dash", "printf '%s|' $'a\\tb'") == "$a\\tb|"
+    assert run("bash", "printf '%s|' $'a\\tb'") == "a\tb|"
+
+
+def test_bash_printf_q_and_at_q_produce_dollar_quotes_for_control_characters() -> None:
+    assert run("bash", 'printf "%q" "$1"', "sh", "a\tb") == "$'a\\tb'"
+    assert run("bash", 'printf "%s" "${1@Q}"', "sh", "a\nb") == "$'a\\nb'"
+    # ... and dash turns that quoting into something else than the value.
+    quoted = run("bash", 'printf "%q" "$1"', "sh", "a\tb")
+    assert run("dash", f"printf '%s' {quoted}") != "a\tb"
+    # For an ordinary value the output is POSIX quoting dash reads back fine.
+    quoted = run("bash", 'printf "%q" "$1"', "sh", "it's a file")
+    assert run("dash", f"printf '%s' {quoted}") == "it's a file"
+
+
+def test_sh_c_is_a_warning_dash_c_an_error_bash_c_nothing() -> None:
+    [(line, col, d)] = found("sh -c \"printf $'a\\tb'\"")
+    assert (line, col) == (1, 15) and d.severity == "warning"
+    assert "`$a\\tb`" in d.message  # what dash makes of it
+    [(_, _, d)] = found("dash -c \"printf $'a\\tb'\"")
+    assert d.severity == "error"
+    assert found("bash -c \"printf $'a\\tb'\"") == []
+    assert found("printf $'a\\tb'") == []  # the local bash decodes it itself
+
+
+def test_remote_shell_depends_on_what_is_known() -> None:
+    src = "ssh h 'printf $'\"'\"'a\\tb'\"'\"''"
+    [(_, col, d)] = found(src)
+    assert src[col - 1] == "$" and d.severity == "warning"
+    assert "--remote-shell bash" in d.message
+    assert found(src, remote_shell="bash") == []
+    [(_, _, d)] = found(src, remote_shell="dash")
+    assert d.severity == "error"
+    assert found("# quotecheck: remote-shell=bash\n" + src) == []
+
+
+def test_locale_quotes() -> None:
+    [(_, _, d)] = found("sh -c 'echo $\"hello\"'")
+    assert "`$hello`" in d.message
+
+
+def test_printf_v_variable_spliced_into_sh_c() -> None:
+    src = 'printf -v q %q "$f"\nsh -c "rm -- $q"'
+    [(line, col, d)] = found(src)
+    assert (line, col) == (2, 14)
+    assert d.severity == "warning"
+    assert d.related and d.related[0].span[0] == 0  # where q was made
+
+
+def test_command_substitution_and_at_q() -> None:
+    [(_, _, d)] = found('sh -c "ls $(printf %q "$f")"')
+    assert d.severity == "warning"
+    [(_, _, d)] = found('q=${f@Q}; sh -c "ls $q"')
+    assert d.severity == "warning"
+    [(_, _, d)] = found('ssh h "ls ${f@Q}"')
+    assert d.severity == "hint"  # a bash login shell reads it fine
+
+
+def test_printf_q_for_ssh_is_never_a_warning() -> None:
+    """`ssh h "$(printf '%q ' "$@")"` is the usual correct form for a bash login shell."""
+    mine = [f"QC1{n:02d}" for n in range(6, 14)]
+    result = check_source('ssh h "$(printf \'%q \' "$@")"', Options(select=mine))
+    assert not [d for d in result.diagnostics if d.at_least("warning")], result.diagnostics
+    assert found('ssh h "$(printf \'%q \' "$@")"', remote_shell="bash") == []
+
+
+def test_not_reported() -> None:
+    for src in ['eval "$(printf %q "$x")"', 'bash -c "rm $(printf %q "$f")"',
+                "printf -v q %q \"$f\"; echo \"$q\"", "sh -c 'printf \"a\\tb\"'",
+                'q=$(printf %q "$f"); sh -c \'echo "$1"\' sh "$q"',
+                "ssh h bash -s <<'EOF'\nprintf $'a\\tb'\nEOF\n",
+                "ssh h 'echo '\\''a'\\'''", "sh -c 'cmd \"$1\"' sh \"$x\""]:
+        assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", ["sh -c \"$'\"", "printf -v", "printf -v q", "sh -c $'a'",
+                                 "ssh h $'\\t'", "x=${@Q}; sh -c \"$x\"", "sh -c '$\"'"])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    found(src)

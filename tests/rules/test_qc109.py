@@ -1,0 +1,103 @@
+"""QC109 local-glob-or-tilde: globs and ~ meant for the other side are expanded here."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC109"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+
+
+def found(src: str, code: str = CODE,
+          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[code], severity="hint",
+                                       remote_shell=remote_shell))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == code, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    expected = sorted(e for e in m.group(1).split() if e.startswith(CODE + "@"))
+    assert sorted(f"{CODE}@{ln}:{c}" for ln, c, _ in found(text)) == expected
+
+
+def test_real_bash_expands_before_the_command_sees_the_words(tmp_path: Path) -> None:
+    """`ssh h ls ~/x *.log` hands ssh the local home and the local matches."""
+    (tmp_path / "here.log").write_text("")
+    home = tmp_path / "home"
+    out = subprocess.run(["bash", "-c", "printf '%s\\n' ssh h ls ~/x *.log 'ls *.log'"],
+                         cwd=tmp_path, env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, timeout=10, check=True)
+    assert out.stdout.splitlines() == ["ssh", "h", "ls", f"{home}/x", "here.log", "ls *.log"]
+
+
+def test_ssh_words() -> None:
+    src = "ssh h ls ~/x *.log"
+    [(l1, c1, tilde), (l2, c2, glob)] = found(src)
+    assert (l1, c1, l2, c2) == (1, 10, 1, 14)
+    assert "`~/x`" in tilde.message and "`*.log`" in glob.message
+    assert "`ssh h 'ls ~/x *.log'`" in glob.message
+    assert tilde.severity == glob.severity == "warning"
+    [fix] = glob.fixes
+    assert fix.applicability == "unsafe" and fix.edits[0].text == "'*.log'"
+
+
+def test_quoted_or_local_words_are_not_reported() -> None:
+    for src in ["ssh h 'ls ~/x *.log'", 'ssh h ls "*.log"', "ssh h ls \\*.log",
+                "timeout 5 ls *.log", "ls ~/x *.log", "ssh root@[REDACTED_IP] uptime",
+                "scp h:'*.log' .", "ssh h bash -s <<'EOF'\nls ~/*.log\nEOF\n",
+                "sh -c 'cmd \"$1\"' sh \"$x\"", "ssh h 'echo '\\''~'\\'''",
+                "ssh -i ~/.ssh/id_ed25519 h uptime", "ssh -F ~/.ssh/cfg h ls",
+                "docker run --rm -v ~/data:/data img ls /data", "scp ~/x h:~/y"]:
+        assert found(src) == [], src
+
+
+def test_containers_and_chroot() -> None:
+    [(_, col, d)] = found("docker exec app ls /var/log/*.log")
+    assert col == 29 and "container" in d.message  # the `*`
+    assert "`docker exec app sh -c 'ls /var/log/*.log'`" in d.message
+    assert len(found("kubectl exec pod -- cat ~/.bashrc")) == 1
+    assert len(found("chroot /srv/jail ls /etc/*.conf")) == 1
+    assert found("docker exec app sh -c 'ls /var/log/*.log'") == []
+
+
+def test_sudo_targets() -> None:
+    [(_, _, d)] = found("sudo -u bob cat ~/.profile")
+    assert d.severity == "warning" and "`bob`" in d.message
+    assert found("sudo cat ~/.bashrc") == []  # root keeps your home on purpose
+    [(_, _, d)] = found("sudo rm /root/*.tmp")
+    assert d.severity == "info"
+
+
+def test_in_a_remote_layer_the_remote_shell_is_the_culprit() -> None:
+    src = "ssh h 'sudo -u bob ls ~'"
+    [(_, col, d)] = found(src)
+    assert src[col - 1] == "~"
+    assert "remote" in d.message and d.fixes == ()
+
+
+def test_one_finding_per_word() -> None:
+    assert len(found("ssh h ls ~/logs/*.log")) == 1
+
+
+@pytest.mark.parametrize("src", ["ssh", "ssh h", "ssh -N h *", "sudo", "docker exec",
+                                 "kubectl exec p --", "$ssh h ~", "ssh h ~$x", "sudo -s *"])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    found(src)

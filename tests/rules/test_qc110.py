@@ -1,0 +1,102 @@
+"""QC110 exec-gets-shell-text: exec-style wrappers run argv, not shell text or builtins."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC110"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+
+
+def found(src: str, code: str = CODE,
+          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[code], severity="hint",
+                                       remote_shell=remote_shell))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == code, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    expected = sorted(e for e in m.group(1).split() if e.startswith(CODE + "@"))
+    assert sorted(f"{CODE}@{ln}:{c}" for ln, c, _ in found(text)) == expected
+
+
+def status(*argv: str) -> int:
+    """Exit status of a wrapper given a program that cannot exist (nothing is run)."""
+    return subprocess.run(list(argv), capture_output=True, timeout=10).returncode
+
+
+def test_real_wrappers_fail_with_127() -> None:
+    assert status("timeout", "5", "cd /nonexistent-qc110 && true") == 127
+    assert status("env", "cd /nonexistent-qc110") == 127
+    if shutil.which("cd") is None:
+        assert status("env", "cd", "/") == 127
+        assert status("nohup", "cd", "/") == 127
+    if shutil.which("source") is None:
+        assert status("env", "X=1", "source", "/dev/null") == 127
+
+
+def test_shell_text_as_the_program() -> None:
+    [(line, col, d)] = found('timeout 5 "cd d && x"')
+    assert (line, col) == (1, 11) and d.severity == "error"
+    assert "`cd d && x`" in d.message and "127" in d.message
+    assert "`timeout 5 sh -c 'cd d && x'`" in d.message
+    [(_, col, d)] = found("kubectl exec p -- 'ls /usr'")
+    assert col == 19
+    assert "`kubectl exec p -- ls /usr`" in d.message  # plain words: split them
+
+
+def test_builtins() -> None:
+    for src, col in [("sudo cd /root", 6), ("env X=1 source f", 9), ("nohup cd", 7),
+                     ("ls | xargs cd", 12), ("find . -exec cd {} \\;", 14), ("exec cd /x", 6),
+                     ("sudo -u bob export X=1", 13)]:
+        [(_, c, d)] = found(src)
+        assert c == col, src
+        assert "builtin" in d.message
+
+
+def test_dynamic_word_only_when_its_written_part_is_shell_text() -> None:
+    assert found('sudo "$cmd"') == []
+    assert found('sudo "$HOME/bin/run" x') == []
+    [(_, _, d)] = found('sudo "cd $dir && make"')
+    assert "`sudo sh -c 'cd \"$1\" && make' sh \"$dir\"`" in d.message
+
+
+def test_not_reported() -> None:
+    for src in ['sudo "/opt/My App/bin/run"', "command cd /x", "builtin cd /x", "time cd /x",
+                'timeout 5 sh -c "cd d && x"', "env FOO=1 bar", "nice -n 5 make",
+                "xargs -I{} cp {} /tmp", "find . -exec rm -f {} +", "sudo -s cd /root",
+                "env -S 'cd x' y", "sh -c 'cmd \"$1\"' sh \"$x\"",
+                "ssh h bash -s <<'EOF'\ncd /x\nEOF\n", "ssh h 'echo '\\''a'\\'''"]:
+        assert found(src) == [], src
+
+
+def test_inside_a_remote_layer() -> None:
+    src = "ssh h 'timeout 5 \"cd /srv && ./probe\"'"
+    [(_, col, d)] = found(src)
+    assert src[col - 1] == '"'
+    assert "ssh" in d.layers
+
+
+@pytest.mark.parametrize("src", ["sudo", "timeout", "timeout 5", "env", "xargs", "nohup",
+                                 "kubectl exec p --", "sudo ''", "find . -exec ';'", "sudo -u"])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    found(src)

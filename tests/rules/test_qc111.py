@@ -1,0 +1,127 @@
+"""QC111 redirect-in-wrong-layer: redirections and state changes that stay in the outer layer."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC111"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+
+
+def found(src: str, code: str = CODE,
+          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[code], severity="hint",
+                                       remote_shell=remote_shell))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == code, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    expected = sorted(e for e in m.group(1).split() if e.startswith(CODE + "@"))
+    # The fixtures' expectations are at the default threshold (hints are not shown).
+    got = [(ln, c) for ln, c, d in found(text) if d.severity != "hint"]
+    assert sorted(f"{CODE}@{ln}:{c}" for ln, c in got) == expected
+
+
+def test_real_shell_opens_the_redirect_before_the_wrapper_runs(tmp_path: Path) -> None:
+    """The calling shell creates the file even when the wrapper never starts: the redirect
+    belongs to it, not to the command after the wrapper."""
+    target = tmp_path / "out"
+    subprocess.run(["bash", "-c", f"no-such-wrapper-qc111 echo 1 > {target}"],
+                   capture_output=True, timeout=10)
+    assert target.exists() and target.read_text() == ""
+
+
+def test_sudo_redirect_to_a_root_only_file() -> None:
+    src = "sudo echo 1 > /proc/sys/vm/drop_caches"
+    [(line, col, d)] = found(src)
+    assert (line, col) == (1, 13) and d.severity == "warning"
+    assert "`echo 1 | sudo tee /proc/sys/vm/drop_caches > /dev/null`" in d.message
+    assert "`sudo sh -c 'echo 1 > /proc/sys/vm/drop_caches'`" in d.message
+    [(_, _, d)] = found("sudo echo x >> /etc/hosts")
+    assert "tee -a" in d.message
+    [(_, _, d)] = found("sudo sh -c 'echo x' > /etc/motd")
+    assert "inside the script" in d.message
+    assert len(found("sudo cat < /root/.ssh/id_rsa")) == 1
+
+
+def test_sudo_redirects_that_are_fine() -> None:
+    for src in ["sudo make install > build.log", "sudo cmd > /tmp/x 2>&1",
+                "echo 1 | sudo tee /proc/sys/vm/drop_caches > /dev/null",
+                "sudo sh -c 'echo 1 > /proc/sys/vm/drop_caches'", 'sudo cmd > "$LOG"',
+                "sudo cmd 2>/dev/null", "sudo cat /etc/shadow > ~/shadow.txt"]:
+        assert found(src) == [], src
+
+
+def test_ssh_redirect_with_the_path_in_the_remote_command() -> None:
+    src = 'ssh h "mkdir -p /srv/app/logs && run" > /srv/app/logs/out.log'
+    [(_, col, d)] = found(src)
+    assert src[col - 1] == ">" and d.severity == "warning"
+    assert "`/srv/app/logs` appears in the remote command" in d.message
+    assert "`ssh h 'mkdir -p /srv/app/logs && run > /srv/app/logs/out.log'`" in d.message
+    [(_, _, d)] = found("ssh h 'touch /data/x.lock; cat /data/x' > /data/x")
+    assert "same path" in d.message
+
+
+def test_ssh_capture_into_a_local_file() -> None:
+    assert found("ssh h cat /etc/hosts > hosts.txt") == []
+    [(_, _, d)] = found("ssh h uptime > /var/log/uptime.log")
+    assert d.severity == "hint"  # below the default threshold
+    shown = check_source("ssh h uptime > /var/log/uptime.log", Options(select=[CODE]))
+    assert shown.diagnostics == []
+    # A common directory in both commands is no evidence.
+    [(_, _, d)] = found("ssh h 'cat /var/log/syslog' > /var/log/remote-syslog")
+    assert d.severity == "hint"
+
+
+def test_remote_shell_that_only_changes_directory() -> None:
+    src = "ssh h cd /srv && make"
+    [(_, col, d)] = found(src)
+    assert col == 7 and "`make`" in d.message
+    assert d.related and src[d.related[0].span[0]:d.related[0].span[1]] == "make"
+    src = "ssh h cd /srv\nssh h make"
+    [(_, _, d)] = found(src)
+    assert "fresh remote shell" in d.message
+    assert found("ssh h cd /srv") == []
+    assert found("ssh h 'cd /srv && make'; echo done") == []
+
+
+def test_interactive_session_followed_by_commands() -> None:
+    [(line, col, d)] = found("sudo -i\napt-get update")
+    assert (line, col) == (1, 1) and "`apt-get update`" in d.message
+    assert len(found("ssh host\nls")) == 1
+    assert len(found("su - bob\nls")) == 1
+    for src in ["sudo -i <<'EOF'\nls\nEOF\necho done", "ssh h bash -s < job.sh\necho ok",
+                "cat job.sh | sudo bash\necho ok", "ssh -N -L 8080:localhost:80 h &\ncurl x",
+                "sudo -i", "ssh h bash -s <<'EOF'\ncd /x\nEOF\necho done"]:
+        assert found(src) == [], src
+
+
+def test_must_not_fire_on_correct_code() -> None:
+    for src in ["ssh h 'echo '\\''a'\\'''", "sh -c 'cmd \"$1\"' sh \"$x\"",
+                "ps aux | grep '[p]ython' > procs.txt", "awk \"{print \\$2}\" f > out"]:
+        assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", ["sudo > /etc/x", "ssh > /srv/x", "> /etc/x", "ssh h >",
+                                 "sudo echo > \"$f\"", "ssh h cd", "sudo -i\n", "ssh\nls",
+                                 "docker exec c > /x"])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    found(src)

@@ -1,0 +1,129 @@
+"""QC112 inner-shell-args: the first word after `sh -c 'script'` is $0, not $1."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic, Fix
+from quotecheck.positions import LineIndex
+
+CODE = "QC112"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+
+
+def found(src: str, code: str = CODE,
+          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[code], severity="hint",
+                                       remote_shell=remote_shell))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == code, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    expected = sorted(e for e in m.group(1).split() if e.startswith(CODE + "@"))
+    assert sorted(f"{CODE}@{ln}:{c}" for ln, c, _ in found(text)) == expected
+
+
+def apply(src: str, fix: Fix) -> str:
+    for edit in sorted(fix.edits, key=lambda e: e.span[0], reverse=True):
+        src = src[:edit.span[0]] + edit.text + src[edit.span[1]:]
+    return src
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash", "dash"])
+def test_real_shells_put_the_first_word_in_dollar_zero(shell: str) -> None:
+    def run(*argv: str) -> str:
+        return subprocess.run([shell, "-c", *argv], capture_output=True, text=True,
+                              timeout=10, check=True).stdout
+
+    assert run('printf "[%s]" "$0" "$1"', "x") == "[x][]"
+    assert run('printf "[%s]" "$0" "$1"', "sh", "x") == "[sh][x]"
+    # `sh -c ls -l /tmp`: the script is `ls`, the rest are $0 and $1.
+    assert run('printf "[%s]" "$0" "$1"', "-l", "/tmp") == "[-l][/tmp]"
+
+
+def test_first_word_taken_for_dollar_one() -> None:
+    src = "sh -c 'echo $1' hello"
+    [(line, col, d)] = found(src)
+    assert (line, col) == (1, 17) and d.severity == "warning"
+    assert "`$0`" in d.message and "‹hello›" in d.message
+    assert "`sh -c 'echo $1' sh hello`" in d.message
+    assert d.related and src[d.related[0].span[0]:d.related[0].span[1]] == "$1"
+    fixed = apply(src, d.fixes[0])
+    assert fixed == "sh -c 'echo $1' sh hello" and found(fixed) == []
+    # "$@" starts at $1: a file name in first place is lost from the loop.
+    [(_, col, d)] = found("sh -c 'for f in \"$@\"; do gzip \"$f\"; done' ./a.log b.log")
+    assert col == 43 and "$@" in d.message
+
+
+def test_find_exec_and_xargs() -> None:
+    src = "find . -name '*.log' -exec sh -c 'gzip \"$1\"' {} \\;"
+    [(_, col, d)] = found(src)
+    assert src[col - 1:col + 1] == "{}"
+    assert found(apply(src, d.fixes[0])) == []
+    src = "ls | xargs -n1 sh -c 'echo \"$1\"'"
+    [(_, _, d)] = found(src)
+    assert "xargs appends" in d.message
+    fixed = apply(src, d.fixes[0])
+    assert fixed.endswith("'echo \"$1\"' sh") and found(fixed) == []
+    assert found("find . -exec sh -c 'gzip \"$0\"' {} \\;") == []
+
+
+def test_missing_arguments() -> None:
+    [(_, col, d)] = found("sh -c 'cp \"$1\" \"$2\"' sh a")
+    assert col == 17 and "`$2`" in d.message  # points at the read of $2
+    [(_, _, d)] = found("sh -c 'echo $1'")
+    assert "no words follow" in d.message
+
+
+def test_words_meant_for_the_command() -> None:
+    [(_, col, d)] = found("sh -c ls -l /tmp")
+    assert col == 10 and "`sh -c 'ls -l /tmp'`" in d.message
+
+
+def test_su_reads_the_extra_words_itself() -> None:
+    [(_, col, d)] = found("su -c ls -l /root")
+    assert col == 10
+    assert "‹-l› as its own option" in d.message and "‹/root› as the user name" in d.message
+    assert found("su -c 'ls -l' root") == []
+    assert found("su - postgres -c 'psql -l'") == []
+    assert len(found("su root -c 'echo $1' x")) == 1  # su passes x to the shell as $0
+
+
+def test_not_reported() -> None:
+    for src in ["sh -c 'cmd \"$1\"' sh \"$x\"", "sh -c 'echo $0' x", "sh -c 'echo ${1:-none}'",
+                "sh -c 'x=$1; shift; echo $x $1' sh a b", "sh -c 'for f; do echo $f; done' _ a b",
+                "bash -c 'f() { echo $1; }; f a' sh", "sh -c \"echo $1\" sh",
+                "bash -c \"$(cat job.sh)\" a b", "sh -c 'set -- a b; echo $2'",
+                "sh -c 'echo \"$@\"' -- a b", "sh -c 'echo hi'",
+                "ssh h bash -s -- a <<'EOF'\necho $1\nEOF\n", "ssh h 'echo '\\''a'\\'''",
+                "sh -c 'echo \"$1\"' /bin/sh x", "sh -c 'echo \"$1\"' \"$0\" \"$@\"",
+                "sh -c 'echo $1' \"${0##*/}\" x"]:
+        assert found(src) == [], src
+
+
+def test_inside_a_remote_layer() -> None:
+    src = "ssh h \"sh -c 'echo \\$1' x\""
+    [(_, col, d)] = found(src)
+    assert src[col - 1] == "x" and d.fixes == ()
+
+
+@pytest.mark.parametrize("src", ["sh -c", "sh -c ''", "sh -c '' a b", "su -c", "su",
+                                 "xargs sh -c", "sh -c 'echo $9999999999999999' x",
+                                 "find -exec sh -c '$1' {} +", "sh -c \"$x\" \"$@\""])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    found(src)

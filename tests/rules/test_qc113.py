@@ -1,0 +1,158 @@
+"""QC113 not-passed-down: variables the outer script sets but the inner layer never receives."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC113"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+
+
+def found(src: str, code: str = CODE,
+          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[code], severity="hint",
+                                       remote_shell=remote_shell))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == code, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
+def test_fixture_expectations(path: Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m
+    expected = sorted(e for e in m.group(1).split() if e.startswith(CODE + "@"))
+    assert sorted(f"{CODE}@{ln}:{c}" for ln, c, _ in found(text)) == expected
+
+
+@pytest.mark.parametrize("inner", ["sh", "dash", "bash"])
+def test_real_shells_only_pass_exported_variables(inner: str) -> None:
+    read = f"{inner} -c 'printf \"[%s]\" \"$X\"'"
+
+    def run(script: str) -> str:
+        return subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                              timeout=10, check=True,
+                              env={"PATH": "/usr/bin:/bin", "CMD": read}).stdout
+
+    assert run(f"X=1; {read}") == "[]"
+    assert run(f"X=1 {read}") == "[1]"
+    assert run(f"export X=1; {read}") == "[1]"
+    assert run(f"X=1; export X; X=2; {read}") == "[2]"
+    assert run(f"set -a; X=1; {read}") == "[1]"
+    assert run(f"X=1; env X=\"$X\" {read}") == "[1]"
+    assert run('X=1; eval "$CMD"') == "[]"  # eval is the same shell; its sh -c is not
+    assert run("X=1; eval 'printf \"[%s]\" \"$X\"'") == "[1]"
+
+
+def test_unexported_variable_read_by_sh_c() -> None:
+    src = "X=1\nsh -c 'echo $X'"
+    [(line, col, d)] = found(src)
+    assert (line, col) == (2, 13) and d.severity == "warning"
+    assert "without `export`" in d.message and "(line 1)" in d.message
+    assert d.related and src[d.related[0].span[0]:d.related[0].span[1]] == "X=1"
+    assert d.layers == ("local bash", "local sh")
+
+
+def test_passed_variables_are_not_reported() -> None:
+    for src in ["X=1 sh -c 'echo $X'", "export X=1; sh -c 'echo $X'",
+                "X=1; export X; sh -c 'echo $X'", "declare -x X=1; sh -c 'echo $X'",
+                "set -a; X=1; sh -c 'echo $X'", "X=1; sh -c 'echo ${X:-none}'",
+                "X=1; sh -c 'X=2; echo $X'", "X=1; sh -c \"echo $X\"", "X=1; eval 'echo $X'",
+                "PATH=/opt/bin:$PATH; sh -c 'echo $PATH'", "sh -c 'echo $X'; X=1",
+                "f() { X=1; }; sh -c 'echo $X'", "X=1; env X=\"$X\" sh -c 'echo $X'",
+                "sh -c 'cmd \"$1\"' sh \"$x\"", "ssh h 'echo '\\''a'\\'''",
+                "export X=1; sudo X=\"$X\" sh -c 'echo $X'",
+                "JAVA_HOME=/opt/jdk; ssh h '. ~/.profile; echo \"$JAVA_HOME\"'"]:
+        assert found(src) == [], src
+
+
+def test_loop_variable_is_not_exported() -> None:
+    assert len(found("for f in a b; do :; done\nsh -c 'echo $f'")) == 1
+
+
+def test_ssh_passes_nothing_even_when_exported() -> None:
+    for src in ["X=1; ssh h 'echo $X'", "export X=1; ssh h 'echo $X'",
+                "X=1 ssh h 'echo $X'", "X=1; ssh h \"echo \\$X\""]:
+        [(_, _, d)] = found(src)
+        assert "ssh does not pass" in d.message, src
+        assert "`ssh h bash -s -- \"$X\" <<'EOF'`" in d.message
+
+
+def test_ssh_heredoc_script_points_into_the_heredoc() -> None:
+    src = "export VERSION=2\nssh h bash -s <<'EOF'\necho \"$VERSION\"\nEOF\n"
+    [(line, col, _)] = found(src)
+    assert (line, col) == (3, 7)
+    assert found("VERSION=2\nssh h bash -s -- \"$VERSION\" <<'EOF'\necho \"$1\"\nEOF\n") == []
+
+
+def test_send_env_is_only_information() -> None:
+    [(_, _, d)] = found("export X=1; ssh -o SendEnv=X h 'echo $X'")
+    assert d.severity == "info" and "AcceptEnv" in d.message
+    # SendEnv accumulates over several options (unlike first-wins options such as Port).
+    [(_, _, d)] = found("export X=1; ssh -o SendEnv=LANG -o 'SendEnv X' h 'echo $X'")
+    assert d.severity == "info"
+
+
+def test_sudo_and_containers() -> None:
+    [(_, _, d)] = found("export X=1; sudo sh -c 'echo $X'")
+    assert "env_reset" in d.message
+    for src in ["export X=1; sudo -E sh -c 'echo $X'",
+                "export X=1; sudo --preserve-env=X sh -c 'echo $X'",
+                "export X=1; sudo X=\"$X\" sh -c 'echo $X'",
+                "export X=1; docker exec -e X c sh -c 'echo $X'"]:
+        assert found(src) == [], src
+    assert len(found("export X=1; docker exec c sh -c 'echo $X'")) == 1
+    assert len(found("export X=1; kubectl exec p -- sh -c 'echo $X'")) == 1
+    assert len(found("export X=1; env -i sh -c 'echo $X'")) == 1
+
+
+def test_nested_layers() -> None:
+    # Set in the remote shell itself, not exported, read by its sh -c.
+    [(_, _, d)] = found("ssh h 'X=1; sh -c \"echo \\$X\"'")
+    assert "remote" in d.message
+    # eval does not start a process: the sh -c behind it is what matters.
+    assert len(found("X=1; eval 'sh -c \"echo \\$X\"'")) == 1
+
+
+@pytest.mark.parametrize("src", ["sh -c", "X=; sh -c '$X'", "export", "export -n X",
+                                 "unset; sh -c 'echo $X'", "read; sh -c 'echo $REPLY'",
+                                 "declare -x", "$x=1; sh -c 'echo $x'", "ssh h '$'",
+                                 "set -o; set -o allexport; X=1; sh -c 'echo $X'"])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    found(src)
+
+
+HANDOFF_CODES = [f"QC1{n:02d}" for n in range(6, 14)]
+_TOKENS = ["ssh", "h", "sh", "-c", "bash", "-s", "sudo", "-u", "bob", "su", "awk", "-v",
+           "x='a\\tb'", "'echo $1'", '"$x"', "'a 'b c''", "~/x", "*.log", "X=1", "export",
+           "X", ";", "&&", "|", ">", "/etc/f", "<<'EOF'\n$X\nEOF\n", "timeout", "5",
+           "\"cd d && x\"", "xargs", "find", ".", "-exec", "{}", "\\;", "env", "-i", "eval",
+           "$'a\\tb'", "docker", "exec", "kubectl", "--", "cd", "\n", "printf", "-v", "q", "%q",
+           "'", '"', "$(", ")", "`", "{", "}", "'\\''", "${x@Q}", "watch", "nohup", "&"]
+
+
+def test_handoff_rules_survive_random_scripts() -> None:
+    """Random token soups (many unparsable) never make one of these rules crash, and every
+    finding's span lies inside the input."""
+    import random
+
+    rng = random.Random(20240613)
+    for _ in range(300):
+        src = " ".join(rng.choice(_TOKENS) for _ in range(rng.randint(1, 14)))
+        result = check_source(src, Options(select=HANDOFF_CODES, severity="hint"))
+        for d in result.diagnostics:
+            assert "failed on this input" not in d.message, (src, d.message)
+            assert 0 <= d.span[0] <= d.span[1] <= len(src), (src, d)

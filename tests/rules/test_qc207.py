@@ -1,0 +1,325 @@
+"""QC207 bashism-in-sh, the seed's expected findings, and the operations fixtures.
+
+Every construct the rule reports is run through the real dash (and bash) here, with commands
+that have no side effects outside a temporary directory: the message's claim about what dash
+does is checked, not assumed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
+FIXTURES = ROOT / "fixtures" / "operations"
+MINE = ["QC207", "QC208", "QC209", "QC210", "QC211", "QC301", "QC302"]
+
+
+def found(src: str, code: str = "QC207", path: str | None = None,
+          **opts: str) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[code], **opts), path=path)  # type: ignore[arg-type]
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code != "QC002" or "failed on this input" not in d.message, d.message
+        if d.code == code:
+            line, col = index.position(d.span[0])
+            out.append((line + 1, col + 1, d))
+    return out
+
+
+def where(src: str, code: str = "QC207", **opts: str) -> list[tuple[int, int]]:
+    return [(line, col) for line, col, _ in found(src, code, **opts)]
+
+
+# Signals in these scripts go to pid 2147483647, above any pid_max: no process can receive them.
+def run(shell: str, script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([shell, "-c", script], cwd=cwd, capture_output=True, text=True,
+                          timeout=10, stdin=subprocess.DEVNULL)
+
+
+# -- the seed -------------------------------------------------------------------------------------
+
+
+def test_seed_source_is_a_warning_at_line_7_under_an_unknown_login_shell() -> None:
+    src = SEED.read_text()
+    [(line, col, d)] = found(src)
+    assert (line, col) == (7, 1)
+    assert d.severity == "warning"
+    assert src[d.span[0]:d.span[1]] == "source"
+    assert "root@[REDACTED_IP]" in d.message
+    assert "--remote-shell bash" in d.message and "bash -s" in d.message
+    assert d.layers == ("local bash", "ssh", "remote shell")
+    # `. /root/venv/bin/activate` means the same in bash: a safe fix.
+    [fix] = d.fixes
+    assert fix.applicability == "safe"
+    assert [(src[e.span[0]:e.span[1]], e.text) for e in fix.edits] == [("source", ".")]
+
+
+def test_seed_expected_findings_of_the_operations_rules() -> None:
+    """The founding case: what the operations rules must say about restart.sh."""
+    src = SEED.read_text()
+    result = check_source(src, Options(select=MINE), path="fixtures/dflash/restart.sh")
+    index = LineIndex(src)
+    got = {(d.code, *(x + 1 for x in index.position(d.span[0]))) for d in result.diagnostics}
+    assert got == {
+        ("QC208", 1, 1),  # ssh in a script, no BatchMode / ConnectTimeout
+        ("QC301", 1, 8),  # StrictHostKeyChecking=no
+        ("QC207", 7, 1),  # source under an unknown login shell
+        ("QC210", 9, 56),  # python3 train_dflash_online.py relaunched after `sleep 3`
+    }
+
+
+def test_seed_remote_shell_decides_the_severity() -> None:
+    src = SEED.read_text()
+    assert found(src, remote_shell="bash") == []
+    [(_, _, d)] = found(src, remote_shell="dash")
+    assert d.severity == "error" and "is dash" in d.message
+
+
+# -- each construct, and what dash really does with it --------------------------------------------
+
+# (inner script, where the construct starts in it, what dash shows)
+CONSTRUCTS = [
+    ("source ./env.sh; echo after", "source", "source: not found"),
+    ("[[ -n x ]] && echo yes; echo after", "[[", "[[: not found"),
+    ("a=(1 2); echo after", "a=(", 'Syntax error: "(" unexpected'),
+    ("x=ab; echo ${x[0]}", "${x[0]}", "Bad substitution"),
+    ("echo {a,b}", "{a,b}", "{a,b}"),
+    ("echo hi &> out.txt; wait; cat out.txt", "&>", "hi"),
+    ("echo hi |& cat", "|&", 'Syntax error: "&" unexpected'),
+    ("cat <<< hi", "<<<", "Syntax error: redirection unexpected"),
+    ("diff <(echo) /dev/null", "<(", 'Syntax error: "(" unexpected'),
+    ("function f { :; }; f", "function", 'Syntax error: "}" unexpected'),
+    ("((i++)); echo after", "((", "i++: not found"),
+    ("for ((i=0; i<2; i++)); do :; done", "for", "Syntax error"),
+    ("[ a == a ] && echo same", "==", "unexpected operator"),
+    ("test a == a && echo same", "==", "unexpected operator"),
+    ("x=abc; echo ${x:0:1}", "${x:0:1}", "Bad substitution"),
+    ("x=abc; echo ${x//a/b}", "${x//", "Bad substitution"),
+    ("x=abc; echo ${x^^}", "${x^^}", "Bad substitution"),
+    ("x=y; y=1; echo ${!x}", "${!x}", "Bad substitution"),
+    ("x=a; x+=b; echo $x", "x+=b", "x+=b: not found"),
+    ("set -o pipefail; echo after", "pipefail", "Illegal option -o pipefail"),
+    ("set -euo pipefail; echo after", "pipefail", "Illegal option -o pipefail"),
+    ("declare -a x; echo after", "declare", "declare: not found"),
+    ("let x=1+1; echo after", "let", "let: not found"),
+    ("pushd /tmp; echo after", "pushd", "pushd: not found"),
+    ("read -t 1 x < /dev/null; echo after", "-t", "Illegal option -t"),
+    ('trap "echo trapped" ERR; false; echo after', "ERR", "bad trap"),
+    ("printf -v x %s y; echo after", "-v", "Illegal option -v"),
+    ("kill -SIGTERM 2147483647 2>&1; echo after", "-SIGTERM", "Illegal option -S"),
+    ("echo -e 'a'", "-e", "-e a"),
+    ("echo uid=$EUID", "$EUID", "uid=\n"),
+    ("echo hi >& out.txt", ">&", "Bad fd number"),
+]
+
+
+@pytest.mark.parametrize(("script", "construct", "dash_shows"), CONSTRUCTS,
+                         ids=[c[0][:22] for c in CONSTRUCTS])
+def test_construct_is_an_error_under_sh_c_and_fails_under_dash(
+        script: str, construct: str, dash_shows: str, tmp_path: Path) -> None:
+    src = f"sh -c '{script}'"
+    got = found(src)
+    assert got, f"QC207 missed {script!r}"
+    first_col = min(col for _, col, _ in got)
+    assert first_col == len("sh -c '") + script.index(construct) + 1, [
+        (c, d.message[:60]) for _, c, d in got]
+    severities = {d.severity for _, col, d in got if col == first_col}
+    minor = script.startswith(("echo -e", "echo uid"))
+    assert severities == ({"warning"} if minor else {"error"})
+    dash = run("dash", script, tmp_path)
+    assert dash_shows in dash.stdout + dash.stderr, (dash.stdout, dash.stderr)
+    # bash runs the same text without complaint: it really is bash syntax.
+    bash = run("bash", script, tmp_path)
+    assert "not found" not in bash.stderr and "Syntax error" not in bash.stderr
+    assert "Bad substitution" not in bash.stderr and "Illegal option" not in bash.stderr
+
+
+@pytest.mark.parametrize("script", [
+    ". ./env.sh; echo after",
+    "[ a = a ] && echo same",
+    "x=abc; echo ${x:-d} ${x#a} ${x%c} ${#x} ${x:+set} $((1 + 2)) ${10}",
+    "f() { :; }; f",
+    "echo -n hi; printf '%s\\n' x",
+    "kill -TERM 2147483647 2>/dev/null; kill -s TERM 2147483647 2>/dev/null; echo after",
+    "echo hi > out.txt 2>&1; cat out.txt 2>&1 | cat",
+    "for i in 1 2; do echo $i; done; i=$((i + 1))",
+    "find . -name x -exec echo {} \\;",
+    "echo $$ $! $? $# $@ $* $0 $1",
+    "case x in x) echo x;; esac",
+    "local_var=1; export local_var",
+])
+def test_posix_text_is_clean_and_runs_under_dash(script: str, tmp_path: Path) -> None:
+    (tmp_path / "env.sh").write_text("")
+    assert found(f"sh -c '{script}'") == []
+    dash = run("dash", script, tmp_path)
+    assert dash.returncode == 0 and "dash:" not in dash.stderr, dash.stderr
+
+
+# -- which shell runs the text --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "expected"), [
+    ("#!/bin/sh", "error"), ("#!/bin/dash", "error"), ("#!/usr/bin/env sh", "error"),
+    ("#! /bin/sh -e", "error"), ("#!/bin/bash", None), ("#!/usr/bin/env bash", None),
+    ("#!/bin/zsh", None), ("", None),
+])
+def test_the_shebang_decides_the_root_layer(first: str, expected: str | None) -> None:
+    src = f"{first}\nsource /etc/profile\n"
+    got = found(src)
+    if expected is None:
+        assert got == []
+    else:
+        assert [(line, col, d.severity) for line, col, d in got] == [(2, 1, expected)]
+        assert first.split()[0].split("/")[-1] in got[0][2].message or "sh" in got[0][2].message
+
+
+def test_shell_option_sh_is_an_error_even_without_a_shebang() -> None:
+    assert [(line, col, d.severity) for line, col, d in found("[[ -f x ]]", dialect="sh")] == [
+        (1, 1, "error")]
+
+
+def test_dollar_quote_in_a_posix_script_parsed_either_way() -> None:
+    # Parsed as bash (the shebang decides later) and as sh (--shell sh): same finding.
+    text = "echo $'a\\tb'\n"
+    assert where("#!/bin/sh\n" + text) == [(2, 6)]
+    assert where(text, dialect="sh") == [(1, 6)]
+    # In an inner layer `$'...'` is QC108's, not reported twice.
+    assert where("sh -c \"echo \\$'a\\tb'\"") == []
+
+
+def test_bash_layers_and_bash_c_are_clean() -> None:
+    assert found("bash -c 'source ~/.profile; [[ -f x ]] && echo {a,b}'") == []
+    assert found("source x; [[ -f y ]]; a=(1 2)") == []  # the local shell is bash by default
+
+
+def test_watch_and_xargs_run_sh() -> None:
+    [(_, _, d)] = found("watch 'ls {a,b}'")
+    assert d.severity == "error" and "watch" in d.message
+    src = "find . -name '*.log' -exec sh -c '[[ -s $1 ]] && echo $1' sh {} \\;"
+    [(_, col, d)] = found(src)
+    assert col == src.index("[[") + 1 and d.severity == "error"
+
+
+def test_text_expanded_by_an_outer_layer_is_not_the_inner_shells() -> None:
+    # ${x:0:1} in double quotes is expanded by the local bash: the remote shell never sees it.
+    assert found('ssh h "echo ${x:0:1}"') == []
+    # Escaped, it reaches the remote shell: the finding points at the `$` of `\${`.
+    [(line, col, d)] = found('ssh h "echo \\${x:0:1}"')
+    assert (line, col, d.severity) == (1, 14, "warning")
+
+
+def test_su_c_is_an_unknown_shell_warning_without_remote_shell_advice() -> None:
+    [(_, _, d)] = found("su - deploy -c 'source ~/env; make'")
+    assert d.severity == "warning"
+    assert "--remote-shell" not in d.message and "bash -c" in d.message
+
+
+def test_positions_inside_a_multiline_remote_script() -> None:
+    src = "ssh h '\ncd /srv\n  [[ -d logs ]] || mkdir logs\necho done\n'\n"
+    [(line, col, d)] = found(src)
+    assert (line, col) == (3, 3)
+    assert src[d.span[0]:d.span[1]] == "[["
+
+
+# -- fixes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("script", "fixed"), [
+    ('[ "$a" == b ] && echo same', '[ "$a" = b ] && echo same'),
+    ("echo hi &> out.txt; wait; cat out.txt", "echo hi > out.txt 2>&1; wait; cat out.txt"),
+    ("echo hi |& cat", "echo hi 2>&1 | cat"),
+    ("kill -SIGTERM 2147483647 2>/dev/null || echo gone",
+     "kill -TERM 2147483647 2>/dev/null || echo gone"),
+    ("source ./env.sh && echo ok", ". ./env.sh && echo ok"),
+])
+def test_safe_fixes_give_text_dash_runs_like_bash(script: str, fixed: str,
+                                                  tmp_path: Path) -> None:
+    (tmp_path / "env.sh").write_text("")
+    src = f"sh -c '{script}'"
+    fixes = [f for _, _, d in found(src) for f in d.fixes]
+    assert fixes and all(f.applicability == "safe" for f in fixes)
+    out = src
+    for edit in sorted((e for f in fixes for e in f.edits), key=lambda e: -e.span[0]):
+        out = out[:edit.span[0]] + edit.text + out[edit.span[1]:]
+    assert out == f"sh -c '{fixed}'"
+    assert found(out) == []
+    a, b = run("dash", fixed, tmp_path), run("bash", script, tmp_path)
+    assert (a.stdout, a.returncode) == (b.stdout, b.returncode)
+
+
+def test_source_of_a_bare_name_gets_no_fix() -> None:
+    # dash's `.` looks a bare name up in PATH only: `. env.sh` is not `source env.sh`.
+    [(_, _, d)] = found("sh -c 'source env.sh'")
+    assert d.fixes == ()
+
+
+# -- robustness -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("src", [
+    "", "\n", "sh -c", "sh -c ''", 'sh -c "$x"', "sh -c 'if'", "sh -c '$('", "$cmd -c 'x'",
+    "#!/bin/sh", "#!", "#!/bin/sh\n${", "sh -c 'echo ${'", "sh -c 'echo ${x'", "sh -c '${}'",
+    "sh -c '[[ '", "ssh h 'function'", "sh -c 'a=('", "sh -c 'echo {'", "sh -c '((' ",
+    "sh -c 'set -o'", "sh -c 'read -'", "sh -c 'kill -'", "sh -c 'trap'", "sh -c 'echo -e'",
+])
+def test_odd_inputs_do_not_crash(src: str) -> None:
+    for code in MINE:
+        found(src, code)
+        found(src, code, path="x.sh")
+
+
+# -- correct code from the brief, and the fixtures ------------------------------------------------
+
+CORRECT = [
+    "echo 'it'\\''s' 'it'\"'\"'s'",
+    "ssh -o BatchMode=yes -o ConnectTimeout=5 h \"awk '{print \\$2}' /var/log/x\"",
+    "ssh -o BatchMode=yes -o ConnectTimeout=5 h \"$(printf '%q ' \"$@\")\"",
+    "sh -c 'cmd \"$1\"' sh \"$x\"",
+    "ps aux | grep '[n]ginx: master' | awk '{print $2}'",
+    "ssh -o BatchMode=yes -o ConnectTimeout=5 h bash -s <<'EOF'\nsource ~/env\n[[ -d x ]]\nEOF\n",
+    "ssh -o BatchMode=yes -o ConnectTimeout=5 h "
+    "\"cat $(python3 -c 'import shlex,sys; print(shlex.quote(sys.argv[1]))' \"$f\")\"",
+]
+
+
+@pytest.mark.parametrize("src", CORRECT)
+@pytest.mark.parametrize("path", [None, "script.sh"])
+def test_correct_code_is_clean_of_the_operations_rules(src: str, path: str | None) -> None:
+    result = check_source(src, Options(select=MINE), path=path)
+    assert [(d.code, d.message[:80]) for d in result.diagnostics] == []
+
+
+def _expected(text: str) -> set[str]:
+    m = re.search(r"^# expect: (.*)$", text, re.M)
+    assert m, "fixture without an `# expect:` line"
+    return set(m.group(1).split()) - {"none"}
+
+
+@pytest.mark.parametrize("script", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
+def test_operations_fixture_expectations(script: Path) -> None:
+    text = script.read_text()
+    result = check_source(text, Options(select=MINE), path=str(script.relative_to(ROOT)))
+    index = LineIndex(text)
+    got = set()
+    for d in result.diagnostics:
+        line, col = index.position(d.span[0])
+        got.add(f"{d.code}@{line + 1}:{col + 1}")
+    assert got == _expected(text)
+
+
+def test_fixture_set_covers_every_rule_and_has_clean_scripts() -> None:
+    texts = [p.read_text() for p in FIXTURES.glob("*.sh")]
+    assert len(texts) >= 10
+    assert sum(1 for t in texts if not _expected(t)) >= 3
+    codes = {e.split("@")[0] for t in texts for e in _expected(t)}
+    assert codes == set(MINE)

@@ -1,0 +1,124 @@
+"""QC208 ssh-may-prompt-or-hang: BatchMode and ConnectTimeout in unattended ssh.
+
+`ssh -G` (which resolves the configuration without connecting) confirms the defaults the rule
+relies on and how OpenSSH reads the option spellings the rule accepts.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC208"
+
+
+def found(src: str, path: str | None = "deploy.sh") -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[CODE]), path=path)
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == CODE, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+def ssh_config(*args: str) -> dict[str, str]:
+    """What `ssh -G` resolves for these arguments (no connection is made)."""
+    ssh = shutil.which("ssh")
+    if ssh is None:
+        pytest.skip("no ssh client")
+    out = subprocess.run([ssh, "-F", "/dev/null", "-G", *args, "example.invalid"],
+                         capture_output=True, text=True, timeout=10, check=True).stdout
+    pairs = (line.split(" ", 1) for line in out.splitlines() if " " in line)
+    return {k: v for k, v in pairs}
+
+
+def test_defaults_are_interactive_and_without_timeout() -> None:
+    cfg = ssh_config()
+    assert cfg["batchmode"] == "no"
+    assert cfg["connecttimeout"] == "none"
+    [(line, col, d)] = found("ssh web-01 uptime")
+    assert (line, col) == (1, 1)
+    assert "`BatchMode=yes` and `ConnectTimeout`" in d.message
+    assert "-o BatchMode=yes -o ConnectTimeout=10" in d.message
+
+
+@pytest.mark.parametrize("options", [
+    ("-o", "BatchMode=yes", "-o", "ConnectTimeout=10"),
+    ("-oBatchMode=yes", "-oConnectTimeout=10"),
+    ("-o", "batchmode yes", "-o", "connecttimeout=10"),
+    ("-o", "BatchMode = yes", "-o", "ConnectTimeout 10"),
+])
+def test_spellings_ssh_accepts_are_accepted(options: tuple[str, ...]) -> None:
+    cfg = ssh_config(*options)
+    assert (cfg["batchmode"], cfg["connecttimeout"]) == ("yes", "10")
+    words = " ".join(f"'{o}'" for o in options)
+    assert found(f"ssh {words} web-01 uptime") == []
+
+
+def test_first_value_wins_as_in_ssh() -> None:
+    # OpenSSH keeps the first value it reads for an option: BatchMode stays `no` here.
+    assert ssh_config("-o", "BatchMode=no", "-o", "BatchMode=yes")["batchmode"] == "no"
+    [(_, _, d)] = found("ssh -o BatchMode=no -o BatchMode=yes -o ConnectTimeout=5 h true")
+    assert "`BatchMode=yes`" in d.message and "ConnectTimeout`" not in d.message
+
+
+def test_one_finding_names_only_what_is_missing() -> None:
+    [(_, _, a)] = found("ssh -o BatchMode=yes h true")
+    assert "without `ConnectTimeout`" in a.message and "password" not in a.message
+    [(_, _, b)] = found("ssh -o ConnectTimeout=5 h true")
+    assert "without `BatchMode=yes`" in b.message and "SYN" not in b.message
+
+
+def test_command_typed_at_a_prompt_is_left_alone_unless_backgrounded() -> None:
+    assert found("ssh web-01 uptime", path=None) == []
+    [(_, _, d)] = found("ssh web-01 'tar czf - /srv' > srv.tgz &", path=None)
+    assert "background" in d.message
+    # A shebang makes it a script even without a path.
+    assert len(found("#!/bin/sh\nssh web-01 uptime\n", path=None)) == 1
+
+
+def test_ssh_on_the_remote_side_has_no_terminal() -> None:
+    src = "ssh -o BatchMode=yes -o ConnectTimeout=5 bastion 'ssh lab-01 df -h'"
+    [(line, col, d)] = found(src, path=None)
+    assert (line, col) == (1, src.index("ssh lab-01") + 1)
+    assert "bastion" in d.message
+    assert d.layers == ("local bash", "ssh", "remote shell", "ssh")
+
+
+@pytest.mark.parametrize("src", [
+    "timeout 30 ssh web-01 uptime",
+    "ssh -F ~/.ssh/deploy_config web-01 uptime",
+    "ssh $SSH_OPTS web-01 uptime",
+    'ssh "${SSH_ARGS[@]}" web-01 uptime',
+    "ssh -G web-01",
+    "ssh -O check web-01",
+    "ssh -V",
+])
+def test_not_reported(src: str) -> None:
+    assert found(src) == []
+
+
+def test_fix_inserts_the_options_after_ssh() -> None:
+    src = "set -e\nssh -p 2222 deploy@web-01 'systemctl restart app'\n"
+    [(_, _, d)] = found(src)
+    [fix] = d.fixes
+    assert fix.applicability == "unsafe"
+    [edit] = fix.edits
+    out = src[:edit.span[0]] + edit.text + src[edit.span[1]:]
+    assert out.splitlines()[1] == (
+        "ssh -o BatchMode=yes -o ConnectTimeout=10 -p 2222 deploy@web-01 'systemctl restart app'")
+    assert found(out) == []
+
+
+def test_odd_inputs() -> None:
+    for src in ["ssh", "ssh -o", "ssh -o BatchMode", "ssh ''", "ssh -- h", "x=$(ssh h)",
+                "ssh -oConnectTimeout= -oBatchMode= h"]:
+        found(src)

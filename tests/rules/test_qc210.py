@@ -1,0 +1,167 @@
+"""QC210 relaunch-without-wait.
+
+The two facts behind the rule are checked with real processes started by the test itself (and
+killed by their own pid): a process asked to stop by SIGTERM may still be alive after a fixed
+sleep, and pgrep without `-f` matches the process name, not the command line.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
+CODE = "QC210"
+
+
+def found(src: str) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[CODE]))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == CODE, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+def position(src: str, offset: int) -> tuple[int, int]:
+    line, col = LineIndex(src).position(offset)
+    return line + 1, col + 1
+
+
+# -- the facts ------------------------------------------------------------------------------------
+
+
+def test_a_fixed_sleep_is_not_a_wait() -> None:
+    """SIGTERM to a process that cleans up for a second: alive after the sleep, gone later."""
+    script = (
+        'sh -c \'trap "sleep 1; exit 0" TERM; while :; do sleep 0.05; done\' & p=$!\n'
+        "sleep 0.3\n"
+        "kill $p\n"
+        "sleep 0.3\n"
+        'kill -0 $p 2>/dev/null && echo alive-after-sleep\n'
+        "while kill -0 $p 2>/dev/null; do sleep 0.1; done\n"
+        "echo gone\n"
+    )
+    res = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=10)
+    assert res.stdout == "alive-after-sleep\ngone\n", res.stderr
+    # The same shape with a relaunch is reported; with the polling loop it is not.
+    assert found("pkill -f cleanup.py\nsleep 0.3\npython3 cleanup.py &\n")
+    assert not found("pkill -f cleanup.py\nwhile pgrep -f cleanup.py; do sleep 0.1; done\n"
+                     "python3 cleanup.py &\n")
+
+
+def test_pgrep_without_f_matches_the_name_not_the_command_line() -> None:
+    marker = f"qc210-marker-{os.getpid()}"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(20)", marker])
+    try:
+        deadline = time.monotonic() + 5
+        full = ""
+        while time.monotonic() < deadline and str(proc.pid) not in full:
+            full = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True,
+                                  timeout=10).stdout
+            time.sleep(0.05)
+        assert str(proc.pid) in full.split()
+        name = subprocess.run(["pgrep", marker], capture_output=True, text=True, timeout=10)
+        assert name.stdout == ""
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    # So `pkill train.py` does not kill `python3 train.py`, and nothing is reported ...
+    assert found("pkill train.py; python3 train.py &") == []
+    # ... while `pkill -f train.py` does, and is.
+    assert len(found("pkill -f train.py; python3 train.py &")) == 1
+
+
+# -- the seed -------------------------------------------------------------------------------------
+
+
+def test_seed_relaunch_points_at_python3_and_the_kill_is_related() -> None:
+    src = SEED.read_text()
+    [(line, col, d)] = found(src)
+    assert (line, col) == (9, 56)
+    assert src[d.span[0]:d.span[1]] == "python3"
+    assert "`[p]ython3.*train_dflash`" in d.message
+    assert "`sleep 3` is a guess" in d.message
+    assert "line 2" in d.message
+    [related] = d.related
+    assert position(src, related.span[0]) == (2, 72)
+    assert src[related.span[0]:related.span[1]] == "kill"
+    assert d.layers == ("local bash", "ssh", "remote shell")
+
+
+# -- kills, launches and waits --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("src", "launch"), [
+    ("pkill -f train.py; sleep 3; nohup python3 train.py > log 2>&1 &", "python3"),
+    ("killall nginx; nginx", "nginx"),
+    ("pkill -x redis-server\nsleep 1\nredis-server /etc/redis.conf", "redis-server"),
+    ("kill $(pidof redis-server); redis-server /etc/redis.conf", "redis-server"),
+    ("kill -9 $(pgrep -f 'gunicorn app'); gunicorn app:main &", "gunicorn"),
+    ("pgrep -f 'gunicorn app' | xargs kill; gunicorn app:main -b :80 &", "gunicorn"),
+    ("ps aux | grep 'serve\\|worker' | grep -v grep | awk '{print $2}' | xargs kill\n"
+     "./worker --queue a &", "./worker"),
+    ("ps -ef | awk '/[m]y_daemon/ {print $2}' | xargs -r kill\n./my_daemon &", "./my_daemon"),
+    ("pid=$(pgrep -f 'node server.js')\nkill $pid\nnode server.js &", "node"),
+    ("./server --port 80 & pid=$!\nsleep 10\nkill $pid\n./server --port 80 &", "./server"),
+    ("./server & echo $! > /run/s.pid\nkill \"$(cat /run/s.pid)\"\n./server &", "./server"),
+    ("sudo pkill -f uvicorn; sudo uvicorn app:api &", "uvicorn"),
+    ('ssh h "pkill -f worker.py"; sleep 2; ssh h "nohup python3 worker.py > /dev/null 2>&1 &"',
+     "python3"),
+])
+def test_relaunch_reported_at_the_program(src: str, launch: str) -> None:
+    [(_, _, d)] = found(src)
+    assert src[d.span[0]:d.span[1]] == launch
+    assert d.related and "killed here" in d.related[0].message
+
+
+@pytest.mark.parametrize("src", [
+    "pkill -f train.py; while pgrep -f train.py >/dev/null; do sleep 1; done; python3 train.py &",
+    "pkill -f train.py\ntimeout 60 sh -c 'while pgrep -f train.py; do sleep 1; done'\n"
+    "python3 train.py &",
+    "kill $pid; while kill -0 $pid 2>/dev/null; do sleep 1; done; ./server &",
+    "./server & pid=$!\nkill $pid\nwait $pid\n./server &",
+    "killall -w nginx; nginx",
+    "pkill -f app.py; pidwait -f app.py; python3 app.py &",
+    "kill $p; tail --pid=$p -f /dev/null; ./app &",
+    "kill $p; until [ ! -e /proc/$p ]; do sleep 1; done; ./app &",
+    "pkill -f vllm; while nvidia-smi | grep -q vllm; do sleep 2; done; vllm serve m &",
+    "pkill -HUP nginx; nginx",
+    "kill -0 $pid && ./server",
+    "kill -l; ./server",
+    "pkill -f worker.py; ./server &",
+    "pkill -f worker; ssh h 'python3 worker.py'",
+    "ssh a 'pkill -f worker.py'; ssh b 'python3 worker.py &'",
+    "systemctl stop app; systemctl start app",
+    "pkill -f train.py; pgrep -f train.py; echo train.py stopped",
+    "python3 train.py & pkill -f train.py",
+])
+def test_not_reported(src: str) -> None:
+    assert found(src) == []
+
+
+def test_one_finding_per_relaunch_with_the_nearest_kill() -> None:
+    src = "pkill -f app.py\nsleep 5\npkill -9 -f app.py\npython3 app.py &\n"
+    [(line, col, d)] = found(src)
+    assert (line, col) == (4, 1)
+    assert position(src, d.related[0].span[0]) == (3, 1)
+
+
+def test_odd_inputs() -> None:
+    for src in ["kill", "pkill", "pkill -f", "killall", "kill $(", "xargs kill", "| xargs kill",
+                "pkill -f '('; python3 '(' &", "pkill -f '[' ; x [", "kill $!; $cmd &",
+                "ps | grep -e; x", "pgrep -f -- ; kill"]:
+        found(src)

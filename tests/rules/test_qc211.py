@@ -1,0 +1,146 @@
+"""QC211 status-of-ssh-ambiguous, with the 255 ambiguity reproduced against a real sshd."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness.shells import run_shell
+from harness.sshd import SshServer
+from harness.stubs import StubDir
+
+CODE = "QC211"
+
+
+def found(src: str) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[CODE]))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == CODE, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+def status(remote: SshServer, stubs: StubDir, remote_cmd: str) -> int:
+    res = run_shell("bash", f"ssh h {remote_cmd}", remote.client_env(stubs), timeout=30)
+    return res.returncode
+
+
+# -- the fact -------------------------------------------------------------------------------------
+
+
+def test_255_means_three_things(remote: SshServer, stubs: StubDir) -> None:
+    # The remote command's own status passes through ...
+    assert status(remote, stubs, "'exit 3'") == 3
+    # ... a remote shell killed by a signal gives 255 ...
+    assert status(remote, stubs, "'kill -TERM $$; echo not reached'") == 255
+    # ... and so does a remote `exit 255` ...
+    assert status(remote, stubs, "'exit 255'") == 255
+    # ... and a connection that cannot be made at all.
+    ssh = shutil.which("ssh")
+    assert ssh is not None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens once the socket is closed
+    res = subprocess.run([ssh, "-F", "/dev/null", "-o", "BatchMode=yes", "-o",
+                          "ConnectTimeout=5", "-p", str(port), "127.0.0.1", "true"],
+                         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert res.returncode == 255 and "refused" in res.stderr
+
+
+# -- what is a decision on ssh's status -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("src", "kind"), [
+    ('ssh h "systemctl restart app" && echo ok', "`&&`"),
+    ("ssh h ./deploy.sh || echo unreachable", "`||`"),
+    ("if ssh h test -f /etc/app.conf; then echo yes; fi", "`if`"),
+    ("if ! ssh h ./check; then echo failed; fi", "`if`"),
+    ("if out=$(ssh h cat /etc/x); then echo \"$out\"; fi", "`if`"),
+    ("{ ssh h ./x; } || echo fail", "`||`"),
+    ("(ssh h ./y) && echo ok", "`&&`"),
+    ("ssh h a; ssh h b && echo ok", "`&&`"),
+])
+def test_branch_on_ssh_status(src: str, kind: str) -> None:
+    [(_, _, d)] = found(src)
+    assert src[d.span[0]:d.span[1]] == "ssh"
+    assert kind in d.message
+    assert "255" in d.message and "killed by a signal" in d.message
+
+
+@pytest.mark.parametrize("src", [
+    "until ssh h './deploy.sh'; do sleep 5; done",
+    "while ! ssh h ./deploy.sh; do sleep 5; done",
+    "for i in 1 2 3; do ssh h ./deploy.sh && break; sleep 5; done",
+])
+def test_retry_loops(src: str) -> None:
+    [(_, _, d)] = found(src)
+    assert "retry loop" in d.message and "may already have run" in d.message
+    assert "./deploy.sh" in d.message
+
+
+def test_status_read_after_ssh_with_255_is_a_retry_on_255() -> None:
+    src = "ssh h ./deploy.sh\nrc=$?\nif [ \"$rc\" -eq 255 ]; then ssh h ./deploy.sh; fi\n"
+    got = found(src)
+    assert [(line, col) for line, col, _ in got] == [(1, 1)]
+    d = got[0][2]
+    assert "tests `$?` for 255" in d.message
+    [related] = d.related  # the `[ "$rc" -eq 255 ]` test
+    assert LineIndex(src).position(related.span[0]) == (2, 3)
+
+
+def test_status_read_after_ssh() -> None:
+    src = "ssh h ./deploy.sh\nif [ $? -ne 0 ]; then echo failed; fi\n"
+    [(_, _, d)] = found(src)
+    assert "decides on `$?`" in d.message
+
+
+@pytest.mark.parametrize("src", [
+    "ssh h ./deploy.sh; echo done",
+    "ssh h ./deploy.sh | tee log && echo ok",
+    "ssh h ./deploy.sh & wait",
+    "if ssh -o BatchMode=yes h true; then echo up; fi",
+    "ssh h exit && echo up",
+    "ssh h 'exit 0' || echo down",
+    "ssh h uptime || echo '(no answer)'",
+    "ssh h hostname && echo reachable",
+    "ssh -O check h && echo master",
+    "ssh -N -L 8080:localhost:80 h || echo tunnel closed",
+    "ssh -f h sleep 60 && echo started",
+    "x=$(ssh h cat /etc/hostname); echo $x",
+    "ssh h ./deploy.sh\necho finished\nif [ $? -eq 0 ]; then :; fi",
+])
+def test_not_reported(src: str) -> None:
+    assert found(src) == []
+
+
+def test_exit_with_a_code_is_not_a_probe() -> None:
+    assert len(found("ssh h 'exit 3' || echo failed")) == 1
+    assert len(found("ssh h 'echo a; rm -rf /tmp/x' && echo ok")) == 1
+
+
+def test_options_array_taken_for_the_destination() -> None:
+    # The trace takes "${opts[@]}" for the destination; the evidence skips the host word.
+    src = "until ssh \"${opts[@]}\" store-01 'rsync -a /a/ /b/'; do sleep 30; done"
+    [(_, _, d)] = found(src)
+    assert "`rsync -a /a/ /b/`" in d.message and "store-01 rsync" not in d.message
+    assert found("ssh \"${opts[@]}\" store-01 true && echo up") == []
+
+
+def test_odd_inputs() -> None:
+    for src in ["ssh && x", "if ssh; then :; fi", "! ssh", "until ssh h; do :; done",
+                "ssh h '' || x", "$(ssh h x) && y", "ssh h x\n$?"]:
+        found(src)

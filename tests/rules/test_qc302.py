@@ -1,0 +1,180 @@
+"""QC302 secret-on-command-line.
+
+What `ps` can see is checked in /proc with processes this test starts (a harmless `sleep`):
+an argument is in the program's command line, an expanded variable too, an environment
+assignment in a script is not, and the same assignment inside a `-c` string is.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC302"
+SECRET = "hunter2-QC302"
+
+
+def found(src: str) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[CODE]))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == CODE, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+def cmdlines_while_running(script: str, tmp_path: Path) -> str:
+    """Start ``bash script`` and return the command lines of it and its children."""
+    path = tmp_path / "s.sh"
+    path.write_text(script)
+    proc = subprocess.Popen(["bash", str(path)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        time.sleep(0.4)
+        seen = []
+        for pid in [proc.pid, *_children(proc.pid)]:
+            try:
+                seen.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" "))
+            except OSError:
+                continue
+        return b"\n".join(seen).decode(errors="replace")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            kids = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+        except OSError:
+            continue
+        out.extend(int(k) for k in kids)
+        todo.extend(int(k) for k in kids)
+    return out
+
+
+# -- the facts ---------------------------------------------------------------------------------
+
+
+def test_argument_and_expanded_variable_are_visible(tmp_path: Path) -> None:
+    seen = cmdlines_while_running(f"sh -c 'sleep 2' sh --password={SECRET}\n", tmp_path)
+    assert SECRET in seen
+    seen = cmdlines_while_running(f"P={SECRET}\nsh -c 'sleep 2' sh --password=\"$P\"\n",
+                                  tmp_path)
+    assert SECRET in seen
+    assert len(found('tool --password="$P"')) == 1
+
+
+def test_assignment_in_a_script_is_not_but_in_a_c_string_it_is(tmp_path: Path) -> None:
+    seen = cmdlines_while_running(f"TOKEN={SECRET} sleep 2\n", tmp_path)
+    assert SECRET not in seen
+    assert found(f"TOKEN={SECRET} sleep 2") == []
+    seen = cmdlines_while_running(f"bash -c 'TOKEN={SECRET}; sleep 2; :'\n", tmp_path)
+    assert SECRET in seen
+    [(_, _, d)] = found(f"bash -c 'TOKEN={SECRET}; sleep 2; :'")
+    assert "`TOKEN=`" in d.message
+
+
+# -- detections ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("src", "secret"), [
+    ("sshpass -p Tr0ub4dor ssh h uptime", "Tr0ub4dor"),
+    ("sshpass -pTr0ub4dor ssh h uptime", "Tr0ub4dor"),
+    ("curl -u admin:s3cretpw https://x", "s3cretpw"),
+    ("curl --user=admin:s3cretpw https://x", "s3cretpw"),
+    ('curl -H "Authorization: Bearer abcdef123" https://x', "Bearer abcdef123"),
+    ('curl --header "X-Api-Key: abcdef123" https://x', "abcdef123"),
+    ("mysql -uroot -pSecret99 shop", "Secret99"),
+    ("mysqldump --password=Secret99 shop", "Secret99"),
+    ("redis-cli -a Secret99 ping", "Secret99"),
+    ("docker login -u me -p Secret99 registry.example.com", "Secret99"),
+    ("openssl enc -aes256 -pass pass:Secret99 -in f", "Secret99"),
+    ("ldapsearch -D cn=admin -w Secret99 -b dc=x", "Secret99"),
+    ("smbclient -U admin%Secret99 //srv/share", "Secret99"),
+    ("htpasswd -b /etc/htpasswd alice Secret99", "Secret99"),
+    ("wget --http-password=Secret99 https://x", "Secret99"),
+    ("vault login -token=Secret99", "Secret99"),
+    ("deploy-cli --api-key Secret99 push", "Secret99"),
+    ("git clone https://bob:ghp_Secret99@github.com/o/r", "ghp_Secret99"),
+    ("sudo mysql -pSecret99", "Secret99"),
+])
+def test_argument_secrets(src: str, secret: str) -> None:
+    [(_, _, d)] = found(src)
+    assert src[d.span[0]:d.span[1]] == secret
+    # The finding shows the shape of the secret, never the secret.
+    assert secret not in d.message
+    assert "ps" in d.message
+
+
+@pytest.mark.parametrize("src", [
+    "sshpass -e ssh h uptime",
+    "sshpass -f ~/.pass ssh h uptime",
+    "curl -u admin https://x",
+    "curl -H 'Content-Type: application/json' https://x",
+    "mysql -p shop",
+    "mysql --password shop",
+    "docker login --password-stdin -u me reg",
+    "openssl enc -pass env:PASS -in f",
+    "ldapsearch -W -b dc=x",
+    "curl -u admin:xxxx https://x",
+    "mysql -p'<password>' shop",
+    "tool --password=*** x",
+    "tool --password - x",
+    "git clone https://github.com/o/r",
+    "TOKEN=abc ./run",
+    "export API_KEY=xyz",
+    "ssh h 'TOKEN=$(cat /etc/token) ./deploy'",
+    "ssh h 'export PGPASSWORD=$DBPASS; psql'",
+    "ssh h bash -s <<'EOF'\nexport PGPASSWORD=abc123\npsql\nEOF\n",
+    "TOKEN_FILE=/run/secrets/t ssh h 'cat $TOKEN_FILE'",
+    "sh -c 'PWD=/tmp; cd $PWD'",
+])
+def test_not_reported(src: str) -> None:
+    assert found(src) == []
+
+
+def test_remote_string_shows_on_both_machines() -> None:
+    src = 'ssh db-01 "curl -u admin:s3cretpw https://x"'
+    [(_, _, d)] = found(src)
+    assert "`db-01`" in d.message and "local `ssh` command" in d.message
+    assert d.layers == ("local bash", "ssh", "remote shell")
+
+
+def test_assignment_in_a_remote_string() -> None:
+    src = 'ssh db-01 "PGPASSWORD=reporting2024 psql -U report"'
+    [(_, col, d)] = found(src)
+    assert col == src.index("reporting2024") + 1
+    assert "reporting2024" not in d.message and "bash -s" in d.message
+    # Expanded locally first: the value lands in the remote string, so it is visible too.
+    [(_, _, d)] = found('ssh db-01 "PGPASSWORD=$PGPASS psql -U report"')
+    assert "the value of `$PGPASS`" in d.message
+    [(_, _, d)] = found("sh -c \"export API_TOKEN=zz123abc; ./deploy\"")
+    assert "zz123abc" not in d.message
+
+
+def test_heredoc_script_still_shows_program_arguments() -> None:
+    src = "ssh h bash -s <<'EOF'\ncurl -u a:verysecret https://x\nEOF\n"
+    [(line, col, d)] = found(src)
+    assert (line, col) == (2, 11)
+    assert "local `ssh`" not in d.message  # the script is on no command line
+
+
+def test_odd_inputs() -> None:
+    for src in ["sshpass -p", "curl -u", "curl -H", "mysql -p", "export", "export =",
+                "TOKEN= x", "ssh h 'TOKEN='", "x --password=", "htpasswd -b", "openssl -pass",
+                "$x --password=abc123", "smbclient -U a%"]:
+        found(src)
