@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from quotecheck.checker import Options, check_source
 from quotecheck.config import ConfigError, Settings, find_config, load
 from quotecheck.diagnostics import Diagnostic
-from quotecheck.files import discover, shebang_shell
+from quotecheck.files import discover, local_dialect
 from quotecheck.inputs import LoadedText, decode, read_text_file
 from quotecheck.positions import Encoding, LineIndex
 
@@ -87,11 +87,7 @@ class _Settings:
 
 
 def _options(request: Request, settings: Settings, item: Input) -> Options:
-    dialect = "bash"
-    if item.path is not None:
-        shell = shebang_shell(item.loaded.text[:128].encode("utf-8", "replace"))
-        if shell in ("sh", "dash", "ash"):
-            dialect = "sh"
+    dialect = local_dialect(item.loaded.text) if item.path is not None else "bash"
     ignore = [*settings.ignores_for(item.path), *(request.ignore or [])]
     return Options(
         select=request.select if request.select is not None else settings.select,

@@ -112,8 +112,10 @@ def explain(
                      "(default: unknown, analysed as bash with portability warnings)."),
     ] = None,
     shell: Annotated[
-        ShellName, typer.Option("--shell", help="The local shell that reads the input.")
-    ] = ShellName.bash,
+        ShellName | None,
+        typer.Option("--shell", help="The local shell that reads the input "
+                     "(default: the script's #! line, else bash)."),
+    ] = None,
     color: Annotated[
         ColourChoice, typer.Option("--color", help="Colour the text output.")
     ] = ColourChoice.auto,
@@ -129,7 +131,10 @@ def explain(
     from quotecheck.positions import LineIndex
 
     text, path = read_input(command, file)
-    result = analyse(text, dialect=shell.value, remote_shell=remote_shell.value if remote_shell
+    from quotecheck.files import local_dialect
+
+    dialect = shell.value if shell else local_dialect(text)
+    result = analyse(text, dialect=dialect, remote_shell=remote_shell.value if remote_shell
                      else None, path=path)
     if output_format is OutputFormat.json:
         index = LineIndex(text)

@@ -21,6 +21,12 @@ def shebang_shell(head: bytes) -> str | None:
     return m.group(1).decode() if m else None
 
 
+def local_dialect(text: str) -> str:
+    """The dialect a script's #! line asks for: sh for sh/dash/ash, else bash."""
+    shell = shebang_shell(text[:128].encode("utf-8", "replace"))
+    return "sh" if shell in ("sh", "dash", "ash") else "bash"
+
+
 def is_shell_script(path: Path) -> bool:
     if path.suffix in SHELL_EXTENSIONS:
         return True

@@ -159,3 +159,17 @@ def test_text_output_fits_80_columns() -> None:
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
     assert max(len(line) for line in plain.splitlines()) <= 80
     assert "‹{print $2}›" in plain
+
+
+def test_shebang_decides_the_local_dialect(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "s"
+    script.write_text("#!/bin/sh\necho $'a'\n")
+    doc = explain_json(capsys, "--file", str(script))
+    root = doc["layers"][0]
+    # dash reads `$'a'` as a literal `$` and a quoted `a`
+    out = subprocess.run(["dash", "-c", "printf '%s' $'a'"], capture_output=True, text=True,
+                         check=True).stdout
+    assert root["dialect"] == "sh" and root["commands"][0]["argv"] == ["echo", out]
+    doc = explain_json(capsys, "--shell", "bash", "--file", str(script))
+    assert doc["layers"][0]["commands"][0]["argv"] == ["echo", "a"]
