@@ -46,7 +46,7 @@ class Input:
     loaded: LoadedText
 
 
-def _inputs(request: Request, stdin: TextIO, errors: list[str]) -> list[Input]:
+def collect_inputs(request: Request, stdin: TextIO, errors: list[str]) -> list[Input]:
     inputs: list[Input] = []
     if request.command is not None:
         inputs.append(Input("<command>", None, LoadedText(request.command)))
@@ -67,7 +67,7 @@ def _inputs(request: Request, stdin: TextIO, errors: list[str]) -> list[Input]:
     return inputs
 
 
-class _Settings:
+class SettingsCache:
     """Configuration per directory, loaded once."""
 
     def __init__(self, request: Request) -> None:
@@ -86,7 +86,7 @@ class _Settings:
         return self.cache[found]
 
 
-def _options(request: Request, settings: Settings, item: Input) -> Options:
+def options_for(request: Request, settings: Settings, item: Input) -> Options:
     dialect = local_dialect(item.loaded.text) if item.path is not None else "bash"
     ignore = [*settings.ignores_for(item.path), *(request.ignore or [])]
     return Options(
@@ -98,7 +98,7 @@ def _options(request: Request, settings: Settings, item: Input) -> Options:
     )
 
 
-def _load_notes(item: Input) -> list[Diagnostic]:
+def load_notes(item: Input) -> list[Diagnostic]:
     notes: list[Diagnostic] = []
     if item.loaded.undecodable is not None:
         at = item.loaded.undecodable
@@ -121,11 +121,11 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
                      "standard input, or --command 'CMD'\n")
         return EXIT_ERROR
     try:
-        settings = _Settings(request)
+        settings = SettingsCache(request)
     except ConfigError as exc:
         stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
-    inputs = _inputs(request, stdin, errors)
+    inputs = collect_inputs(request, stdin, errors)
     style = Style(request.colour)
     files_json: list[dict[str, Any]] = []
     sarif_results: list[dict[str, Any]] = []
@@ -136,7 +136,7 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
             stderr.write(f"\rquotecheck: {n}/{len(inputs)} files")
             stderr.flush()
         try:
-            options = _options(request, settings.for_path(item.path), item)
+            options = options_for(request, settings.for_path(item.path), item)
         except ConfigError as exc:
             errors.append(str(exc))
             continue
@@ -147,7 +147,7 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
         else:
             result = check_source(item.loaded.text, options,
                                   str(item.path) if item.path else None)
-            diagnostics = _load_notes(item) + result.diagnostics
+            diagnostics = load_notes(item) + result.diagnostics
         reported += len(diagnostics)
         uri = item.path.resolve().as_uri() if item.path else f"untitled:{item.display}"
         if request.output_format == "text":

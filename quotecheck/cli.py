@@ -296,6 +296,54 @@ def quote(
     sys.stdout.write(line + "\n")
 
 
+@app.command()
+def fix(
+    paths: Annotated[
+        list[str] | None, typer.Argument(help="Scripts or directories; - for stdin.")
+    ] = None,
+    command: Annotated[
+        str | None, typer.Option("--command", "-c", help="Fix this one command line.")
+    ] = None,
+    unsafe_fixes: Annotated[
+        bool, typer.Option("--unsafe-fixes", help="Also apply fixes that change behaviour.")
+    ] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff.")] = False,
+    write: Annotated[bool, typer.Option("--write", help="Rewrite the files in place.")] = False,
+    severity: Annotated[
+        SeverityName | None,
+        typer.Option("--severity", help="Findings at or above this decide the exit status."),
+    ] = None,
+    select: Annotated[
+        list[str] | None, typer.Option("--select", help="Only these codes or prefixes.")
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option("--ignore", help="Skip these codes or prefixes.")
+    ] = None,
+    remote_shell: Annotated[
+        ShellName | None,
+        typer.Option("--remote-shell", help="The login shell on ssh's remote side."),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Use this configuration file.")
+    ] = None,
+    no_config: Annotated[
+        bool, typer.Option("--no-config", help="Ignore configuration files.")
+    ] = False,
+) -> int:
+    """Print the corrected script or command (safe fixes; unsafe ones with --unsafe-fixes)."""
+    from quotecheck.check_command import Request
+    from quotecheck.fix_command import run_fix
+
+    request = Request(
+        paths=paths or [], command=command, output_format="text",
+        severity=severity.value if severity else None, select=_codes(select),
+        ignore=_codes(ignore), remote_shell=remote_shell.value if remote_shell else None,
+        encoding="utf-16", config=config, no_config=no_config, colour=False,
+    )
+    raise typer.Exit(run_fix(request, unsafe=unsafe_fixes, diff=diff, write=write,
+                             stdout=sys.stdout, stderr=sys.stderr, stdin=sys.stdin))
+
+
 @app.command("rules")
 def list_rules() -> None:
     """List every rule: code, name, default severity and summary."""
