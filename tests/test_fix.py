@@ -11,7 +11,7 @@ from quotecheck.checker import Options
 from quotecheck.cli import main
 from quotecheck.diagnostics import Diagnostic, Edit, Fix
 from quotecheck.files import local_dialect
-from quotecheck.fixer import apply_edits, applicable, choose_fixes, fix_source
+from quotecheck.fixer import applicable, apply_edits, choose_fixes, fix_source
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "fixtures").rglob("*.sh"))
@@ -38,6 +38,7 @@ def test_safe_fix_applied_by_default_and_meaning_kept(capsys: pytest.CaptureFixt
 
     cmd = "sh -c 'echo hi &> /dev/null; echo done'"
     code, out, _ = run(capsys, "--select", "QC207", "--command", cmd)
+    assert code == 0
     fixed = out.rstrip("\n")
     assert fixed != cmd and "&>" not in fixed
     # dash now runs it as bash meant it: `echo hi` silenced, `done` printed
@@ -52,8 +53,8 @@ def test_diff_and_write(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     script.write_text(f"#!/bin/bash\n{HOSTKEY}\n")
     code, out, _ = run(capsys, "--unsafe-fixes", "--select", "QC301", "--diff", "deploy.sh")
     assert out.splitlines()[:2] == ["--- a/deploy.sh", "+++ b/deploy.sh"]
-    assert "-ssh -o StrictHostKeyChecking=no" in out and "+ssh -o StrictHostKeyChecking=accept-new" \
-        in out
+    assert code == 0 and "-ssh -o StrictHostKeyChecking=no" in out
+    assert "+ssh -o StrictHostKeyChecking=accept-new" in out
     assert script.read_text() == f"#!/bin/bash\n{HOSTKEY}\n"  # --diff writes nothing
     code, out, err = run(capsys, "--unsafe-fixes", "--select", "QC301", "--write", "deploy.sh")
     assert code == 0 and out == "" and "fixed deploy.sh (1 fix)" in err
