@@ -104,11 +104,14 @@ class Scan:
         for script in self.nested:
             if script.depth != depth + 1 or script.end <= start or script.start >= end:
                 continue
-            filler = " " if script.in_heredoc else FILL
             lo, hi = max(script.start, start), min(script.end, end)
             for i in range(lo, hi):
-                if chunk[i - start] != "\n" or not script.in_heredoc:
-                    chunk[i - start] = filler if chunk[i - start] != "\n" else " "
+                if not script.in_heredoc:
+                    # Newlines too: a blank would split the word the script stands in
+                    # (`a$(\<newline>date\<newline>)b` and `$\<newline>(date)` are one word).
+                    chunk[i - start] = FILL
+                elif chunk[i - start] != "\n":
+                    chunk[i - start] = " "
         return "".join(chunk)
 
 
@@ -136,6 +139,9 @@ class Scanner:
         # like `$(...)` does, so they are bounded the same way (`"${x-"${x-...` would otherwise
         # exhaust Python's stack).
         self._quote_depth = 0
+        # The insides of `$(...)`/`<(...)` scripts: they keep their own mask (what the parser
+        # of their level sees) when the quote or `${...}` around them is filled.
+        self._keep = bytearray(self.n)
 
     # -- entry point ---------------------------------------------------------------------
 
@@ -146,8 +152,10 @@ class Scanner:
     # -- helpers -------------------------------------------------------------------------
 
     def _fill(self, start: int, end: int, char: str = FILL) -> None:
-        mask = self.scan.mask
+        mask, keep = self.scan.mask, self._keep
         for i in range(start, min(end, self.n)):
+            if keep[i]:
+                continue  # `"$(ls -l)"`: the quote must not turn `ls -l` into one word
             if mask[i] != "\n" or char == FILL:
                 mask[i] = char
 
@@ -255,7 +263,7 @@ class Scanner:
                 continue
             if c == "(":
                 if command_position and text.startswith("((", i):
-                    i = self._arithmetic_command(i)
+                    i = self._arithmetic_command(i, depth)
                     word_start = False
                     command_position = False
                     continue
@@ -408,7 +416,7 @@ class Scanner:
             return end
         if nxt == "(":
             if text.startswith("((", k):
-                end = self._arithmetic(i, k + 2)
+                end = self._arithmetic(i, k + 2, depth)
             else:
                 end = self._nested_parens(i, k + 1, depth, "command")
             return end
@@ -474,9 +482,9 @@ class Scanner:
         self.scan.ends[i] = n
         return n
 
-    def _arithmetic(self, i: int, j: int) -> int:
+    def _arithmetic(self, i: int, j: int, depth: int) -> int:
         """``$((...))`` (``j`` after the opening parentheses) or ``((...))``."""
-        end = self._balanced(j, 2)
+        end = self._balanced(j, 2, depth)
         if end is None:
             self._problem("QC001", i, self.n, "unterminated arithmetic expression")
             end = self.n
@@ -484,17 +492,34 @@ class Scanner:
         self.scan.ends[i] = end
         return end
 
-    def _arithmetic_command(self, i: int) -> int:
-        return self._arithmetic(i, i + 2)
+    def _arithmetic_command(self, i: int, depth: int) -> int:
+        return self._arithmetic(i, i + 2, depth)
 
-    def _balanced(self, j: int, opened: int) -> int | None:
-        """Index after the parenthesis that closes ``opened`` open ones, skipping quotes."""
+    def _balanced(self, j: int, opened: int, depth: int | None = None) -> int | None:
+        """Index after the parenthesis that closes ``opened`` open ones, skipping quotes.
+
+        With ``depth`` (an arithmetic expression at that level), the command substitutions
+        inside are nested scripts like anywhere else: `$(( $(rm -rf x) + 1 ))` runs `rm`.
+        """
         text, n = self.text, self.n
         level = opened
         while j < n:
             c = text[j]
             if c == "\\":
                 j += 2
+                continue
+            if depth is not None and (c in '`"' or (c == "$" and text[j + 1:j + 2] in "({")):
+                if c == "`":
+                    j = self._backtick(j, depth)
+                elif c == '"':
+                    j = self._double_quote(j, depth)
+                else:
+                    # `$((` inside is counted by the parenthesis levels here.
+                    if text.startswith("$((", j):
+                        level += 2
+                        j += 3
+                        continue
+                    j = self._dollar(j, depth)
                 continue
             if c in "'\"":
                 close = text.find(c, j + 1)
@@ -530,9 +555,9 @@ class Scanner:
             end = self.n
         else:
             end = close + 1
-        self.scan.nested.append(
-            NestedScript(kind, i, end, (inner_start, min(close, self.n)), depth + 1)
-        )
+        inner_end = min(close, self.n)
+        self.scan.nested.append(NestedScript(kind, i, end, (inner_start, inner_end), depth + 1))
+        self._keep[inner_start:inner_end] = b"\x01" * max(0, inner_end - inner_start)
         self.scan.ends[i] = end
         return end
 
@@ -694,7 +719,10 @@ class Scanner:
                 line_end = n if line_end < 0 else line_end
                 line = text[i:line_end]
                 if (line.lstrip("\t") if strip else line) == delim:
-                    self._fill(body_start, i, " ")
+                    if quoted:
+                        # An unquoted body is blanked by _heredoc_expansions, after its
+                        # `$(...)` scripts have been scanned from their own text.
+                        self._fill(body_start, i, " ")
                     body = (body_start, i)
                     self._fill(i, line_end, " ")
                     i = min(line_end + 1, n)
@@ -703,7 +731,8 @@ class Scanner:
                 i = line_end + 1
             if not terminated:
                 body = (body_start, n)
-                self._fill(body_start, n, " ")
+                if quoted:
+                    self._fill(body_start, n, " ")
                 i = n
                 self._problem(
                     "QC001", op_start, op_end,
@@ -742,9 +771,15 @@ class Scanner:
                 )
         # _dollar filled expansion characters with FILL; the body must stay blank at this level.
         mask = self.scan.mask
-        inner_spans = [s.inner for s in self.scan.nested[before:] if s.depth == depth + 1]
+        # Mark the nested scripts' insides once: testing every span for every body character
+        # was quadratic (a body with thousands of `$(...)` took seconds).
+        keep = [False] * (end - start)
+        for s in self.scan.nested[before:]:
+            if s.depth == depth + 1:
+                a, b = max(s.inner[0], start), min(s.inner[1], end)
+                keep[a - start:b - start] = [True] * max(0, b - a)
         for k in range(start, end):
-            if mask[k] != "\n" and not any(a <= k < b for a, b in inner_spans):
+            if mask[k] != "\n" and not keep[k - start]:
                 mask[k] = " "
 
 

@@ -9,6 +9,11 @@ back at the right column.
 
 The extents of quotes and expansions come from the scanner (``Scan.ends``), so the two modules
 always agree on where a construct ends.
+
+What bash decides on the whole word is decided here on the whole word too: whether brackets are
+a pattern (`[a"b"]` is), whether braces expand (`{a,"b c"}` does, `{1..a}` does not), and how the
+bytes of ``$'\\xc3'$'\\xa9'`` decode. Values are ``str``; bytes that are not UTF-8 are lone
+surrogates (``surrogateescape``, the way the tests decode what a shell prints).
 """
 
 from __future__ import annotations
@@ -105,7 +110,7 @@ _TILDE_SH = re.compile(r"~[A-Za-z0-9._-]*")
 # An argument that looks like an assignment: bash (not in POSIX mode) tilde-expands its value.
 _ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]'\"\\$`]*\])?\+?=")
 # Bytes that cannot be decoded come back as lone surrogates U+DC80..U+DCFF (surrogateescape),
-# the way the tests and the rest of quotecheck decode what a shell prints.
+# the way the tests decode what a shell prints.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
@@ -233,9 +238,11 @@ def _merge_escaped_bytes(parts: list[Part]) -> list[Part]:
             keep.append((ch, flat[at][1], flat[at][2]))
             at += len(_char_bytes(ch))
         i = j
+    by_part: list[list[tuple[str, int]]] = [[] for _ in parts]
+    for ch, owner, off in keep:
+        by_part[owner].append((ch, off))
     out: list[Part] = []
-    for k, p in enumerate(parts):
-        mine = [(ch, off) for ch, owner, off in keep if owner == k]
+    for p, mine in zip(parts, by_part, strict=True):
         value = "".join(ch for ch, _ in mine)
         if value == p.value:
             out.append(p)
@@ -259,10 +266,9 @@ class _Segmenter:
         self.tilde_prefix = _TILDE_SH if dialect == "sh" else _TILDE_BASH
 
     def begin(self, start: int, end: int, assignment_value_at: int | None) -> None:
-        self.word_start, self.word_end = start, end
         # Line continuations vanish before the word is read: `\<newline>~` starts with `~`.
-        while self.text.startswith("\\\n", self.word_start) and self.word_start < end:
-            self.word_start += 2
+        self.word_start = min(skip_line_continuations(self.text, start), end)
+        self.word_end = end
         self.tilde_value_at = assignment_value_at
         if assignment_value_at is None and self.dialect != "sh":
             # bash tilde-expands `a=~/x` even as a plain argument (not in POSIX mode).
@@ -528,13 +534,22 @@ class _Segmenter:
     def brace_region(self, start: int, end: int) -> tuple[int, int] | None:
         """The first brace expression bash's ``brace_expand`` really expands, if any."""
         text = self.text
+        word = text[start:end]
+        if "}" not in word or ("," not in word and ".." not in word):
+            return None
         base = start
+        tries = 0
         while base < end:
             i = base
             while True:
                 i = self._gobble(i, end, "{", base)
                 if i < 0:
                     return None
+                tries += 1
+                if tries > _BRACE_TRIES:
+                    # Each try scans the rest of the word: on a word made of hundreds of `{`
+                    # give up (quadratic, like bash) and call the rest a brace expansion.
+                    return (i, end)
                 close = self._gobble(i + 1, end, "}", base)
                 if close >= 0:
                     break
@@ -679,12 +694,10 @@ def _mark_regions(parts: list[Part], regions: list[tuple[PartKind, int, int]]) -
     """Split literal parts so the characters inside a glob or brace region get its kind."""
     if not regions:
         return parts
-
-    def kind_at(off: int) -> PartKind:
-        for kind, lo, hi in regions:
-            if lo <= off < hi:
-                return kind
-        return "literal"
+    kinds: dict[int, PartKind] = {}
+    for kind, lo, hi in regions:
+        for off in range(lo, hi):
+            kinds.setdefault(off, kind)
 
     out: list[Part] = []
     for p in parts:
@@ -693,7 +706,7 @@ def _mark_regions(parts: list[Part], regions: list[tuple[PartKind, int, int]]) -
             continue
         groups: list[tuple[PartKind, list[int]]] = []
         for idx, off in enumerate(p.offsets):
-            kind = kind_at(off)
+            kind = kinds.get(off, "literal")
             if groups and groups[-1][0] == kind:
                 groups[-1][1].append(idx)
             else:
@@ -723,6 +736,7 @@ def _has_unescaped_comma(amble: str) -> bool:
 
 
 _INT64_MIN, _INT64_MAX, _INT_MAX = -(2**63), 2**63 - 1, 2**31 - 1
+_BRACE_TRIES = 64
 _LEGAL_NUMBER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+[ \t]*")
 _SEQ_INT_END = re.compile(r"[+-]?[0-9]+")
 _SEQ_INCR = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")

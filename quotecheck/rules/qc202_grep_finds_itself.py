@@ -1,0 +1,178 @@
+"""QC202 grep-finds-itself: ``ps ... | grep P`` lists grep's own process.
+
+grep runs at the same time as ps, and its command line (``grep P``) contains P: unless the
+pattern cannot match its own text (``[p]attern``), a later ``grep -v grep`` drops it, or pgrep
+is used, the result includes grep. That matters only when the result is used: a count that is
+one too high, a test that always succeeds, a pid list holding a pid that is gone by the time
+``kill`` runs.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+
+from quotecheck.layers.model import CommandView, Layer
+from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
+from quotecheck.rules import _runtime as rt
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+_KINDS = ("grep", "egrep", "fgrep", "awk", "gawk", "mawk", "nawk")
+
+
+def _pipelines(layer: Layer) -> Iterator[tuple[Pipeline, CommandView]]:
+    seen: set[int] = set()
+    for view in layer.commands:
+        chain = rt.local_chain(view)
+        if len(chain) < 2:
+            continue
+        parent = chain[-2]
+        if isinstance(parent, Pipeline) and parent.commands and parent.commands[0] is \
+                view.command and id(parent) not in seen:
+            seen.add(id(parent))
+            yield parent, view
+
+
+def _use(pipeline: Pipeline, first: CommandView, sel: rt.Selector,
+         views: dict[int, CommandView], end: int) -> str | None:
+    """How the pipeline's result is used, or None when it is only displayed."""
+    ctx = first.context
+    for view in sel.views[1:]:
+        eff = rt.view_effective(view)
+        if eff is None:
+            continue
+        if eff.name in ("grep", "egrep", "fgrep"):
+            call = rt.parse_grep(eff.values, eff.start)
+            if call is not None and call.count:
+                return "count"
+            if call is not None and call.quiet:
+                return "test"
+    rest: list[Node] = list(pipeline.commands[end:])
+    for node in rest:
+        if not isinstance(node, SimpleCommand):
+            return "kill" if rt.loop_kill(node, views) else "value"
+        stage = views.get(id(node))
+        eff = rt.view_effective(stage) if stage is not None else None
+        if eff is None:
+            continue
+        if eff.name == "wc":
+            return "count"
+        if eff.name == "kill" or (eff.via_xargs and eff.name in ("kill", "pkill")):
+            return "kill"
+    if ctx.in_substitution:
+        return "value"
+    if ctx.conditional:
+        return "test"
+    return None
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for layer in ctx.layers:
+        if layer.kind != "shell" or layer.script is None:
+            continue
+        views = rt.views_by_command(layer)
+        for pipeline, first in _pipelines(layer):
+            eff = rt.view_effective(first)
+            if eff is None or eff.name != "ps":
+                continue
+            found = rt.selector_from_stages(pipeline.commands, views, stop_at_kill=True)
+            if found is None:
+                continue
+            sel, end = found
+            if not sel.filters or sel.ps is None or sel.positive() is None:
+                continue
+            use = _use(pipeline, first, sel, views, end)
+            if use is None:
+                continue
+            finding = _self_match(ctx, layer, sel, use)
+            if finding is not None:
+                yield finding
+
+
+def _self_match(ctx: CheckContext, layer: Layer, sel: rt.Selector, use: str) -> Finding | None:
+    for view in sel.views[1:]:
+        eff = rt.view_effective(view)
+        if eff is None or eff.name not in _KINDS:
+            continue
+        argv = eff.argv
+        own = [f for f in sel.filters if f.view is view]
+        if not own:
+            continue
+        dynamic = any(f.arg is not None and f.arg.dynamic for f in own)
+        m = sel.match(argv)
+        if m is None:
+            continue
+        flt = own[0]
+        tool = eff.name
+        line = rt.render_cmdline(argv)
+        effect = {
+            "count": "the count is one too high (it counts grep's own line)",
+            "test": "the test always succeeds, even when no such process runs",
+            "kill": ("the pid list includes grep's pid, gone by the time `kill` runs: "
+                     "`kill` prints `No such process` and fails even when the target was "
+                     "killed"),
+            "value": ("the captured value includes grep's own line (or pid) even when no "
+                      "such process runs"),
+        }[use]
+        pattern = flt.pattern
+        fix_pattern = None if flt.syntax == "fixed string" else _bracketed(pattern)
+        msg = (f"`{rt.short(line, 50)}` lists itself: the processes of a pipeline start "
+               f"together, so `ps` usually sees {tool}'s own command line, "
+               f"`{rt.short(line, 40)}`, which contains `{rt.short(m.text, 30)}`, and no later "
+               f"filter drops it: {effect.replace('grep', tool)}.")
+        if dynamic:
+            msg += (" (The pattern comes from a variable: this holds whenever its value "
+                    "matches itself, as a plain name does.)")
+        ere = _as_ere(pattern, flt.syntax)
+        icase = " -i" if flt.regex.flags & re.IGNORECASE else ""
+        pgrep = (f"`pgrep -f{icase} {shlex.quote(ere)}`" if ere is not None
+                 else "`pgrep -f` with the same pattern as an extended regex")
+        own_fix = None
+        if fix_pattern is not None and not _still_matches(fix_pattern, flt, argv, pattern):
+            if tool in ("grep", "egrep", "fgrep"):
+                own_fix = f"`{tool} {shlex.quote(fix_pattern)}`"
+            elif flt.arg is not None:
+                own_fix = f"`{tool} {shlex.quote(flt.arg.value.replace(pattern, fix_pattern, 1))}`"
+        msg += (f" Use {pgrep} (it never lists itself)"
+                + (f", or write the pattern so it cannot match its own text: {own_fix}"
+                   if own_fix else "")
+                + ".")
+        arg = flt.arg
+        span = (arg.source_span if arg is not None and arg.source_span is not None
+                else view.source_span or (0, 0))
+        return Finding(span, msg, layer)
+    return None
+
+
+def _still_matches(fixed: str, flt: rt.Filter, argv: tuple[str, ...], pattern: str) -> bool:
+    """Whether the bracketed pattern would still find its own command line."""
+    syntax = {"basic regex": "basic", "extended regex": "extended", "awk regex": "extended"}
+    try:
+        regex = rt.translate(fixed, syntax.get(flt.syntax, "basic"),  # type: ignore[arg-type]
+                             ignore_case=bool(flt.regex.flags & re.IGNORECASE))
+    except rt.UnsupportedPattern:
+        return True
+    own = rt.render_cmdline([a.replace(pattern, fixed, 1) for a in argv])
+    return regex.search(own) is not None
+
+
+def _as_ere(pattern: str, syntax: str) -> str | None:
+    """The same pattern for pgrep (extended regex), when the spelling carries over."""
+    if re.fullmatch(r"[\w .:/=,@%+-]*", pattern):
+        return pattern.replace(".", "\\.") if syntax == "fixed string" else pattern
+    return None
+
+
+def _bracketed(pattern: str) -> str | None:
+    """``python3`` -> ``[p]ython3``: the same matches, but not its own text."""
+    for i, ch in enumerate(pattern):
+        if ch.isalnum():
+            if i > 0 and pattern[i - 1] == "\\":
+                return None
+            return pattern[:i] + "[" + ch + "]" + pattern[i + 1:]
+    return None
+
+
+RULE = Rule("QC202", "grep-finds-itself",
+            "`ps | grep P` counts or kills grep's own process", "warning", check)

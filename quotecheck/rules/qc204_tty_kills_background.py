@@ -1,0 +1,115 @@
+"""QC204 tty-kills-background: ``ssh -t`` and a background job in the remote script.
+
+With a pseudo-terminal the remote shell is the session leader of that terminal. When it exits
+right after starting ``cmd &``, the terminal hangs up and the job, which is in the terminal's
+foreground process group (a non-interactive shell has no job control), gets SIGHUP. ``nohup``
+ignores SIGHUP only once it runs, which can be too late (0 of 5 jobs survived in the project's
+test with OpenSSH 9.2). ``setsid`` puts the job in a session of its own, out of reach of the
+hangup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from quotecheck.diagnostics import Related
+from quotecheck.layers import handoff as ho
+from quotecheck.layers.model import Layer
+from quotecheck.rules import _runtime as rt
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+
+def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | None:
+    view = ssh.opened_by
+    if view is None:
+        return None
+    for opt in h.parsed:
+        index: int | None = None
+        if opt.name == "-t":
+            index = opt.index
+        elif opt.name == "-o" and opt.value is not None and re.match(
+                r"(?i)requesttty\s*[= ]\s*(yes|force)", opt.value):
+            index = opt.value_index
+        if index is not None and index < len(view.argv):
+            span = view.argv[index].source_span
+            if span is not None:
+                return span, view.values[index]
+    return None
+
+
+def _ignores_hup(layer: Layer, before: int, job: rt.Job) -> bool:
+    if job.script is None:
+        return False
+    for v in rt.script_index(layer, job.script).named("trap", before):
+        if len(v.values) >= 3 and v.values[1] == "" and any(
+                rt.signal_name(x) == "HUP" for x in v.values[2:]):
+            return True
+    return False
+
+
+_TRIVIAL = frozenset({"echo", "printf", "true", ":", "exit", "return"})
+
+
+def _busy_after(layer: Layer, job: rt.Job) -> bool:
+    """Commands other than messages run after the job (the shell does not exit at once)."""
+    if job.script is None:
+        return False
+    for v in rt.script_index(layer, job.script).after(job.span[1]):
+        if v.argv and v.values[0] not in _TRIVIAL:
+            return True
+    return False
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    trace = ctx.trace
+    for layer in ctx.layers:
+        if layer.kind != "shell" or layer.script is None:
+            continue
+        ssh = rt.ssh_layer_above(trace, layer)
+        if ssh is None:
+            continue
+        h = rt.ssh_handoff(ssh)
+        if h is None or h.tty == 0 or h.no_command:
+            continue
+        for job in rt.background_jobs(layer):
+            if job.script is None or not job.views or rt.waits_after(layer, job):
+                continue
+            if _ignores_hup(layer, job.span[0], job):
+                continue
+            first = rt.view_effective(job.views[0])
+            detached = first is not None and bool({"setsid", "nohup"} & {
+                *first.wrappers, first.name})
+            if detached and _busy_after(layer, job):
+                continue  # nohup/setsid had time to run before the shell exits
+            text = job.text(50)
+            word = _tty_word(ssh, h)
+            related: tuple[Related, ...] = ()
+            flag = "-tt" if h.tty == 2 else "-t"
+            if word is not None:
+                related = (Related(word[0], f"`{word[1]}` asks for a pseudo-terminal"),)
+                flag = word[1]
+            nohup = ""
+            if detached:
+                used = sorted({"setsid", "nohup"} & {*first.wrappers, first.name}) \
+                    if first is not None else []
+                verb = "does" if len(used) == 1 else "do"
+                nohup = (f" `{'` and `'.join(used)}` {verb} not save it here: the shell exits "
+                         "right after starting it, and the hangup comes before nohup ignores "
+                         "SIGHUP or setsid leaves the terminal's session (a race that the job "
+                         "lost in every test).")
+            msg = (f"`{text} &` is started in the background of a remote shell that runs on "
+                   f"a pseudo-terminal (`{flag}`): when the shell exits, the terminal hangs "
+                   f"up and SIGHUP kills the job, silently.{nohup} Drop `{flag}` (and "
+                   f"redirect the job's stdout and stderr so ssh does not wait for it), or "
+                   f"make the shell ignore SIGHUP before it starts the job: `trap '' HUP; "
+                   f"nohup ... > log 2>&1 &` (the ignored signal is inherited when the job is "
+                   f"forked, so there is no race), or `wait` for it. (`-t` allocates a "
+                   f"terminal when ssh's own stdin is one; `-tt` always does.)")
+            span = job.source_span() or job.views[0].source_span or (0, 0)
+            yield Finding(span, msg, layer, related)
+
+
+RULE = Rule("QC204", "tty-kills-background",
+            "`ssh -t` with a background job: the terminal hangup kills the job",
+            "warning", check)

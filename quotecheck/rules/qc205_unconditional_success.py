@@ -1,0 +1,161 @@
+"""QC205 unconditional-success: a success message printed whatever happened before it.
+
+``step; echo "Done"`` (or the two on separate lines) prints "Done" when ``step`` failed too:
+nothing ties the message to the step's exit status unless ``set -e`` is in effect, the message
+is joined with ``&&``, or it sits in an ``if``. Commands that only wait or print (``sleep``,
+other ``echo`` lines) are skipped to find the step the message reports on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.layers.model import CommandView, Layer
+from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
+from quotecheck.rules import _runtime as rt
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+_NEUTRAL = frozenset({"sleep", "echo", "printf", "true", ":", "date", "sync", "logger",
+                      "export", "local", "declare", "typeset", "readonly", "unset", "shift",
+                      "set", "clear", "wait"})
+_STOPS = frozenset({"exit", "return", "exec"})
+_START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
+
+
+def _claims(text: str) -> list[str]:
+    return [m.group(0) for m in rt.SUCCESS_WORDS.finditer(text)]
+
+
+def _names(node: Node, views: dict[int, CommandView]) -> list[str]:
+    out: list[str] = []
+    for cmd in rt.commands_in(node):
+        v = views.get(id(cmd))
+        out.append(v.values[0] if v is not None and v.argv else "")
+    return out
+
+
+def _neutral(items: list[Node], views: dict[int, CommandView]) -> bool:
+    if len(items) != 1 or not isinstance(items[0], SimpleCommand):
+        return False
+    names = _names(items[0], views)
+    return all(n == "" or n in _NEUTRAL for n in names)
+
+
+def _handled(items: list[Node], ops: list[str], views: dict[int, CommandView]) -> bool:
+    """``step || exit 1``, ``step || true``, ``step || { ...; exit 1; }``: status handled."""
+    if len(items) < 2:
+        return False
+    return "||" in ops
+
+
+def _hint(step: list[Node], slot: rt.Slot, views: dict[int, CommandView]) -> str:
+    hints: list[str] = []
+    node = step[-1]
+    if isinstance(node, Pipeline) and len(node.commands) > 1:
+        last = node.commands[-1]
+        last_view = views.get(id(last)) if isinstance(last, SimpleCommand) else None
+        if last_view is not None:
+            hints.append(f"a pipeline's status is only that of its last command, "
+                         f"`{rt.node_text(slot.script, last, 30)}`")
+            eff = rt.view_effective(last_view)
+            if eff is not None and eff.via_xargs and any(
+                    v in ("-r", "--no-run-if-empty") for v in last_view.values[1:eff.start]):
+                hints[-1] += " (with no match at all, `xargs -r` runs nothing and exits 0)"
+        if any(r.fd == 2 and r.op == ">" and r.target is not None
+               and r.target.value == "/dev/null"
+               for c in node.commands if isinstance(c, SimpleCommand) for r in c.redirects):
+            hints.append("and its errors go to /dev/null")
+            hints[-2:] = [", ".join(hints[-2:])] if len(hints) >= 2 else hints[-1:]
+    elif isinstance(node, SimpleCommand):
+        v = views.get(id(node))
+        eff = rt.view_effective(v) if v is not None else None
+        if eff is not None and eff.name in ("grep", "egrep", "fgrep"):
+            hints.append("grep exits 1 when nothing matches and 2 when the file is missing")
+    if len(step) > 1:
+        hints.append("if an earlier part of the `&&` list fails, the rest is skipped and the "
+                     "message still prints")
+    return (": " + " ".join(hints)) if hints else ""
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    where = rt.Locator(ctx.source)
+    for layer in ctx.layers:
+        if layer.kind != "shell" or layer.script is None:
+            continue
+        views = rt.views_by_command(layer)
+        for view in layer.commands:
+            finding = _check_view(ctx, where, layer, view, views)
+            if finding is not None:
+                yield finding
+
+
+def _check_view(ctx: CheckContext, where: rt.Locator, layer: Layer, view: CommandView,
+                views: dict[int, CommandView]) -> Finding | None:
+    text = rt.message_text(view)
+    if not text or not rt.SUCCESS_WORDS.search(text) or rt.NEGATIVE_WORDS.search(text):
+        return None
+    c = view.context
+    if c.in_substitution or c.in_pipeline or c.background:
+        return None
+    slot = rt.slot_of(view)
+    if slot is None or slot.item is not view.command:
+        return None
+    i = slot.index
+    if i > 0 and slot.ops[i - 1] in ("&&", "||"):
+        return None
+    j = i - 1
+    lo = hi = -1
+    while j >= 0:
+        lo, hi = slot.group(j)
+        items = slot.items[lo:hi + 1]
+        if _neutral(items, views):
+            j = lo - 1
+            continue
+        break
+    if j < 0:
+        return None
+    step = slot.items[lo:hi + 1]
+    step_ops = slot.ops[lo:hi]
+    if any(isinstance(n, (Compound, CommandList)) for n in step):
+        return None
+    names = [n for node in step for n in _names(node, views)]
+    if any(n in _STOPS for n in names) or _handled(step, step_ops, views):
+        return None
+    background = slot.ops[hi] == "&"
+    if background and all(w.lower() in _START_WORDS for w in _claims(text)):
+        # "started"/"launched" after `cmd &` is true: the job was started. Only a claim that
+        # it finished or worked ("done", "deployed") is reported for a background step.
+        return None
+    if not background and rt.option_in_effect(layer, view.command.span[0], slot.script,
+                                              "errexit"):
+        return None
+    span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]
+    step_text = rt.short(" ".join(span_text.split()), 70)
+    src = slot.script.origin.span(step[0].span[0], max(step[-1].span[1], step[0].span[0] + 1))
+    at = where.at(src[0] if src else None)
+    message = rt.node_text(slot.script, view.command, 50)
+    if background:
+        msg = (f"`{message}` claims success whatever happened: the step it reports on, "
+               f"`{step_text}` ({at}), was only started in the background (`&`): it has not "
+               f"finished, and nothing checks how it ends. Wait for it and test its status "
+               f"(`wait $! && {message}`), or report only that it was started.")
+    else:
+        why = ("its exit status is not checked (no `set -e`, not joined with `&&`, not in "
+               "an `if`)" + _hint(step, slot, views))
+        compact = " ".join(span_text.split())
+        if len(compact) <= 40:
+            fix = (f"`{compact} && {message}`, or `if {compact}; then {message}; else echo "
+                   f"'... failed' >&2; exit 1; fi`")
+        else:
+            fix = (f"join it to the step with `&&` (`... && {message}`), or put the step in "
+                   f"an `if` with an `else` branch that reports the failure and exits non-zero")
+        msg = (f"`{message}` claims success whatever happened: the step it reports on, "
+               f"`{step_text}` ({at}), may have failed, since {why}. Print it only on "
+               f"success: {fix}.")
+    span = view.source_span or (0, 0)
+    return Finding(span, msg, layer)
+
+
+RULE = Rule("QC205", "unconditional-success",
+            "A success message is printed whether or not the step before it worked",
+            "warning", check)

@@ -1,0 +1,234 @@
+"""QC206 failures-ignored: an inner script goes on after a failed step.
+
+A script handed to another shell (ssh's remote command, ``sh -c``, ``bash -s``) runs every
+line whatever the previous one returned unless ``set -e`` is in effect or the steps are chained
+with ``&&``; the caller then sees only the last command's exit status. The first unchecked step
+whose failure leaves the rest working on the wrong state (``cd``, ``source``, ``mkdir``,
+``kill``...) is reported. Also ``cmd | tee log`` where the status matters and ``pipefail`` is
+off: the pipeline reports tee's success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.layers.model import CommandView, Layer, Trace
+from quotecheck.parsing.tree import Pipeline, SimpleCommand
+from quotecheck.rules import _runtime as rt
+from quotecheck.rules.api import CheckContext, Finding, Rule
+
+_EFFECT = {
+    "cd": "the next commands run in the wrong directory",
+    "pushd": "the next commands run in the wrong directory",
+    "source": "the next commands run without the environment it sets up (a virtualenv's "
+              "python, exported variables)",
+    ".": "the next commands run without the environment it sets up",
+    "mkdir": "later writes into that directory fail",
+    "kill": "the old process may still be running when the next steps start",
+    "cp": "later steps use a missing or stale file",
+    "mv": "later steps use a missing or stale file",
+    "ln": "later steps use a missing or stale link",
+    "rsync": "later steps use missing or stale files",
+    "scp": "later steps use missing or stale files",
+    "tar": "later steps use missing or partial files",
+    "unzip": "later steps use missing or partial files",
+    "git": "later steps run on the old code",
+    "curl": "later steps use a missing or partial download",
+    "wget": "later steps use a missing or partial download",
+    "conda": "the next commands run in the wrong environment",
+    "pip": "later steps run without the package",
+    "pip3": "later steps run without the package",
+}
+
+
+def _who(trace: Trace, layer: Layer) -> str:
+    parent = trace.layers[layer.parent] if layer.parent is not None else None
+    if parent is not None and parent.kind == "ssh":
+        return f"The script the remote shell on {parent.destination} runs"
+    name = rt.shell_program(layer) or "shell"
+    if name == "login shell":
+        return "The `-c` script of the target user's login shell"
+    if layer.stdin_script:
+        return f"The script `{name}` reads on stdin"
+    return f"The `{name} -c` script"
+
+
+def _status_sink(trace: Trace, layer: Layer) -> str:
+    if rt.ssh_layer_above(trace, layer) is not None:
+        return "ssh's exit status"
+    return "its exit status"
+
+
+def _risky(view: CommandView) -> str | None:
+    eff = rt.view_effective(view)
+    if eff is None or eff.via_xargs:
+        return None
+    name = eff.name
+    if name not in _EFFECT:
+        return None
+    args = eff.argv[1:]
+    if name == "cd" and not args:
+        return None
+    if name == "kill":
+        parsed = rt.parse_kill(eff.values, eff.start)
+        if parsed is None or parsed[0] in rt.HARMLESS_SIGNALS:
+            return None
+    if name == "mkdir" and any(a in ("-p", "--parents") or (a.startswith("-") and "p" in a
+                                                           and not a.startswith("--"))
+                               for a in args):
+        return "mkdir"
+    if name in ("pip", "pip3") and "install" not in args:
+        return None
+    if name == "git" and not any(a in ("pull", "checkout", "fetch", "clone", "reset", "switch",
+                                       "merge", "rebase") for a in args):
+        return None
+    if name == "conda" and "activate" not in args:
+        return None
+    return name
+
+
+def _unchecked(layer: Layer, view: CommandView) -> bool:
+    c = view.context
+    if c.conditional or c.background or c.in_substitution or c.in_pipeline:
+        return False
+    if c.script is not layer.script:
+        return False
+    return not rt.option_in_effect(layer, view.command.span[0], c.script, "errexit")
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    trace = ctx.trace
+    where = rt.Locator(ctx.source)
+    for layer in ctx.layers:
+        if layer.kind != "shell" or layer.script is None:
+            continue
+        yield from _tee(ctx, trace, layer)
+        if layer.parent is None:
+            continue
+        finding = _first_unchecked(trace, where, layer)
+        if finding is not None:
+            yield finding
+
+
+def _has_later_step(layer: Layer, view: CommandView) -> bool:
+    assert layer.script is not None
+    index = rt.script_index(layer, layer.script)
+    return bool(index.starts) and index.starts[-1] >= view.command.span[1]
+
+
+def _first_unchecked(trace: Trace, where: rt.Locator, layer: Layer) -> Finding | None:
+    assert layer.script is not None
+    items, _, _ = rt.flat_body(layer.script)
+    if len(items) < 2:
+        return None
+    found: list[tuple[CommandView, str]] = []
+    for view in layer.commands:
+        name = _risky(view)
+        if name is None or not _unchecked(layer, view):
+            continue
+        if not _has_later_step(layer, view):
+            continue
+        found.append((view, name))
+    if not found:
+        return None
+    view, name = found[0]
+    step = rt.node_text(view.context.script, view.command, 50)
+    at = where.at(view.source_span[0] if view.source_span else None)
+    last_views = [v for v in rt.script_index(layer, layer.script).views if v.argv]
+    last_note = ""
+    if last_views:
+        last = last_views[-1]
+        slot = rt.slot_of(last)
+        if slot is not None:
+            lo, hi = slot.group()
+            node_lo, node_hi = slot.items[lo], slot.items[hi]
+            text = rt.short(" ".join(
+                slot.script.text[node_lo.span[0]:node_hi.span[1]].split()), 60)
+            src = slot.script.origin.span(node_lo.span[0], max(node_hi.span[1],
+                                                                node_lo.span[0] + 1))
+            last_note = f", `{text}` ({where.at(src[0] if src else None)})"
+            ops = slot.ops[lo:hi]
+            if ops and ops[-1] == "||" and isinstance(node_hi, SimpleCommand) and \
+                    node_hi.words and node_hi.words[0].value in ("echo", "printf", "true", ":"):
+                last_note += ", which is 0 even when everything before it failed"
+    others = [f"`{rt.node_text(v.context.script, v.command, 30)}` "
+              f"({where.at(v.source_span[0] if v.source_span else None)})"
+              for v, _ in found[1:4]]
+    also = f" Also unchecked: {', '.join(others)}." if others else ""
+    effect = _EFFECT[name]
+    if name == "cd" and rt.ssh_layer_above(trace, layer) is not None:
+        effect += " (the login directory)"
+    msg = (f"{_who(trace, layer)} has no `set -e` and does not chain its steps with `&&`: "
+           f"if `{step}` ({at}) fails, the script goes on and {effect}; "
+           f"{_status_sink(trace, layer)} is only that of the last command{last_note}.{also} "
+           f"Start the script with `set -e` (and `set -o pipefail` under bash), or stop on "
+           f"the failure: `{rt.short(step, 40)} || exit 1`.")
+    span = view.source_span or (0, 0)
+    return Finding(span, msg, layer)
+
+
+def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
+    views = rt.views_by_command(layer)
+    seen: set[int] = set()
+    for view in layer.commands:
+        chain = rt.local_chain(view)
+        if len(chain) < 2 or not isinstance(chain[-2], Pipeline):
+            continue
+        pipe = chain[-2]
+        if id(pipe) in seen or pipe.commands[-1] is not view.command:
+            continue
+        seen.add(id(pipe))
+        eff = rt.view_effective(view)
+        if eff is None or eff.name != "tee" or len(pipe.commands) < 2:
+            continue
+        script = view.context.script
+        if rt.option_in_effect(layer, view.command.span[0], script, "pipefail"):
+            continue
+        why = _tee_matters(layer, view, pipe)
+        if why is None or _only_feeds(pipe, views):
+            continue
+        first = pipe.commands[0]
+        first_view = views.get(id(first)) if isinstance(first, SimpleCommand) else None
+        first_text = rt.node_text(script, first, 30)
+        msg = (f"`{rt.node_text(script, pipe, 50)}`: a pipeline's exit status is that of "
+               f"its last command, and `tee` succeeds even when `{first_text}` fails, so "
+               f"{why}. Add `set -o pipefail` before it (bash, zsh, ksh; dash 0.5.12 has "
+               f"none), or check the first command's status (`${{PIPESTATUS[0]}}` in bash).")
+        span = (first_view.source_span if first_view is not None and first_view.source_span
+                else view.source_span) or (0, 0)
+        yield Finding(span, msg, layer)
+
+
+_FEEDERS = frozenset({"echo", "printf", "cat", "yes", "true"})
+
+
+def _only_feeds(pipe: Pipeline, views: dict[int, CommandView]) -> bool:
+    """`echo 1 | sudo tee /proc/...`: tee is the step that matters, and its status is seen."""
+    for node in pipe.commands[:-1]:
+        view = views.get(id(node)) if isinstance(node, SimpleCommand) else None
+        eff = rt.view_effective(view) if view is not None else None
+        if eff is None or eff.name not in _FEEDERS or (eff.name == "cat" and len(eff.argv) > 2):
+            return False
+    return True
+
+
+def _tee_matters(layer: Layer, view: CommandView, pipe: Pipeline) -> str | None:
+    c = view.context
+    if c.conditional:
+        return "the test sees success"
+    if c.background or c.in_substitution:
+        return None
+    if rt.option_in_effect(layer, view.command.span[0], c.script, "errexit"):
+        return "`set -e` does not stop the script"
+    if layer.parent is not None and c.script is layer.script:
+        assert layer.script is not None
+        items, _, _ = rt.flat_body(layer.script)
+        if items and (items[-1] is pipe or any(n is pipe for n in rt.local_chain(view)
+                                               if n is items[-1])):
+            return "the caller sees success"
+    return None
+
+
+RULE = Rule("QC206", "failures-ignored",
+            "An inner script goes on after a failed step; only the last status is seen",
+            "warning", check)

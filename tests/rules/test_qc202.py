@@ -1,0 +1,106 @@
+"""QC202 grep-finds-itself.
+
+The fact behind it is checked with the real ps and grep: the script is fed to `bash -s` so that
+no shell's command line holds the pattern, and the only match left is grep's own process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+CODE = "QC202"
+
+
+def found(src: str) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[CODE]))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == CODE, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+def run_stdin_script(script: str) -> str:
+    # ps cuts its lines at $COLUMNS when that is set (pytest sets it): a script has none.
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    res = subprocess.run(["bash", "-s"], input=script, capture_output=True, text=True,
+                         timeout=60, env=env)
+    return res.stdout.strip()
+
+
+def test_grep_counts_itself_and_the_bracket_does_not() -> None:
+    marker = "qc202_marker_nobody_runs"
+    # The pipeline's processes start together, so ps usually (not always: it can scan /proc
+    # before grep has been exec'd) sees grep's own command line.
+    counts = [int(run_stdin_script(f"ps aux | grep -c {marker}\n")) for _ in range(5)]
+    assert max(counts) >= 1
+    assert run_stdin_script(f"ps aux | grep -c '[q]{marker[1:]}'\n") == "0"
+    assert run_stdin_script(f"ps aux | grep {marker} | grep -v grep | wc -l\n") == "0"
+    assert run_stdin_script(f"pgrep -c -f {marker}\n") == "0"
+    # and the rule says the same about these four pipelines
+    assert len(found(f"ps aux | grep -c {marker}")) == 1
+    assert found(f"ps aux | grep -c '[q]{marker[1:]}'") == []
+    assert found(f"ps aux | grep {marker} | grep -v grep | wc -l") == []
+    assert found(f"pgrep -c -f {marker}") == []
+
+
+@pytest.mark.parametrize(("src", "pos", "words"), [
+    ("ps aux | grep nginx | wc -l", (1, 15), "one too high"),
+    ("ps aux | grep -c nginx", (1, 18), "one too high"),
+    ("if ps aux | grep -q myapp; then echo up; fi", (1, 21), "always succeeds"),
+    ("ps aux | grep myapp > /dev/null && echo up", (1, 15), "always succeeds"),
+    ("pids=$(ps aux | grep myapp | awk '{print $2}')", (1, 22), "captured value"),
+    ("ps aux | grep python3 | awk '{print $2}' | xargs kill", (1, 15), "No such process"),
+    ("ps -ef | grep -i MyApp | wc -l", (1, 18), "one too high"),
+    ("ps aux | awk '/myapp/ {print $2}' | xargs kill", (1, 14), "No such process"),
+    ("ps aux | grep \"$NAME\" | wc -l", (1, 15), "comes from a variable"),
+    ("ps aux | grep java | grep -i java | wc -l", (1, 15), "one too high"),
+])
+def test_reported(src: str, pos: tuple[int, int], words: str) -> None:
+    hits = found(src)
+    assert [(line, col) for line, col, _ in hits] == [pos], src
+    assert words in hits[0][2].message
+
+
+def test_message_offers_fixes_that_really_exclude_grep() -> None:
+    msg = found("ps aux | grep python3 | awk '{print $2}' | xargs kill")[0][2].message
+    assert "`grep '[p]ython3'`" in msg and "`pgrep -f python3`" in msg
+    msg = found("ps aux | grep -F 'a.b' | wc -l")[0][2].message
+    assert "`pgrep -f 'a\\.b'`" in msg and "[a]" not in msg  # brackets are literal under -F
+    msg = found("ps aux | grep 'a\\|b' | wc -l")[0][2].message
+    assert "[a]" not in msg  # `[a]\|b` would still match its own `b`
+    msg = found("ps aux | awk '/myapp/ {print $2}' | xargs kill")[0][2].message
+    assert "`awk '/[m]yapp/ {print $2}'`" in msg
+
+
+@pytest.mark.parametrize("src", [
+    "ps aux | grep nginx",  # only shown
+    "ps aux | grep '[n]ginx' | wc -l",
+    "ps aux | grep nginx | grep -v grep | wc -l",
+    "ps -e | grep nginx | wc -l",  # process names only: grep's is `grep`
+    "ps -C nginx -o pid= | wc -l",
+    "pgrep -c nginx",
+    "ps aux | grep -f patterns.txt | wc -l",
+    "grep -c nginx /var/log/syslog",
+    "ps aux | grep 'ngin[x]' | wc -l",
+    # neither grep's own line holds the other grep's pattern
+    "ps aux | grep java | grep tomcat | wc -l",
+])
+def test_not_reported(src: str) -> None:
+    assert found(src) == [], src
+
+
+def test_inside_a_remote_script_it_points_into_the_quoted_text() -> None:
+    src = "ssh h '\nn=$(ps aux | grep worker | wc -l)\necho $n\n'\n"
+    hits = found(src)
+    assert [(line, col) for line, col, _ in hits] == [(2, 19)]
+    assert hits[0][2].layers[-1] == "remote shell"

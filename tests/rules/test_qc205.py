@@ -1,0 +1,97 @@
+"""QC205 unconditional-success."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
+CODE = "QC205"
+
+
+def found(src: str) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[CODE]))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == CODE, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+def bash(script: str) -> str:
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                          timeout=10).stdout
+
+
+def test_the_facts_behind_the_seed_messages() -> None:
+    # With no match at all, `xargs -r kill` runs nothing and succeeds.
+    assert bash("printf '' | xargs -r kill; echo $?") == "0\n"
+    # grep -c prints 0 and returns 1 when nothing matches; the next echo runs anyway.
+    assert bash("grep -c nothing /dev/null; echo confirmed") == "0\nconfirmed\n"
+    # Without set -e, a failing step does not stop the message; with it, it does.
+    assert bash("false; echo done") == "done\n"
+    assert bash("set -e; false; echo done") == ""
+
+
+def test_seed_messages_name_the_step() -> None:
+    src = SEED.read_text()
+    hits = found(src)
+    assert [(line, col) for line, col, _ in hits] == [(4, 1), (6, 1)]
+    old, new = hits[0][2].message, hits[1][2].message
+    assert old.startswith('`echo "Old killed"` claims success')
+    assert "`ps aux | grep" in old and "(2:1)" in old  # the kill pipeline, not `sleep 3`
+    assert "`xargs -r kill 2>/dev/null`" in old and "errors go to /dev/null" in old
+    assert "runs nothing and exits 0" in old
+    assert '`echo "New features confirmed"`' in new
+    assert "`grep -c" in new and "(5:1)" in new and "exits 1 when nothing matches" in new
+
+
+@pytest.mark.parametrize(("src", "pos", "step"), [
+    ("cp a b; echo done", (1, 9), "`cp a b` (1:1)"),
+    ("cp a b\necho 'Deploy complete'", (2, 1), "`cp a b` (1:1)"),
+    ("rsync -a x/ y/\nsleep 1\necho 'sync OK'", (3, 1), "`rsync -a x/ y/` (1:1)"),
+    ("mkdir -p x && cd x; echo ready", (1, 21), "`mkdir -p x && cd x` (1:1)"),
+    ("app --daemon & echo 'deploy done'", (1, 16), "background"),
+    ("kill $PID\nprintf 'Stopped %s\\n' app", (2, 1), "`kill $PID` (1:1)"),
+    ("systemctl restart nginx\necho \"nginx restarted ✓\"", (2, 1), "systemctl restart"),
+    ("ssh h 'make install; echo installed'", (1, 22), "`make install` (1:8)"),
+])
+def test_reported(src: str, pos: tuple[int, int], step: str) -> None:
+    hits = found(src)
+    assert [(line, col) for line, col, _ in hits] == [pos], src
+    assert step in hits[0][2].message
+
+
+@pytest.mark.parametrize("src", [
+    "cp a b && echo done",
+    "if cp a b; then echo done; fi",
+    "set -e\ncp a b\necho done",
+    "set -euo pipefail\ncp a b\necho done",
+    "#!/bin/bash -e\ncp a b\necho done\n",
+    "cp a b || exit 1\necho done",
+    "cp a b || true\necho done",
+    "echo done",  # nothing before it
+    "cp a b; echo 'copy failed?'",  # not a success claim
+    "cp a b; echo 'starting copy'",
+    "make; echo 'build FAILED' >&2",
+    "cp a b\nif [ $? -eq 0 ]; then echo done; fi",
+    "x=$(cp a b; echo done)",
+    "bash -ec 'cp a b; echo done'",
+    "app --daemon & echo started",  # it was started: true even if it fails later
+    "nohup ./worker > log 2>&1 &\npid=$!\necho \"worker started, pid $pid\"",
+])
+def test_not_reported(src: str) -> None:
+    assert found(src) == [], src
+
+
+def test_set_plus_e_turns_it_back_on() -> None:
+    assert len(found("set -e\nset +e\ncp a b\necho done")) == 1

@@ -1,0 +1,111 @@
+"""QC206 failures-ignored."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.positions import LineIndex
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
+CODE = "QC206"
+
+
+def found(src: str, remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
+    result = check_source(src, Options(select=[CODE], remote_shell=remote_shell))
+    index = LineIndex(src)
+    out = []
+    for d in result.diagnostics:
+        assert d.code == CODE, d.message
+        line, col = index.position(d.span[0])
+        out.append((line + 1, col + 1, d))
+    return out
+
+
+def run(shell: str, script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([shell, "-c", script], capture_output=True, text=True, timeout=10,
+                          cwd="/")
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_a_failed_cd_does_not_stop_the_next_steps(shell: str) -> None:
+    res = run(shell, "cd /nonexistent/qc206; pwd; true")
+    assert res.stdout == "/\n" and res.returncode == 0  # went on, in the wrong place, status 0
+    res = run(shell, "set -e; cd /nonexistent/qc206; pwd")
+    assert res.stdout == "" and res.returncode != 0
+
+
+def test_tee_hides_the_failure_unless_pipefail() -> None:
+    assert run("bash", "set -e; false | tee /dev/null; echo survived").stdout == "survived\n"
+    assert run("bash", "set -eo pipefail; false | tee /dev/null; echo survived").stdout == ""
+
+
+def test_seed_points_at_source_and_lists_cd() -> None:
+    hits = found(SEED.read_text())
+    assert [(line, col) for line, col, _ in hits] == [(7, 1)]
+    msg = hits[0][2].message
+    assert "`source /root/venv/bin/activate` (7:1)" in msg
+    assert "`cd /root` (8:1)" in msg
+    assert "ssh's exit status is only that of the last command" in msg
+    assert '`kill -0 $! 2>/dev/null && echo "ALIVE" || echo "DEAD"` (18:1)' in msg
+    assert "0 even when everything before it failed" in msg
+    assert "set -e" in msg
+    assert hits[0][2].layers == ("local bash", "ssh", "remote shell")
+
+
+@pytest.mark.parametrize(("src", "pos", "what"), [
+    ("ssh h 'cd /srv/app; git pull; make'", (1, 8), "wrong directory (the login directory)"),
+    ("ssh h '\nmkdir /data/run\ncp cfg /data/run/\n'", (2, 1), "writes into that directory"),
+    ("sh -c 'kill $(cat app.pid); ./app &'", (1, 8), "still be running"),
+    ("ssh h bash -s <<'EOF'\n. ./env.sh\n./job\nEOF\n", (2, 1), "environment"),
+    ("su deploy -c 'cd /srv; ./deploy.sh'", (1, 15), "wrong directory"),
+])
+def test_reported(src: str, pos: tuple[int, int], what: str) -> None:
+    hits = found(src)
+    assert [(line, col) for line, col, _ in hits] == [pos], src
+    assert what in hits[0][2].message
+
+
+@pytest.mark.parametrize("src", [
+    "cd /srv/app; make",  # the top level: the author sees it
+    "ssh h 'cd /srv/app && git pull && make'",
+    "ssh h 'set -e; cd /srv/app; make'",
+    "ssh h 'set -eu; cd /srv/app; make'",
+    "sh -ec 'cd /srv/app; make'",
+    "ssh h 'cd /srv/app || exit 1; make'",
+    "ssh h 'cd /srv/app'",  # one step
+    "ssh h 'make; cd /srv/app'",  # nothing after it
+    "ssh h 'kill -0 $PID; echo checked'",
+    "ssh h 'if cd /srv/app; then make; fi'",
+    "ssh h 'cd; ls'",  # cd to home does not fail
+])
+def test_not_reported(src: str) -> None:
+    assert found(src) == [], src
+
+
+@pytest.mark.parametrize(("src", "why"), [
+    ("set -e\nmake | tee build.log", "`set -e` does not stop"),
+    ("if make | tee build.log; then echo ok; fi", "the test sees success"),
+    ("ssh h 'make | tee build.log'", "the caller sees success"),
+    ("make 2>&1 | tee -a log && deploy", "the test sees success"),
+])
+def test_tee_reported(src: str, why: str) -> None:
+    hits = found(src)
+    assert len(hits) == 1 and why in hits[0][2].message
+    assert "pipefail" in hits[0][2].message
+
+
+@pytest.mark.parametrize("src", [
+    "make | tee build.log",  # nothing looks at the status
+    "set -eo pipefail\nmake | tee build.log",
+    "set -e\nset -o pipefail\nmake | tee build.log",
+    "ssh h 'set -o pipefail; make | tee build.log'",
+    "set -e\necho 1 | sudo tee /proc/sys/vm/overcommit_memory > /dev/null",  # tee is the step
+])
+def test_tee_not_reported(src: str) -> None:
+    assert found(src) == [], src
