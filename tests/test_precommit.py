@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BAD = "#!/bin/sh\nssh deploy@web1 'echo \"restarting\n'\n"
-GOOD = "#!/bin/sh\nssh deploy@web1 'echo \"restarting\"'\n"
+SSH = "ssh -n -o BatchMode=yes -o ConnectTimeout=10 deploy@web1"
+BAD = f"#!/bin/sh\n{SSH} 'echo \"restarting\n'\n"  # the remote shell cannot parse it
+GOOD = f"#!/bin/sh\n{SSH} 'echo \"restarting\"'\n"
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
