@@ -242,3 +242,17 @@ def test_multiline_substitution_stays_one_word(word: str) -> None:
     assert len(printf) == 4  # printf, format, sentinel, the word
     assert printf[3] == seg(word).value
     assert len(bash_words(word)) == 1
+
+
+@pytest.mark.parametrize("word, kind, name", [
+    ("${10}", "special", "10"), ("${#}", "special", "#"), ("${#x}", "parameter", "x"),
+    ("${!}", "special", "!"), ("${!x}", "parameter", "x"), ("${@}", "special", "@"),
+    ("${1:-a}", "special", "1"),
+])
+def test_braced_parameter_names(word: str, kind: str, name: str) -> None:
+    # bash: `set -- a b c d e f g h i j; echo "${10} ${#}"` prints `j 10`
+    from quotecheck.parsing.scanner import scan
+    from quotecheck.parsing.words import segment
+
+    part = segment(scan(word), 0, len(word)).parts[0]
+    assert (part.kind, part.name) == (kind, name)

@@ -300,13 +300,19 @@ class _Segmenter:
             kind = "process"
         elif raw.startswith("${"):
             inner = raw[2:-1]
-            m = _NAME.match(inner.lstrip("#!"))
+            # `${#}` and `${!}` are the special parameters # and !; `${#x}`/`${!x}` are the
+            # length/indirection of x; `${10}` is positional parameter 10 (all its digits).
+            body = inner[1:] if inner[:1] in "#!" and len(inner) > 1 else inner
+            m = _NAME.match(body)
+            digits = re.match(r"[0-9]+", body)
             if m:
                 name = m.group()
                 kind = "parameter"
+            elif digits:
+                name = digits.group()
+                kind = "special"
             else:
-                first = inner.lstrip("#!")[:1]
-                name = first or None
+                name = body[:1] or None
                 kind = "special"
         elif len(raw) == 2 and raw[1] in SPECIAL_PARAMETERS:
             kind = "special"
