@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -17,7 +19,7 @@ from quotecheck.checker import Options, check_source
 from quotecheck.config import ConfigError, Settings, find_config, load
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.files import discover, local_dialect
-from quotecheck.inputs import LoadedText, decode, read_text_file
+from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
 from quotecheck.positions import Encoding, LineIndex
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -46,24 +48,54 @@ class Input:
     loaded: LoadedText
 
 
-def collect_inputs(request: Request, stdin: TextIO, errors: list[str]) -> list[Input]:
-    inputs: list[Input] = []
+@dataclass
+class PendingInput:
+    """An input found but not read yet: ``check`` reads each one just before checking it, so
+    a run over many large files holds one of them at a time, not all."""
+
+    display: str
+    path: Path | None
+    read: Callable[[], LoadedText]
+
+
+def _given(loaded: LoadedText) -> LoadedText:
+    return loaded
+
+
+def _read_stdin(stdin: TextIO) -> LoadedText:
+    data = stdin.buffer.read(MAX_INPUT_BYTES + 1)  # `cat /dev/zero | quotecheck check -`
+    if len(data) > MAX_INPUT_BYTES:
+        return LoadedText("", error=too_large("standard input"))
+    return decode(data)
+
+
+def pending_inputs(request: Request, stdin: TextIO) -> list[PendingInput]:
+    """Every input in order; one that cannot be read says so when it is read."""
+    inputs: list[PendingInput] = []
     if request.command is not None:
-        inputs.append(Input("<command>", None, LoadedText(request.command)))
+        inputs.append(PendingInput("<command>", None, partial(_given, LoadedText(request.command))))
     for raw in request.paths:
         if raw == "-":
-            inputs.append(Input("<stdin>", None, decode(stdin.buffer.read())))
+            inputs.append(PendingInput("<stdin>", None, partial(_read_stdin, stdin)))
             continue
         path = Path(raw)
         if not path.exists():
-            errors.append(f"{raw}: no such file or directory")
+            missing = LoadedText("", error=f"{raw}: no such file or directory")
+            inputs.append(PendingInput(raw, None, partial(_given, missing)))
             continue
         for found in discover([path]):
-            loaded = read_text_file(found)
-            if loaded.error:
-                errors.append(loaded.error)
-                continue
-            inputs.append(Input(str(found), found, loaded))
+            inputs.append(PendingInput(str(found), found, partial(read_text_file, found)))
+    return inputs
+
+
+def collect_inputs(request: Request, stdin: TextIO, errors: list[str]) -> list[Input]:
+    inputs: list[Input] = []
+    for pending in pending_inputs(request, stdin):
+        loaded = pending.read()
+        if loaded.error:
+            errors.append(loaded.error)
+            continue
+        inputs.append(Input(pending.display, pending.path, loaded))
     return inputs
 
 
@@ -125,16 +157,23 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
     except ConfigError as exc:
         stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
-    inputs = collect_inputs(request, stdin, errors)
+    inputs = pending_inputs(request, stdin)
     style = Style(request.colour)
     files_json: list[dict[str, Any]] = []
     sarif_results: list[dict[str, Any]] = []
     reported = 0
     show_progress = len(inputs) > PROGRESS_AFTER and stderr.isatty()
-    for n, item in enumerate(inputs, 1):
+    for n, pending in enumerate(inputs, 1):
         if show_progress:
             stderr.write(f"\rquotecheck: {n}/{len(inputs)} files")
             stderr.flush()
+        # Read now, not all up front: a file that went away or became unreadable since the run
+        # started is an error for that file (every other file is still checked).
+        loaded = pending.read()
+        if loaded.error:
+            errors.append(loaded.error)
+            continue
+        item = Input(pending.display, pending.path, loaded)
         try:
             options = options_for(request, settings.for_path(item.path), item)
         except ConfigError as exc:
@@ -145,8 +184,15 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
             diagnostics = [Diagnostic("QC002", "not-analysed", "warning",
                                       "binary file (it holds NUL bytes): not analysed", (0, 0))]
         else:
-            result = check_source(item.loaded.text, options,
-                                  str(item.path) if item.path else None)
+            try:
+                result = check_source(item.loaded.text, options,
+                                      str(item.path) if item.path else None)
+            except Exception as exc:  # a bug must not stop the other files
+                # check_source is meant never to raise; if it does, the traceback would end the
+                # run with status 1 (which means "findings") and skip every later file.
+                errors.append(f"{item.display}: internal error, not analysed "
+                              f"({type(exc).__name__}: {exc}); please report it")
+                continue
             diagnostics = load_notes(item) + result.diagnostics
         reported += len(diagnostics)
         uri = item.path.resolve().as_uri() if item.path else f"untitled:{item.display}"

@@ -9,7 +9,8 @@ place, after all rules have run.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field, replace
 
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
 from quotecheck.layers.model import Trace
@@ -62,9 +63,16 @@ def check_source(source: str, options: Options | None = None,
     ctx = CheckContext(source, trace, remote_shell_known=remote_shell is not None)
     known = all_rules()
     diagnostics: list[Diagnostic] = list(problems)
-    for rule in select(known, options.select, options.ignore):
-        diagnostics.extend(run_rule(rule, ctx))
-    diagnostics = [d for d in diagnostics if not suppressed(d, directives)]
+    rules = select(known, options.select, options.ignore)
+    if "\r\n" in source and any(rule.code == "QC002" for rule in rules):
+        diagnostics.append(_crlf_note(source))
+    for rule in rules:
+        found = run_rule(rule, ctx)
+        if "\r\n" in source:
+            found = [_crlf_ends(d, source) for d in found]
+        diagnostics.extend(found)
+    index = _Suppressions(directives)
+    diagnostics = [d for d in diagnostics if not index.suppressed(d)]
     diagnostics = [d for d in diagnostics
                    if SEVERITY_ORDER[d.severity] >= SEVERITY_ORDER[options.severity]]
     unique: dict[tuple[str, tuple[int, int], str], Diagnostic] = {}
@@ -72,6 +80,34 @@ def check_source(source: str, options: Options | None = None,
         unique.setdefault((d.code, d.span, d.message), d)
     return CheckResult(source, trace,
                        sorted(unique.values(), key=lambda d: (d.span[0], d.code, d.span[1])))
+
+
+def _crlf_note(source: str) -> Diagnostic:
+    at = source.index("\r\n")
+    return Diagnostic(
+        "QC002", "not-analysed", "warning",
+        "this file has CRLF (Windows) line endings: bash and sh read each `\\r` as part of the "
+        "last word of its line (`then\\r` is not `then`, `\"$x\"\\r` is not `$x`), so the "
+        "script fails or passes stray carriage returns on; it was analysed as if the line "
+        "endings were LF; convert it (`sed -i 's/\\r$//' FILE` or `dos2unix`)",
+        (at, at + 1))
+
+
+def _crlf_end(span: tuple[int, int], source: str) -> tuple[int, int]:
+    a, b = span
+    if a < b < len(source) and source[b - 1] == "\r" and source[b] == "\n":
+        return (a, b + 1)
+    return span
+
+
+def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
+    """In a CRLF source a line's newline maps to its \r (trace.without_crlf): a span that ends
+    with the newline ends after the \n too, on the next line as in the LF text."""
+    return replace(
+        d, span=_crlf_end(d.span, source),
+        related=tuple(replace(r, span=_crlf_end(r.span, source)) for r in d.related),
+        fixes=tuple(replace(f, edits=tuple(replace(e, span=_crlf_end(e.span, source))
+                                           for e in f.edits)) for f in d.fixes))
 
 
 def run_rule(rule: Rule, ctx: CheckContext) -> list[Diagnostic]:
@@ -163,14 +199,52 @@ def _top_items(nodes: list[Node]) -> list[Node]:
 
 def scope_directives(directives: list[Directive], script: Script) -> None:
     """A directive covers the command after it, or the whole file before the first command."""
-    items = sorted(_top_items(script.body), key=lambda n: n.span[0])
-    first = items[0].span[0] if items else len(script.text)
+    # Node spans are offsets into the root layer's text, directive spans into the source: the
+    # same unless the source has CRLF line endings (trace.without_crlf), so map the nodes'.
+    spans = sorted(script.origin.span(*n.span) or n.span for n in _top_items(script.body))
+    starts = [a for a, _ in spans]
     for d in directives:
-        if d.span[1] <= first:
+        if not spans or d.span[1] <= starts[0]:
             d.scope = None
             continue
-        following = [n for n in items if n.span[0] >= d.span[1]]
-        d.scope = following[0].span if following else (d.span[1], d.span[1])
+        # The first command after the directive (a search: a scan per directive was quadratic).
+        k = bisect_left(starts, d.span[1])
+        d.scope = spans[k] if k < len(spans) else (d.span[1], d.span[1])
+
+
+class _Suppressions:
+    """``suppressed`` for many diagnostics: a file of a directive before every command made
+    checking every diagnostic against every directive quadratic."""
+
+    def __init__(self, directives: list[Directive]) -> None:
+        self.everywhere: set[str] = set()
+        scopes: dict[str, dict[tuple[int, int], None]] = {}
+        for directive in directives:
+            for code in directive.disabled:
+                if directive.scope is None:
+                    self.everywhere.add(code)
+                else:
+                    scopes.setdefault(code, {})[directive.scope] = None
+        # Scopes are top-level commands (or empty spans after the last one): they do not overlap,
+        # so only the last scope starting at or before an offset can hold it.
+        self.scopes = {code: sorted(found) for code, found in scopes.items()}
+        self.starts = {code: [a for a, _ in found] for code, found in self.scopes.items()}
+
+    def suppressed(self, d: Diagnostic) -> bool:
+        if d.code in self.everywhere:
+            return True
+        scopes = self.scopes.get(d.code)
+        if not scopes:
+            return False
+        k = bisect_right(self.starts[d.code], d.span[0]) - 1
+        while k >= 0:
+            a, b = scopes[k]
+            if a <= d.span[0] < max(b, a + 1):
+                return True
+            if b > a:  # an empty scope (a point) may sit right after a non-empty one
+                return False
+            k -= 1
+        return False
 
 
 def suppressed(d: Diagnostic, directives: list[Directive]) -> bool:

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import selectors
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+# No shell script is this large; past it a file (or /dev/zero, or a pipe that never ends) is
+# refused instead of read into memory: analysing takes some hundred bytes per character.
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+# A FIFO or character device given by name is read as it comes, but one that nobody writes to
+# would block the run for ever: give up after this many seconds without any data.
+STREAM_WAIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -25,9 +35,32 @@ def decode(data: bytes) -> LoadedText:
         return LoadedText(text, undecodable=offset, binary=b"\0" in data)
 
 
+def too_large(what: str) -> str:
+    return f"{what}: too large (more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB): not read"
+
+
+class _Unreadable(Exception):
+    pass
+
+
 def read_text_file(path: Path) -> LoadedText:
     try:
-        data = path.read_bytes()
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError
+        if stat.S_ISREG(mode):
+            with path.open("rb") as f:  # at most the limit, even if the file grows meanwhile
+                data = f.read(MAX_INPUT_BYTES + 1)
+            if len(data) > MAX_INPUT_BYTES:
+                raise _Unreadable(too_large(str(path)))
+        elif stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+            # `<(generate)` (a pipe) and named FIFOs: reading one with no writer used to hang.
+            data = _read_stream(path)
+        else:
+            raise _Unreadable(f"{path}: not a regular file (a socket or a block device): "
+                              "not read")
+    except _Unreadable as exc:
+        return LoadedText("", error=str(exc))
     except FileNotFoundError:
         return LoadedText("", error=f"{path}: no such file")
     except IsADirectoryError:
@@ -37,3 +70,32 @@ def read_text_file(path: Path) -> LoadedText:
     except OSError as exc:
         return LoadedText("", error=f"{path}: cannot read ({exc.strerror or exc})")
     return decode(data)
+
+
+def _read_stream(path: Path) -> bytes:
+    """All of a FIFO or character device, giving up after STREAM_WAIT s with nothing to read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        # poll, not epoll: epoll refuses some character devices (/dev/null) outright.
+        kind = getattr(selectors, "PollSelector", selectors.SelectSelector)
+        with kind() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while True:
+                if not selector.select(STREAM_WAIT):
+                    raise _Unreadable(
+                        f"{path}: nothing to read for {STREAM_WAIT:g} s (a FIFO nobody writes "
+                        "to?): not read")
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    return b"".join(chunks)
+                total += len(chunk)
+                if total > MAX_INPUT_BYTES:
+                    raise _Unreadable(too_large(str(path)))
+                chunks.append(chunk)
+    finally:
+        os.close(fd)

@@ -8,7 +8,7 @@ quoted script copied as a whole) at one run however long the text is.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 
 
@@ -66,7 +66,12 @@ class SourceMap:
         """The smallest source span covering the mapped characters of ``[start, end)``."""
         lo: int | None = None
         hi: int | None = None
-        for k in range(len(self._starts)):
+        # Only the runs overlapping [start, end) (runs are sorted by start and do not overlap):
+        # scanning every run made each lookup linear in the number of runs, and the text ssh
+        # builds has a run per word, so `ssh h ssh h ... ` (n words) took O(n^2) per layer.
+        first = max(bisect_right(self._starts, start) - 1, 0)
+        last = bisect_left(self._starts, end)
+        for k in range(first, last):
             s, t, n = self._starts[k], self._targets[k], self._lengths[k]
             a, b = max(s, start), min(s + n, end)
             if a >= b or t is None:

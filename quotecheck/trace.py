@@ -8,12 +8,13 @@ back to the input, and the child is analysed the same way. Nothing is ever execu
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quotecheck.layers import handoff as ho
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
-from quotecheck.parsing.parse import parse_script
+from quotecheck.parsing.parse import DEFAULT_TOTAL_TIME_LIMIT, parse_script
 from quotecheck.parsing.scanner import Dialect, Problem
 from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk
 from quotecheck.parsing.words import Word
@@ -27,6 +28,9 @@ UNKNOWN_LOGIN_SHELL = "<login-shell>"
 # Builtins that run their arguments as a command in the same shell (no new process).
 TRANSPARENT_BUILTINS = frozenset({"exec", "command", "builtin", "noglob", "nocorrect"})
 MAX_LAYER_DEPTH = 32
+# Once the time for parsing inner layers is used up, a layer text this short still gets this long.
+SMALL_LAYER_TEXT = 4096
+SMALL_LAYER_GRACE = 1.0
 CONTAINER_WRAPPERS = frozenset({"docker", "podman", "kubectl", "nerdctl"})
 
 
@@ -57,19 +61,49 @@ def build_trace(
     """Trace ``source`` (a script or one command line) through every layer it opens."""
     builder = _Builder(source, remote_shell)
     process = [dialect, path] if path else None
+    text, origin = without_crlf(source)
     builder.shell_layer(
         parent=None,
         where="local",
         shell_name=dialect,
-        text=source,
+        text=text,
         offsets=None,
         process=process,
         source_span=(0, len(source)),
         dynamic_ranges=(),
         depth=0,
         stdin=None,
+        origin=origin,
     )
     return Trace(source, builder.layers)
+
+
+def without_crlf(source: str) -> tuple[str, SourceMap | None]:
+    """The text of a CRLF (Windows) file as the LF text its author meant, mapped to the source.
+
+    Read as it is, every ``\r`` ends up in the last word of its line (``do\r`` is no keyword,
+    ``"$x"\r`` is another argument): a few spurious findings per line, at positions that were
+    still right. The checker says once that the file has CRLF line endings (bash itself does
+    read the ``\r``); the layers analyse the text without them, and the map keeps every position
+    pointing into the source. ``None`` when there is no CRLF.
+    """
+    if "\r\n" not in source:
+        return source, None
+    runs: list[tuple[int, int | None, int]] = []
+    at = 0  # index in the text without the \r of each \r\n
+    start = 0  # source offset where the current run starts
+    cr = source.find("\r\n")
+    while cr >= 0:
+        # The line and its \n, which maps to the \r: a position at a line's end is then at the
+        # same column as in the LF text (the checker extends a span that ends there over the
+        # \n as well).
+        runs.append((at, start, cr + 1 - start))
+        at += cr + 1 - start
+        start = cr + 2
+        cr = source.find("\r\n", start)
+    runs.append((at, start, len(source) - start))
+    at += len(source) - start
+    return source.replace("\r\n", "\n"), SourceMap(runs, at)
 
 
 def _from_outer(script: Script, inherited: bytearray) -> bool:
@@ -124,6 +158,12 @@ class _Builder:
         self.source = source
         self.remote_shell = remote_shell
         self.layers: list[Layer] = []
+        # Time budgets for parsing: one for the input's own text, one shared by every layer it
+        # hands text on to (each layer had its own, so many ssh commands each sending a
+        # hard-to-parse string multiplied it; one for all would leave nothing for the layers
+        # of a long script).
+        self.deadline = time.monotonic() + DEFAULT_TOTAL_TIME_LIMIT
+        self.inner_deadline: float | None = None
 
     def new_layer(self, layer: Layer) -> Layer:
         layer.id = len(self.layers)
@@ -148,10 +188,12 @@ class _Builder:
         positional: Sequence[Arg] = (),
         stdin_script: bool = False,
         opened_by: CommandView | None = None,
+        origin: SourceMap | None = None,
     ) -> Layer:
         dialect = parse_dialect(shell_name)
-        origin = SourceMap.identity(len(text)) if offsets is None else SourceMap.from_offsets(
-            offsets)
+        if origin is None:
+            origin = SourceMap.identity(len(text)) if offsets is None else \
+                SourceMap.from_offsets(offsets)
         layer = self.new_layer(Layer(
             id=-1, parent=parent, kind="shell", where=where, source_span=source_span, text=text,
             origin=origin, dynamic_text=bool(dynamic_ranges),
@@ -159,7 +201,19 @@ class _Builder:
             positional=list(positional), stdin_script=stdin_script, opened_by=opened_by,
         ))
         # Unknown dialects are parsed as bash (the superset); rules judge portability.
-        script = parse_script(text, "bash" if dialect == "unknown" else dialect, origin)
+        if parent is None:
+            deadline = self.deadline
+        else:
+            now = time.monotonic()
+            if self.inner_deadline is None:
+                self.inner_deadline = now + DEFAULT_TOTAL_TIME_LIMIT
+            deadline = self.inner_deadline
+            if deadline <= now and len(text) <= SMALL_LAYER_TEXT:
+                # One huge layer (a 100,000-line script fed to `ssh h bash -s`) must not leave
+                # `ssh h "echo $HOME"` unanalysed: short texts still get a moment each.
+                deadline = now + SMALL_LAYER_GRACE
+        script = parse_script(text, "bash" if dialect == "unknown" else dialect, origin,
+                              deadline=deadline)
         layer.script = script
         aliases = Aliases(dialect)
         # Characters an outer layer expands at run time stay unknown here, quoted or not.
@@ -221,12 +275,21 @@ class _Builder:
                stdin: Feed | None, where: str) -> None:
         """Open the layers the command ``argv`` hands text or argv to (if any)."""
         if not argv or depth >= MAX_LAYER_DEPTH:
-            if argv and depth >= MAX_LAYER_DEPTH and layer.script is not None:
-                span = view.command.span
-                layer.script.problems.append(Problem(
-                    "QC002", span[0], span[1],
-                    f"more than {MAX_LAYER_DEPTH} nested layers: deeper layers are not analysed",
-                ))
+            if argv and depth >= MAX_LAYER_DEPTH:
+                # Said on the shell layer whose command this is: an exec layer (`env env ...`,
+                # `sudo sudo ...`) has no script of its own, and the limit used to pass silently.
+                shell = layer
+                while shell.script is None and shell.parent is not None:
+                    shell = self.layers[shell.parent]
+                if shell.script is not None:
+                    # (a command of a backtick script has positions in that script's own text)
+                    same = view.context.script.text is shell.script.text
+                    span = view.command.span if same else (0, len(shell.script.text))
+                    shell.script.problems.append(Problem(
+                        "QC002", span[0], span[1],
+                        f"more than {MAX_LAYER_DEPTH} nested layers: deeper layers are not "
+                        "analysed",
+                    ))
             return
         values = [a.value for a in argv]
         dynamic = {i for i, a in enumerate(argv) if a.dynamic}

@@ -9,6 +9,8 @@ rest is still analysed.
 
 from __future__ import annotations
 
+import time
+from bisect import bisect_left
 from typing import Any
 
 from quotecheck.parsing import grammar
@@ -34,7 +36,22 @@ class UnexpectedTree(Exception):
 
 DEFAULT_MAX_DEPTH = 64
 DEFAULT_TIME_LIMIT = 5.0
+# All parser calls for one text together (a region that times out is retried in chunks, each
+# with DEFAULT_TIME_LIMIT): past this the rest of the text is reported as not analysed.
+DEFAULT_TOTAL_TIME_LIMIT = 60.0
 MAX_CHUNK_LINES = 200
+# Recovering from syntax errors re-parses growing chunks; the characters handed to the parser
+# while doing so are capped at this multiple of the region's length (plus PIECEWISE_WORK_MIN)
+# so a text of many unclosed constructs (`if x; then` on every line) costs linear time instead
+# of 200 re-parses of up to 200 lines for every line (cubic: 200 such lines took 190 s).
+PIECEWISE_WORK_FACTOR = 10
+PIECEWISE_WORK_MIN = 200_000
+# After a time-out on a whole region, chunks of about this many lines are tried first, ending
+# where a new top-level command seems to start (growing line by line from every construct's
+# first line took a minute for a valid 30,000-line script and still left most of it out).
+CHUNK_LINES_AFTER_TIMEOUT = 256
+_CONTINUING = frozenset({"fi", "done", "esac", "else", "elif", "then", "do", "in", ";;", ";&",
+                         ";;&", "}", ")", "|", "||", "&&", "&", ";"})
 
 
 def parse_script(
@@ -44,8 +61,18 @@ def parse_script(
     *,
     max_depth: int = DEFAULT_MAX_DEPTH,
     time_limit: float = DEFAULT_TIME_LIMIT,
+    total_time_limit: float = DEFAULT_TOTAL_TIME_LIMIT,
+    nesting: int = 0,
+    max_nesting: int | None = None,
+    deadline: float | None = None,
 ) -> Script:
-    """Parse ``text``; never raises for any input string."""
+    """Parse ``text``; never raises for any input string.
+
+    ``time_limit`` bounds each parser call, ``total_time_limit`` all of them for this text;
+    compound commands and substitutions nested more than ``max_nesting`` (default ``max_depth``)
+    deep are skipped; ``nesting`` (those around ``text``) and ``deadline`` (a
+    ``time.monotonic()`` value) carry the limits into a backtick script parsed on its own.
+    """
     result = scan(text, dialect, max_depth)
     script = Script(
         text=text,
@@ -56,21 +83,67 @@ def parse_script(
         problems=list(result.problems),
         comments=list(result.comments),
     )
-    builder = _Builder(result, script, max_depth, time_limit)
+    if deadline is None:
+        deadline = time.monotonic() + total_time_limit
+    builder = _Builder(result, script, max_depth, time_limit, deadline, nesting,
+                       max_depth if max_nesting is None else max_nesting)
     script.body = builder.region(0, len(text), 0)
     return script
 
 
+_COMPOUND_KINDS = frozenset({"compound", "if", "for", "while", "until", "case", "select"})
+
+
+def _too_deep(limit: int) -> str:
+    return (f"compound commands and substitutions nested more than {limit} deep are not "
+            "analysed (this one and everything in it)")
+
+
+def _command_starts(masked: str, breaks: list[int]) -> list[int]:
+    """Line starts where a top-level command plausibly starts: at column 0, after a line that
+    does not go on, with a word that does not continue a construct (`fi`, `done`, `}`...)."""
+    found: list[int] = []
+    previous = 0
+    for b in breaks:
+        if b >= len(masked):
+            break
+        head = masked[b:b + 8].split(None, 1)
+        tail = masked[previous:b].rstrip()
+        previous = b
+        if not head or masked[b] in " \t\n#" or head[0] in _CONTINUING or \
+                head[0][:1] in "});|&":
+            continue
+        if tail.endswith(("\\", "|", "&&", "(", "{")) or (tail.endswith("&") and
+                                                           not tail.endswith(" &")):
+            continue
+        found.append(b)
+    return found
+
+
+def _lines(text: str) -> str:
+    n = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return "1 line" if n == 1 else f"{n:,} lines"
+
+
 class _Builder:
-    def __init__(self, scanned: Scan, root: Script, max_depth: int, time_limit: float) -> None:
+    def __init__(self, scanned: Scan, root: Script, max_depth: int, time_limit: float,
+                 deadline: float, nesting: int = 0, max_nesting: int = DEFAULT_MAX_DEPTH) -> None:
         self.scan = scanned
         self.root = root
         self.max_depth = max_depth
         self.time_limit = time_limit
+        self.deadline = deadline
+        # Compound commands and substitutions enclosing the node being converted. bashlex's
+        # parser is iterative, but this converter, tree.walk and the rules recurse: 400 nested
+        # `if`s raised RecursionError. Past max_nesting levels a construct is skipped (QC002).
+        self.nesting = nesting
+        self.max_nesting = max_nesting
+        self.deepest = nesting  # the deepest nesting reached in the region being converted
         self.heredocs: dict[int, HeredocSpec] = {h.operator[0]: h for h in scanned.heredocs}
         self.nested_by_depth: dict[int, list[NestedScript]] = {}
         for n in scanned.nested:
             self.nested_by_depth.setdefault(n.depth, []).append(n)
+        self.nested_sorted: dict[int, tuple[list[NestedScript], list[int]]] = {}
         self.depth = 0
 
     def problem(self, code: str, start: int, end: int, message: str) -> None:
@@ -79,27 +152,43 @@ class _Builder:
 
     # -- regions ----------------------------------------------------------------------------
 
+    def _limit(self) -> float:
+        """The time limit of the next parser call: the per-call limit or what is left in all."""
+        return min(self.time_limit, self.deadline - time.monotonic())
+
+    def _gave_up(self, limit: float) -> str:
+        if limit < self.time_limit:
+            return "the time for parsing this text ran out"
+        return f"the parser gave up after {self.time_limit:g} s"
+
     def region(self, start: int, end: int, depth: int) -> list[Node]:
         masked = self.scan.masked(start, end, depth)
         if not masked.strip():
             self._nested_in(start, end, depth)
             return []
-        outcome = grammar.safe_parse(masked, self.time_limit)
+        limit = self._limit()
+        outcome = grammar.safe_parse(masked, limit)
         if outcome.nodes is None:
-            if outcome.timed_out:
+            if outcome.timed_out and "\n" not in masked.rstrip("\n"):
                 self.problem("QC002", start, end,
-                             f"the parser gave up after {self.time_limit:g} s; this part is "
-                             "not analysed")
+                             f"{self._gave_up(limit)} on this line ({len(masked):,} characters); "
+                             "it is not analysed")
                 self._nested_in(start, end, depth)
                 return []
-            return self.piecewise(start, end, depth, masked)
+            # A region that timed out used to be skipped whole, which left every script of more
+            # than a few thousand lines unanalysed: parse it a chunk of lines at a time instead,
+            # each chunk with its own time limit.
+            return self.piecewise(start, end, depth, masked, after_timeout=outcome.timed_out)
         return self.convert(outcome.nodes, start, end, depth)
 
-    def piecewise(self, start: int, end: int, depth: int, masked: str) -> list[Node]:
+    def piecewise(self, start: int, end: int, depth: int, masked: str,
+                  after_timeout: bool = False) -> list[Node]:
         """Parse what can be parsed around a syntax error, a chunk of whole lines at a time.
 
         A chunk grows line by line until it parses (a construct may span lines); a line no
-        chunk of up to MAX_CHUNK_LINES lines can parse is reported and skipped.
+        chunk of up to MAX_CHUNK_LINES lines can parse is reported and skipped. After a time-out
+        on the whole region (``after_timeout``) a line that cannot be parsed in a chunk is not
+        analysed (QC002) rather than a syntax error: it may be part of a longer construct.
         """
         breaks = [i + 1 for i, c in enumerate(masked) if c == "\n"]
         if not breaks or breaks[-1] != len(masked):
@@ -107,9 +196,32 @@ class _Builder:
         nodes: list[Node] = []
         a = 0
         first = 0  # index in breaks of the first line end after `a`
+        # (a valid text cut into chunks costs about its own length: the deadline bounds that)
+        work = (PIECEWISE_WORK_FACTOR * len(masked) + PIECEWISE_WORK_MIN if not after_timeout
+                else float("inf"))
+        starts = _command_starts(masked, breaks) if after_timeout else []
+        retry_at = 0
         while a < len(masked):
             while first < len(breaks) and breaks[first] <= a:
                 first += 1
+            limit = self._limit()
+            if work <= 0 or limit <= 0:
+                rest = masked[a:]
+                if rest.strip():
+                    why = (self._gave_up(limit) if limit <= 0 else
+                           "recovering from the syntax errors above took too long")
+                    self.problem("QC002", start + a, start + len(masked),
+                                 f"{why}: the rest of this text ({_lines(rest)}) is not "
+                                 "analysed")
+                end = start + a  # nor are the substitutions in it
+                break
+            if after_timeout and a >= retry_at:
+                b = self._large_chunk(masked, breaks, starts, a, first, start, depth, nodes)
+                if b is not None:
+                    a = b
+                    continue
+                # not again before the lines of that chunk are done (each would cost as much)
+                retry_at = breaks[min(first + CHUNK_LINES_AFTER_TIMEOUT, len(breaks) - 1)]
             parsed = False
             first_error: grammar.ParseOutcome | None = None
             for k in range(first, min(first + MAX_CHUNK_LINES, len(breaks))):
@@ -118,14 +230,22 @@ class _Builder:
                 if not chunk.strip():
                     parsed, a = True, b
                     break
-                outcome = grammar.safe_parse(chunk, self.time_limit)
+                work -= len(chunk)
+                limit = self._limit()
+                outcome = grammar.safe_parse(chunk, limit)
                 if outcome.nodes is not None:
                     nodes.extend(self.convert(outcome.nodes, start + a, start + b, depth))
                     parsed, a = True, b
                     break
                 if first_error is None:
                     first_error = outcome
-                if outcome.timed_out:
+                if outcome.timed_out or work <= 0:
+                    break
+                # The LR parser stops at the first token no continuation can make valid: unless
+                # the error is at the end of the chunk (a construct left open), more lines
+                # cannot help, and trying up to MAX_CHUNK_LINES of them for every line was cubic.
+                at = outcome.error_offset
+                if at is not None and at < len(chunk.rstrip()):
                     break
             if not parsed:
                 b = breaks[first] if first < len(breaks) else len(masked)
@@ -135,13 +255,48 @@ class _Builder:
                 message = err.error if err and err.error else "syntax error"
                 if err is not None and err.timed_out:
                     self.problem("QC002", start + a, start + b,
-                                 f"the parser gave up after {self.time_limit:g} s; this line "
-                                 "is not analysed")
+                                 f"{self._gave_up(limit)} on this line; it is not analysed")
+                elif after_timeout:
+                    self.problem("QC002", start + a, start + b,
+                                 f"the parser gave up after {self.time_limit:g} s on the whole "
+                                 "text, and this line "
+                                 f"does not parse in a chunk of up to {MAX_CHUNK_LINES} lines "
+                                 f"({message}); it is not analysed")
                 else:
                     self.problem("QC001", offset, offset + 1, f"cannot parse: {message}")
                 a = b
         self._nested_in(start, end, depth)
         return nodes
+
+    def _large_chunk(self, masked: str, breaks: list[int], starts: list[int], a: int,
+                     first: int, start: int, depth: int, nodes: list[Node]) -> int | None:
+        """Parse a chunk of CHUNK_LINES_AFTER_TIMEOUT lines or more from ``a``, ending where a
+        command seems to start (twice as long again while a construct is still open there);
+        return where it ended, or None to go on line by line."""
+        lines = CHUNK_LINES_AFTER_TIMEOUT
+        for _ in range(3):
+            k = first + lines
+            if k >= len(breaks):
+                b = len(masked)
+            else:
+                i = bisect_left(starts, breaks[k])
+                b = starts[i] if i < len(starts) else len(masked)
+            chunk = masked[a:b]
+            if b - a < 2 or chunk.count("\n") < 2:
+                return None
+            limit = self._limit()
+            if limit <= 0:
+                return None
+            outcome = grammar.safe_parse(chunk, limit)
+            if outcome.nodes is not None:
+                nodes.extend(self.convert(outcome.nodes, start + a, start + b, depth))
+                return b
+            at = outcome.error_offset
+            if outcome.timed_out or b == len(masked) or (at is not None and
+                                                         at < len(chunk.rstrip())):
+                return None
+            lines *= 2
+        return None
 
     def convert(self, parsed: list[Any], start: int, end: int, depth: int) -> list[Node]:
         saved, self.depth = self.depth, depth
@@ -161,13 +316,57 @@ class _Builder:
         return [n for n in nodes if n is not None]
 
     def _nested_in(self, start: int, end: int, depth: int) -> None:
-        for nested in self.nested_by_depth.get(depth + 1, []):
-            if start <= nested.start < end and nested.start not in self.root.substitutions:
-                self.nested_script(nested)
+        # Only the nested scripts starting in [start, end): a scan of all of them for every
+        # chunk made a long text with a substitution on every line quadratic.
+        nested, starts = self._nested_at(depth + 1)
+        lo, hi = bisect_left(starts, start), bisect_left(starts, end)
+        for k in range(lo, hi):
+            if nested[k].start in self.root.substitutions:
+                continue
+            if time.monotonic() >= self.deadline:
+                self._out_of_time(nested[k:hi])
+                return
+            self.nested_script(nested[k])
+
+    def _out_of_time(self, rest: list[NestedScript]) -> None:
+        """One QC002 for the substitutions left when time ran out (not one for each)."""
+        subs = self.root.substitutions
+        left = [n for n in rest if n.start not in subs]
+        for n in left:
+            subs[n.start] = Script(self.scan.text, self.root.origin, self.scan.dialect, n.inner,
+                                   [], substitutions=subs, anchor=(n.start, n.end))
+        if left:
+            count = "1 substitution" if len(left) == 1 else f"{len(left):,} substitutions"
+            self.problem("QC002", left[0].start, max(n.end for n in left),
+                         f"the time for parsing this text ran out: {count} from here on "
+                         f"{'is' if len(left) == 1 else 'are'} not analysed")
+
+    def _nested_at(self, depth: int) -> tuple[list[NestedScript], list[int]]:
+        found = self.nested_sorted.get(depth)
+        if found is None:
+            nested = sorted(self.nested_by_depth.get(depth, []), key=lambda n: n.start)
+            found = self.nested_sorted[depth] = (nested, [n.start for n in nested])
+        return found
 
     def nested_script(self, nested: NestedScript) -> None:
         subs = self.root.substitutions
         if nested.start in subs:
+            return
+        # A substitution counts as one more level of nesting, below the deepest construct of the
+        # region it sits in (an over-estimate, which only matters for absurdly deep texts).
+        saved = self.nesting, self.deepest
+        self.nesting = self.deepest = self.deepest + 1
+        try:
+            self._nested_script(nested, subs)
+        finally:
+            self.nesting, self.deepest = saved
+
+    def _nested_script(self, nested: NestedScript, subs: dict[int, Script]) -> None:
+        if self.nesting > self.max_nesting:
+            self.problem("QC002", nested.start, nested.end, _too_deep(self.max_nesting))
+            subs[nested.start] = Script(self.scan.text, self.root.origin, self.scan.dialect,
+                                        nested.inner, [], substitutions=subs,
+                                        anchor=(nested.start, nested.end))
             return
         if nested.kind == "backtick":
             text, offs = backtick_script(self.scan.text, nested.inner)
@@ -177,6 +376,9 @@ class _Builder:
                 self.root.origin.compose(offs),
                 max_depth=max(self.max_depth - nested.depth, 1),
                 time_limit=self.time_limit,
+                nesting=self.nesting,
+                max_nesting=self.max_nesting,
+                deadline=self.deadline,
             )
             for p in inner.problems:
                 a = self.root.origin[offs[p.start]] if p.start < len(offs) else None
@@ -202,13 +404,22 @@ class _Builder:
             return self.pipeline(n, base)
         if kind == "list":
             return self.command_list(n, base)
-        if kind == "compound":
-            return self.compound(n, base)
-        if kind == "function":
+        if kind == "function":  # its body, a compound command, counts as the level
             return self.function(n, base)
-        if kind in ("if", "for", "while", "until", "case", "select"):
+        if kind not in _COMPOUND_KINDS:
+            raise UnexpectedTree(f"unexpected node kind {kind!r}")
+        if self.nesting >= self.max_nesting:
+            start, end = self.span(n, base)
+            self.problem("QC002", start, end, _too_deep(self.max_nesting))
+            return CommandList((start, end), [], [])  # stands for the skipped construct
+        self.nesting += 1
+        self.deepest = max(self.deepest, self.nesting)
+        try:
+            if kind == "compound":
+                return self.compound(n, base)
             return self.keyword_compound(n, base, [])
-        raise UnexpectedTree(f"unexpected node kind {kind!r}")
+        finally:
+            self.nesting -= 1
 
     def span(self, n: Any, base: int) -> tuple[int, int]:
         return (base + n.pos[0], base + n.pos[1])
@@ -267,6 +478,13 @@ class _Builder:
                                     heredoc=Heredoc(spec, body))
         if isinstance(out, int):
             return Redirect((start, end), op, fd, None, dup_fd=out)
+        if isinstance(out, str):
+            # `n>&-` / `n<&-` (close descriptor n): bashlex gives the `-` as a plain string, not
+            # a word node. Read as a node it raised, which made the whole text holding it (a
+            # script with `exec 3>&-`) one QC001 "unexpected structure", and none of it analysed.
+            at = end - len(out)
+            target = segment(self.scan, at, end) if self.scan.text[at:end] == out else None
+            return Redirect((start, end), op, fd, target)
         target = self.word(out, base) if out is not None else None
         return Redirect((start, end), op, fd, target)
 
