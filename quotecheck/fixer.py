@@ -34,10 +34,17 @@ def applicable(fix: Fix, unsafe: bool) -> bool:
 
 
 def choose_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[tuple[Diagnostic, Fix]]:
-    """At most one fix per finding, none overlapping another: earlier findings win."""
+    """At most one fix per finding, none overlapping another: the fix whose edits start
+    earliest wins (a fix that rewrites a whole statement goes before one that appends to it;
+    the other is recomputed on the next pass), then the earlier finding."""
     chosen: list[tuple[Diagnostic, Fix]] = []
     taken: list[tuple[int, int]] = []
-    for d in sorted(diagnostics, key=lambda d: (d.span[0], d.code)):
+
+    def first_edit(d: Diagnostic) -> int:
+        starts = [e.span[0] for f in d.fixes if applicable(f, unsafe) for e in f.edits]
+        return min(starts, default=d.span[0])
+
+    for d in sorted(diagnostics, key=lambda d: (first_edit(d), d.span[0], d.code)):
         for fix in d.fixes:
             if not applicable(fix, unsafe) or not fix.edits:
                 continue

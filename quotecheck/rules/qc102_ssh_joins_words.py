@@ -18,6 +18,7 @@ from quotecheck.layers import handoff as ho
 from quotecheck.layers.model import Arg, Layer
 from quotecheck.rules._crosslayer import Issue, joined_words, literal_view, word_issues
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.qc107_quote_closes_early import closes_early
 
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"})
 
@@ -124,7 +125,9 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
                   f"(or send the script on stdin: `{joiner} … bash -s <<'EOF'`)."
                   if joiner == "ssh" else
                   f" Pass the command as one string quoted for `sh -c`: `watch … {local}`.")
-        fixes = _fix(ctx, words, local)
+        opener = layer.opened_by
+        if opener is None or not closes_early(ctx, opener):
+            fixes = _fix(ctx, words, local)
     elif not first.dynamic:
         advice = (f" Quote that word for {shell} as well: "
                   f"`{_local_form(_remote_quote(first.value))}`.")

@@ -145,27 +145,32 @@ def _received(view: CommandView, t: TextWord, m: Match) -> str:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
-        targets = text_words(ctx, view)
-        if not targets:
-            continue
         text = view.context.script.text
         done: set[int] = set()
-        for t in targets:
-            wi = _word_index(view, t.index)
-            if wi is None:
+        for t, m in _matches(ctx, view):
+            if m.first.start in done:
                 continue
-            word = view.command.words[wi]
-            matches: list[Match] = []
-            across = _across_words(view, text, wi)
-            if across is not None:
-                matches.append(across)
-            toks = tokens(text, word)
-            matches.extend(_in_word(toks, text, wi))
-            for m in matches:
-                if m.first.start in done:
-                    continue
-                done.add(m.first.start)
-                yield _finding(ctx, layer, view, t, m, text)
+            done.add(m.first.start)
+            yield _finding(ctx, layer, view, t, m, text)
+
+
+def closes_early(ctx: CheckContext, view: CommandView) -> bool:
+    """Whether this rule reports a quote of ``view`` that closes early. QC102 asks: the words
+    such a quote produced were split by mistake, and re-quoting them as split would keep the
+    mistake."""
+    return any(True for _ in _matches(ctx, view))
+
+
+def _matches(ctx: CheckContext, view: CommandView) -> Iterator[tuple[TextWord, Match]]:
+    text = view.context.script.text
+    for t in text_words(ctx, view):
+        wi = _word_index(view, t.index)
+        if wi is None:
+            continue
+        across = _across_words(view, text, wi)
+        if across is not None:
+            yield t, across
+        yield from ((t, m) for m in _in_word(tokens(text, view.command.words[wi]), text, wi))
 
 
 def _finding(ctx: CheckContext, layer: Layer, view: CommandView, t: TextWord, m: Match,

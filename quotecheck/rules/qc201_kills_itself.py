@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from quotecheck.diagnostics import Related, Severity
+from quotecheck.diagnostics import Fix, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node
+from quotecheck.rules import _fixes
 from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
@@ -187,9 +188,23 @@ def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
     if arg is None or arg.source_span is None:
         span = flt.view.source_span or span
     severity: Severity | None = "warning" if (cand.alive == "depends" or sel.partial) else None
-    return Finding(span, " ".join(parts), layer, tuple(related), severity=severity)
+    return Finding(span, " ".join(parts), layer, tuple(related), severity=severity,
+                   fixes=_fixes_for(ctx, layer, hits))
+
+
+def _fixes_for(ctx: CheckContext, layer: Layer, hits: list[tuple[rt.Candidate, rt.Match]]
+               ) -> tuple[Fix, ...]:
+    """Send the remote script on stdin, when the shell it kills is that script's own."""
+    if any(cand.layer is not layer for cand, _ in hits):
+        return ()
+    edits = _fixes.send_on_stdin(ctx, layer)
+    if edits is None:
+        return ()
+    shell = edits[0].text.split(" ", 1)[0]
+    return (Fix(f"send the remote script on stdin (`{shell} -s <<'EOF'`): no command line "
+                "holds it", edits, "unsafe"),)
 
 
 RULE = Rule("QC201", "kills-itself",
             "A kill by pattern matches the command line of the shell running the script",
-            "error", check)
+            "error", check, fix="unsafe")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from quotecheck.diagnostics import Fix
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
+from quotecheck.rules import _fixes
 from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
@@ -153,9 +155,29 @@ def _check_view(ctx: CheckContext, where: rt.Locator, layer: Layer, view: Comman
                f"`{step_text}` ({at}), may have failed, since {why}. Print it only on "
                f"success: {fix}.")
     span = view.source_span or (0, 0)
-    return Finding(span, msg, layer)
+    fixes = () if background else _stop_fix(ctx, layer, slot, step, span_text)
+    return Finding(span, msg, layer, fixes=fixes)
+
+
+def _stop_fix(ctx: CheckContext, layer: Layer, slot: rt.Slot, step: list[Node],
+              step_text: str) -> tuple[Fix, ...]:
+    """``step || { echo "FAILED ..." >&2; exit 1; }``: the message after it is then true.
+
+    Only for a step at the top level of the layer's own script, where ``exit`` ends the script
+    (in a function or a subshell it would not), and not for one with a heredoc (the text after
+    the operator's line is the heredoc's)."""
+    if not slot.top or slot.script is not layer.script:
+        return ()
+    if any(r.heredoc is not None for node in step for cmd in rt.commands_in(node)
+           for r in cmd.redirects):
+        return ()
+    at = step[-1].span[1]
+    edit = _fixes.layer_edit(ctx, layer, at, at, _fixes.stop_on_failure(step_text))
+    if edit is None:
+        return ()
+    return (Fix("stop with a message when the step fails", (edit,), "unsafe"),)
 
 
 RULE = Rule("QC205", "unconditional-success",
             "A success message is printed whether or not the step before it worked",
-            "warning", check)
+            "warning", check, fix="unsafe")

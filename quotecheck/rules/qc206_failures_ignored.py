@@ -10,10 +10,13 @@ off: the pipeline reports tee's success.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import CommandView, Layer, Trace
-from quotecheck.parsing.tree import Pipeline, SimpleCommand
+from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
+from quotecheck.rules import _fixes
 from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
@@ -105,7 +108,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield from _tee(ctx, trace, layer)
         if layer.parent is None:
             continue
-        finding = _first_unchecked(trace, where, layer)
+        finding = _first_unchecked(ctx, trace, where, layer)
+        if finding is not None:
+            yield finding
+        finding = _failure_reported_as_success(ctx, trace, where, layer)
         if finding is not None:
             yield finding
 
@@ -116,7 +122,8 @@ def _has_later_step(layer: Layer, view: CommandView) -> bool:
     return bool(index.starts) and index.starts[-1] >= view.command.span[1]
 
 
-def _first_unchecked(trace: Trace, where: rt.Locator, layer: Layer) -> Finding | None:
+def _first_unchecked(ctx: CheckContext, trace: Trace, where: rt.Locator,
+                     layer: Layer) -> Finding | None:
     assert layer.script is not None
     items, _, _ = rt.flat_body(layer.script)
     if len(items) < 2:
@@ -164,7 +171,73 @@ def _first_unchecked(trace: Trace, where: rt.Locator, layer: Layer) -> Finding |
            f"Start the script with `set -e` (and `set -o pipefail` under bash), or stop on "
            f"the failure: `{rt.short(step, 40)} || exit 1`.")
     span = view.source_span or (0, 0)
-    return Finding(span, msg, layer)
+    return Finding(span, msg, layer, fixes=_stop_fixes(ctx, layer, [v for v, _ in found]))
+
+
+def _stop_fixes(ctx: CheckContext, layer: Layer, views: list[CommandView]) -> tuple[Fix, ...]:
+    """Each unchecked step stops the script with a message when it fails."""
+    edits: list[Edit] = []
+    for view in views:
+        slot = rt.slot_of(view)
+        if slot is None or not slot.top or slot.item is not view.command or any(
+                r.heredoc is not None for r in view.command.redirects):
+            return ()
+        script = view.context.script
+        step = script.text[view.command.span[0]:view.command.span[1]]
+        at = view.command.span[1]
+        edit = _fixes.layer_edit(ctx, layer, at, at, _fixes.stop_on_failure(step))
+        if edit is None:
+            return ()
+        edits.append(edit)
+    if not edits:
+        return ()
+    return (Fix("stop with a message when a step fails", tuple(edits), "unsafe"),)
+
+
+# What a message printed when the check fails says: `... && echo ALIVE || echo DEAD`.
+_FAILURE_WORDS = re.compile(
+    r"\b(dead|died|fail|failed|failure|error|down|crash|crashed|missing|not running|"
+    r"not found|not started|timeout|timed out)\b|✗|✘", re.IGNORECASE)
+
+
+def _failure_reported_as_success(ctx: CheckContext, trace: Trace, where: rt.Locator,
+                                 layer: Layer) -> Finding | None:
+    """The script's last step reports a failure (`check && echo OK || echo FAILED`) and
+    then ends with that message's status, 0: the caller cannot tell."""
+    script = layer.script
+    if script is None:
+        return None
+    items, ops, _ = rt.flat_body(script)
+    if len(items) < 2:
+        return None
+    last = items[-1]
+    if ops[-2] != "||" or not isinstance(last, SimpleCommand):
+        return None
+    views = rt.views_by_command(layer)
+    view = views.get(id(last))
+    text = rt.message_text(view) if view is not None else None
+    if view is None or text is None or not _FAILURE_WORDS.search(text):
+        return None
+    lo = len(items) - 1
+    while lo > 0 and ops[lo - 1] in ("&&", "||"):
+        lo -= 1
+    check_text = rt.short(" ".join(script.text[items[lo].span[0]:items[-2].span[1]].split()),
+                          50)
+    message = rt.node_text(script, last, 40)
+    at = where.at(view.source_span[0] if view.source_span else None)
+    msg = (f"`{message}` ({at}) reports that `{check_text}` failed, and then the script ends "
+           f"with the status of that message, 0: {_status_sink(trace, layer)} says success "
+           f"whatever happened, so a caller (a deploy script, CI, `&&` after ssh) goes on. "
+           f"Exit non-zero after the message: `{{ {message}; exit 1; }}`.")
+    return Finding(view.source_span or (0, 0), msg, layer, fixes=_exit_fix(ctx, layer, last))
+
+
+def _exit_fix(ctx: CheckContext, layer: Layer, node: Node) -> tuple[Fix, ...]:
+    a, b = node.span
+    edits = _fixes.layer_edits(ctx, layer, [(a, a, "{ "), (b, b, "; exit 1; }")])
+    if edits is None:
+        return ()
+    return (Fix("exit with status 1 after the failure message", edits, "unsafe"),)
 
 
 def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
@@ -231,4 +304,4 @@ def _tee_matters(layer: Layer, view: CommandView, pipe: Pipeline) -> str | None:
 
 RULE = Rule("QC206", "failures-ignored",
             "An inner script goes on after a failed step; only the last status is seen",
-            "warning", check)
+            "warning", check, fix="unsafe")

@@ -22,10 +22,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from quotecheck.diagnostics import Related
+from quotecheck.diagnostics import Fix, Related
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
 from quotecheck.positions import LineIndex
+from quotecheck.rules import _fixes
+from quotecheck.rules import _runtime as rt
 from quotecheck.rules._portability import basename, short
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
@@ -126,6 +128,7 @@ class Kill:
     span: tuple[int, int]
     how: str  # "`pkill -f`", "`xargs kill`"
     matchers: list[Matcher] = field(default_factory=list)
+    signal: str | None = None  # as written (`9`, `KILL`, `SIGKILL`); None for the default
 
 
 # -- reading commands ------------------------------------------------------------------------------
@@ -333,7 +336,7 @@ class _Scan:
                 return None
             ms = _pgrep_matchers(values)
             flag = " -f" if ms and ms[0].full else ""
-            return Kill(e, span, f"`pkill{flag}`", ms) if ms else None
+            return Kill(e, span, f"`pkill{flag}`", ms, sig) if ms else None
         if name == "killall":
             if any(v in ("-w", "--wait") or (v.startswith("-") and not v.startswith("--")
                                              and "w" in v[1:] and v[1:].isalpha()
@@ -345,7 +348,7 @@ class _Scan:
             names = _operands(values, {"-s", "--signal", "-u", "--user", "-o", "-y",
                                        "--older-than", "--younger-than", "-n", "--ns"})
             ms = [Matcher(n, False, exact=not regex) for n in names]
-            return Kill(e, span, "`killall`", ms) if ms else None
+            return Kill(e, span, "`killall`", ms, _option_signal(values)) if ms else None
         return None
 
     def _xargs_kill(self, e: Event) -> Kill | None:
@@ -358,11 +361,12 @@ class _Scan:
             if basename(inner.argv[0].value) != "kill":
                 continue
             kvalues = _values(inner.argv)
-            if not _signal_ok(_kill_signal(kvalues)):
+            sig = _kill_signal(kvalues)
+            if not _signal_ok(sig):
                 return None
             ms = finder_matchers(self.index(layer).pipeline_before(view), self.pidfiles)
             kspan = inner.argv[0].source_span or span
-            return Kill(e, kspan, "`xargs kill`", ms) if ms else None
+            return Kill(e, kspan, "`xargs kill`", ms, sig) if ms else None
         return None
 
     def _kill(self, e: Event, argv: list[Arg], span: tuple[int, int]) -> Kill | None:
@@ -382,7 +386,7 @@ class _Scan:
                     matchers.extend(self.vars[p.name])
                 elif p.kind == "special" and p.name == "!" and self.last_bg is not None:
                     matchers.append(Matcher("$!", False, launched=self.last_bg))
-        return Kill(e, span, "`kill`", matchers) if matchers else None
+        return Kill(e, span, "`kill`", matchers, sig) if matchers else None
 
     def learn(self, e: Event) -> None:
         """Remember `pid=$(pgrep ...)`, `pid=$!`, `echo $! > file` and background launches."""
@@ -510,7 +514,75 @@ class _Scan:
                    "in use`) or run alongside it. Wait until the old one is gone first, e.g. "
                    f"{wait}.")
         related = (Related(kill.span, f"the old process is killed here ({kill.how})"),)
-        return Finding(span, message, e.layer, related)
+        fixes = () if matcher.launched is not None else self._wait_fix(kill, e, matcher)
+        return Finding(span, message, e.layer, related, fixes=fixes)
+
+    def _wait_fix(self, kill: Kill, relaunch: Event, matcher: Matcher) -> tuple[Fix, ...]:
+        """Replace the kill (and the `sleep` after it) with a stop that selects the old
+        process by the start of its own command line and waits until it has exited."""
+        layer = relaunch.layer
+        if kill.event.layer is not layer or layer.script is None or layer.text is None:
+            return ()
+        slot = rt.slot_of(kill.event.view)
+        if slot is None or not slot.top or slot.script is not layer.script:
+            return ()
+        values = _identifying_words(_process_argv(self.ctx, relaunch.view), matcher)
+        if values is None:
+            return ()
+        lo, hi = slot.group()
+        if not all(isinstance(n, (SimpleCommand, Pipeline)) for n in slot.items[lo:hi + 1]):
+            return ()
+        views = rt.views_by_command(layer)
+        end = slot.items[hi].span[1]
+        stopped: str | None = None
+        k = hi + 1
+        # The `sleep` that stood in for a wait goes; the message that claimed the old process
+        # was stopped moves to where that is known to be true.
+        while k < len(slot.items) and slot.ops[k - 1] in ("\n", ";") and \
+                isinstance(slot.items[k], SimpleCommand):
+            view = views.get(id(slot.items[k]))
+            name = view.values[0] if view is not None and view.argv else ""
+            text = rt.message_text(view) if view is not None else None
+            if name == "sleep":
+                end = slot.items[k].span[1]
+            elif stopped is None and text and rt.SUCCESS_WORDS.search(text) and \
+                    not rt.NEGATIVE_WORDS.search(text) and slot.ops[k] in ("\n", ";"):
+                node = slot.items[k]
+                stopped = layer.script.text[node.span[0]:node.span[1]]
+                end = node.span[1]
+            else:
+                break
+            k += 1
+        start = slot.items[lo].span[0]
+        if relaunch.view.command.span[0] < end:
+            return ()
+        block = _fixes.stop_and_wait(
+            _fixes.anchored_pattern(values), " ".join(values),
+            kill.signal.upper().removeprefix("SIG") if kill.signal else None, stopped,
+            _fixes.line_indent(layer.text, start))
+        edit = _fixes.layer_edit(self.ctx, layer, start, end, block)
+        if edit is None:
+            return ()
+        return (Fix(f"stop the old `{short(' '.join(values), 40)}` by its own command line "
+                    "and wait until it has exited", (edit,), "unsafe"),)
+
+
+def _identifying_words(argv: list[Arg], matcher: Matcher, most: int = 6) -> list[str] | None:
+    """The first words of the relaunched command line that select it as the kill did: the
+    shortest start the kill's own pattern already matches (`python3 train.py` for
+    `[p]ython3.*train`), else the program and, for an interpreter, its script. None when those
+    words are only known at run time."""
+    if matcher.full:
+        for n in range(1, min(len(argv), most) + 1):
+            if argv[n - 1].dynamic:
+                break
+            words = [a.value for a in argv[:n]]
+            if matcher.matches(words):
+                return words
+    used = argv[:2] if len(argv) > 1 and not argv[1].value.startswith("-") else argv[:1]
+    if not used or any(a.dynamic for a in used):
+        return None
+    return [a.value for a in used]
 
 
 def _operands(values: list[str], with_value: set[str]) -> list[str]:
@@ -573,4 +645,4 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 RULE = Rule("QC210", "relaunch-without-wait",
             "A killed program is started again without waiting for the old process to exit",
-            "warning", check)
+            "warning", check, fix="unsafe")

@@ -255,7 +255,8 @@ def test_seed_expected_findings_of_runtime_rules() -> None:
     src = SEED.read_text()
     result = check_source(src, Options(select=list(MINE)), path="fixtures/dflash/restart.sh")
     got = sorted((d.code, *where(src, d.span[0])) for d in result.diagnostics)
-    assert got == [("QC201", 2, 15), ("QC205", 4, 1), ("QC205", 6, 1), ("QC206", 7, 1)]
+    assert got == [("QC201", 2, 15), ("QC205", 4, 1), ("QC205", 6, 1), ("QC206", 7, 1),
+                   ("QC206", 18, 43)]
     by = {(d.code, where(src, d.span[0])): d.message for d in result.diagnostics}
     assert "xargs -r kill" in by[("QC205", (4, 1))] and "(2:1)" in by[("QC205", (4, 1))]
     assert "errors go to /dev/null" in by[("QC205", (4, 1))]

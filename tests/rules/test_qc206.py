@@ -47,7 +47,12 @@ def test_tee_hides_the_failure_unless_pipefail() -> None:
 
 def test_seed_points_at_source_and_lists_cd() -> None:
     hits = found(SEED.read_text())
-    assert [(line, col) for line, col, _ in hits] == [(7, 1)]
+    assert [(line, col) for line, col, _ in hits] == [(7, 1), (18, 43)]
+    # The last line reports DEAD and ends with echo's status, 0.
+    dead = hits[1][2].message
+    assert dead.startswith('`echo "DEAD"` (18:43) reports that `kill -0 $! 2>/dev/null && echo '
+                           '"ALIVE"` failed'), dead
+    assert "ssh's exit status says success whatever happened" in dead
     msg = hits[0][2].message
     assert "`source /root/venv/bin/activate` (7:1)" in msg
     assert "`cd /root` (8:1)" in msg
