@@ -365,9 +365,12 @@ def _import_bashlex_parser() -> tuple[Any, str]:
         finally:
             yacc_mod.yacc = original
         return sys.modules["bashlex.parser"], (outcome[0] if outcome else "built")
-    except Exception:
+    except BaseException as exc:
+        # Never leave a half-imported bashlex behind (an interrupt included).
         for name in [n for n in sys.modules if n == "bashlex" or n.startswith("bashlex.")]:
             del sys.modules[name]
+        if not isinstance(exc, Exception):
+            raise
         return importlib.import_module("bashlex.parser"), "built"
 
 
@@ -861,6 +864,14 @@ def safe_parse(
         return _guarded(attempt)
     if time_limit <= 0:
         return _timed_out(time_limit)
+    if parser is None:
+        # Load bashlex before the clock starts: an import cut off by the time limit would leave
+        # a half-initialised `bashlex` in sys.modules (and on a loaded machine the first load,
+        # tables included, can take longer than a short limit).
+        try:
+            _bashlex()
+        except Exception as exc:
+            return ParseOutcome(None, f"cannot load bashlex: {type(exc).__name__}: {exc}")
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
         outcome = _with_alarm(attempt, time_limit)
         if outcome is not None:
