@@ -62,21 +62,31 @@ def _given(loaded: LoadedText) -> LoadedText:
     return loaded
 
 
-def _read_stdin(stdin: TextIO) -> LoadedText:
-    data = stdin.buffer.read(MAX_INPUT_BYTES + 1)  # `cat /dev/zero | quotecheck check -`
-    if len(data) > MAX_INPUT_BYTES:
-        return LoadedText("", error=too_large("standard input"))
+def _read_stdin(stdin: TextIO, limit: int = MAX_INPUT_BYTES) -> LoadedText:
+    data = stdin.buffer.read(limit + 1)  # `cat /dev/zero | quotecheck check -`
+    if len(data) > limit:
+        return LoadedText("", error=too_large("standard input", limit))
     return decode(data)
 
 
-def pending_inputs(request: Request, stdin: TextIO) -> list[PendingInput]:
+def pending_inputs(request: Request, stdin: TextIO,
+                   settings: SettingsCache | None = None) -> list[PendingInput]:
     """Every input in order; one that cannot be read says so when it is read."""
+    def max_size(path: Path | None) -> int:
+        if settings is None:
+            return MAX_INPUT_BYTES
+        try:
+            return settings.for_path(path).limits.max_file_size
+        except ConfigError:
+            return MAX_INPUT_BYTES  # the same error is reported when the file is checked
+
     inputs: list[PendingInput] = []
     if request.command is not None:
         inputs.append(PendingInput("<command>", None, partial(_given, LoadedText(request.command))))
     for raw in request.paths:
         if raw == "-":
-            inputs.append(PendingInput("<stdin>", None, partial(_read_stdin, stdin)))
+            inputs.append(PendingInput("<stdin>", None,
+                                       partial(_read_stdin, stdin, max_size(None))))
             continue
         path = Path(raw)
         if not path.exists():
@@ -84,7 +94,8 @@ def pending_inputs(request: Request, stdin: TextIO) -> list[PendingInput]:
             inputs.append(PendingInput(raw, None, partial(_given, missing)))
             continue
         for found in discover([path]):
-            inputs.append(PendingInput(str(found), found, partial(read_text_file, found)))
+            inputs.append(PendingInput(str(found), found,
+                                       partial(read_text_file, found, max_size(found))))
     return inputs
 
 
@@ -127,6 +138,7 @@ def options_for(request: Request, settings: Settings, item: Input) -> Options:
         severity=(request.severity or settings.severity),  # type: ignore[arg-type]
         remote_shell=request.remote_shell or settings.remote_shell,
         dialect=dialect,
+        limits=settings.limits,
     )
 
 
@@ -157,7 +169,7 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
     except ConfigError as exc:
         stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
-    inputs = pending_inputs(request, stdin)
+    inputs = pending_inputs(request, stdin, settings)
     style = Style(request.colour)
     files_json: list[dict[str, Any]] = []
     sarif_results: list[dict[str, Any]] = []

@@ -8,10 +8,16 @@ place, after all rules have run.
 
 from __future__ import annotations
 
+import os
+import queue
 import re
+import threading
+import time
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
+from types import TracebackType
 
+from quotecheck.config import Limits
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
 from quotecheck.layers.model import Trace
 from quotecheck.parsing.tree import CommandList, Node, Script
@@ -31,6 +37,7 @@ class Options:
     severity: Severity = "info"  # report findings at or above this
     remote_shell: str | None = None
     dialect: str = "bash"
+    limits: Limits = field(default_factory=Limits)  # nesting, layers, parse and rule time
 
 
 @dataclass
@@ -57,7 +64,8 @@ def check_source(source: str, options: Options | None = None,
     for directive in directives:
         if directive.remote_shell and remote_shell is None:
             remote_shell = directive.remote_shell
-    trace = build_trace(source, dialect=options.dialect, remote_shell=remote_shell, path=path)
+    trace = build_trace(source, dialect=options.dialect, remote_shell=remote_shell, path=path,
+                        limits=options.limits)
     if trace.root.script is not None:
         scope_directives(directives, trace.root.script)
     ctx = CheckContext(source, trace, remote_shell_known=remote_shell is not None)
@@ -66,11 +74,10 @@ def check_source(source: str, options: Options | None = None,
     rules = select(known, options.select, options.ignore)
     if "\r\n" in source and any(rule.code == "QC002" for rule in rules):
         diagnostics.append(_crlf_note(source))
-    for rule in rules:
-        found = run_rule(rule, ctx)
-        if "\r\n" in source:
-            found = [_crlf_ends(d, source) for d in found]
-        diagnostics.extend(found)
+    found = run_rules(rules, ctx, options.limits)
+    if "\r\n" in source:
+        found = [_crlf_ends(d, source) for d in found]
+    diagnostics.extend(found)
     index = _Suppressions(directives)
     diagnostics = [d for d in diagnostics if not index.suppressed(d)]
     diagnostics = [d for d in diagnostics
@@ -112,6 +119,13 @@ def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
 
 def run_rule(rule: Rule, ctx: CheckContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    _collect(rule, ctx, out)
+    return out
+
+
+def _collect(rule: Rule, ctx: CheckContext, out: list[Diagnostic]) -> None:
+    """Append the rule's findings to ``out`` as they come (a rule stopped half-way by the rule
+    time keeps what it found)."""
     try:
         for f in rule.check(ctx):
             chain = tuple(x.label() for x in f.layer.chain(ctx.layers)) if f.layer else ()
@@ -124,7 +138,212 @@ def run_rule(rule: Rule, ctx: CheckContext) -> list[Diagnostic]:
             f"({type(exc).__name__}: {exc}); please report it",
             (0, 0),
         ))
+
+
+def run_rules(rules: list[Rule], ctx: CheckContext, limits: Limits | None = None
+              ) -> list[Diagnostic]:
+    """Run ``rules`` in order within the rule-time and rule-memory limits.
+
+    Some rules are slow on pathological input (quadratic in the number of substitutions of a
+    text, say). Once the time is up, or the process has grown by more than the memory limit
+    since the rules started, the rule still running is stopped (an exception raised in this
+    thread by a watchdog thread, see _Watchdog) and the rules after it are not run; a QC002
+    says which. Where a running rule cannot be stopped (not CPython) the time is only checked
+    between rules; where the memory cannot be read (not Linux) it is not watched."""
+    limits = limits or Limits()
+    out: list[Diagnostic] = []
+    k = 0
+    watchdog = _Watchdog(limits.rule_time, limits.rule_memory)
+    try:
+        with watchdog:
+            while k < len(rules):
+                if watchdog.expired():
+                    watchdog.reason = "time"
+                    break
+                _collect(rules[k], ctx, out)
+                k += 1
+    except _Stopped:
+        pass
+    if k < len(rules):
+        out.append(_stopped(rules[k:], limits, watchdog.reason or "time",
+                            running=watchdog.fired))
     return out
+
+
+def _stopped(left: list[Rule], limits: Limits, reason: str, running: bool) -> Diagnostic:
+    codes = [rule.code for rule in left]
+    if running:
+        what = f"{codes[0]} was stopped"
+        if len(codes) > 1:
+            what += f" and {_names(codes[1:])} not run"
+    else:
+        what = f"{_names(codes)} not run"
+    if reason == "memory":
+        why = (f"the rules took more than {limits.rule_memory // (1024 * 1024):,} MiB of memory "
+               "on this input (the rule-memory limit)")
+    else:
+        why = f"the time for the rules on this input ran out (the rule-time limit, " \
+              f"{limits.rule_time:g} s)"
+    return Diagnostic("QC002", "not-analysed", "warning",
+                      f"{why}: {what}, so findings may be missing", (0, 0))
+
+
+def _names(codes: list[str]) -> str:
+    shown = ", ".join(codes[:8]) + (f" and {len(codes) - 8} more" if len(codes) > 8 else "")
+    return f"{shown} {'was' if len(codes) == 1 else 'were'}"
+
+
+class _Stopped(BaseException):
+    """Raised in a rule still running when the rule time or memory is used up (a BaseException:
+    no rule's ``except Exception`` swallows it)."""
+
+
+def _raise_in(thread_id: int, exc: type[BaseException] | None) -> bool:
+    """Raise ``exc`` asynchronously in a thread (``None``: withdraw one not raised yet)."""
+    try:
+        import ctypes
+
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+        set_async_exc(ctypes.c_ulong(thread_id),
+                      ctypes.py_object(exc) if exc is not None else None)
+    except Exception:  # not CPython: the time is only checked between rules
+        return False
+    return True
+
+
+def _resident_bytes() -> int | None:
+    """This process's resident memory now (Linux), or None."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE_SIZE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _page_size() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 4096
+
+
+_PAGE_SIZE = _page_size()
+# How often the watchdog looks at the memory while rules run.
+_MEMORY_POLL = 0.05
+
+
+class _Watchdog:
+    """Raises _Stopped in the thread that entered it once ``seconds`` have passed or the
+    process has grown by more than ``max_growth`` bytes, unless it has been left by then.
+
+    One watcher thread (``_WATCHER``) serves every watchdog: entering and leaving one costs a
+    few microseconds, not a thread start. A thread rather than SIGALRM: it works in any thread
+    and leaves the alarm to whoever else uses it (the parser's time limit, libFuzzer).
+
+    The exception can arrive at any bytecode of the watched thread, so that thread takes no
+    lock to hand the watchdog back: whichever of the two threads takes it out of the watcher's
+    table first (one atomic ``dict.pop``) decides whether it fires. A lock taken there could be
+    left held by an exception arriving just after it was acquired."""
+
+    def __init__(self, seconds: float, max_growth: int) -> None:
+        self.thread_id = threading.get_ident()
+        self.deadline = time.monotonic() + max(seconds, 0.0)
+        self.max_growth = max_growth
+        self.base: int | None = None  # the memory when the watcher first looked
+        self.reason: str | None = None  # set when the watcher takes it: "time" or "memory"
+        self.fired = False  # the exception was raised in the thread (or is on its way)
+        self.settled = False  # the watcher is done with it
+
+    def expired(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    def __enter__(self) -> _Watchdog:
+        _WATCHER.add(self)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if _WATCHER.take(self) or isinstance(exc, _Stopped):
+            return  # it never fires now, or it has fired and the exception is here
+        # The watcher took it first: its exception is on its way (or it could not be raised);
+        # wait for it here, where it cannot land anywhere else (the caller catches it).
+        while not self.settled:
+            time.sleep(0.0005)
+        for _ in range(2000):  # it arrives at once; give up after a second all the same
+            if not self.fired:
+                return
+            time.sleep(0.0005)
+        _raise_in(self.thread_id, None)
+
+
+class _Watcher:
+    """The thread that watches every running _Watchdog; started on first use, and again in a
+    forked child (threads do not survive a fork)."""
+
+    def __init__(self) -> None:
+        self.watching: dict[int, _Watchdog] = {}
+        # Wakes the watcher for a new dog: SimpleQueue.put is one C call, no Python-level lock
+        # an exception could leave held (a threading.Event takes one).
+        self.wake: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+
+    def add(self, dog: _Watchdog) -> None:
+        if self.thread is None or not self.thread.is_alive():
+            self.thread = threading.Thread(target=self._run, daemon=True,
+                                           name="quotecheck-rule-watchdog")
+            self.thread.start()
+        self.watching[id(dog)] = dog
+        self.wake.put(None)
+
+    def take(self, dog: _Watchdog) -> bool:
+        """Take ``dog`` out of the table; False if the watcher has taken it (to fire)."""
+        return self.watching.pop(id(dog), None) is not None
+
+    def _sleep(self, seconds: float | None) -> None:
+        """Until a dog is added, or ``seconds`` have passed (None: no time limit)."""
+        try:
+            self.wake.get(timeout=seconds)
+            while True:
+                self.wake.get_nowait()
+        except queue.Empty:
+            pass
+
+    def _run(self) -> None:
+        while True:
+            if not self.watching:
+                self._sleep(None)
+            now = time.monotonic()
+            resident = _resident_bytes()
+            for dog in list(self.watching.values()):
+                if dog.base is None:
+                    dog.base = resident
+                if now >= dog.deadline:
+                    reason = "time"
+                elif resident is not None and dog.base is not None and \
+                        resident - dog.base > dog.max_growth:
+                    reason = "memory"
+                else:
+                    continue
+                if self.watching.pop(id(dog), None) is None:
+                    continue  # the thread took it back first
+                dog.reason = reason
+                dog.fired = _raise_in(dog.thread_id, _Stopped)
+                dog.settled = True
+            deadlines = [dog.deadline for dog in list(self.watching.values())]
+            if deadlines:
+                self._sleep(max(min(min(deadlines) - now, _MEMORY_POLL), 0.001))
+
+
+_WATCHER = _Watcher()
+
+
+def _after_fork_in_child() -> None:
+    global _WATCHER
+    _WATCHER = _Watcher()  # the parent's watcher thread is not in the child
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def read_directives(source: str) -> tuple[list[Directive], list[Diagnostic]]:

@@ -8,9 +8,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from quotecheck.config import Limits
+
 # No shell script is this large; past it a file (or /dev/zero, or a pipe that never ends) is
-# refused instead of read into memory: analysing takes some hundred bytes per character.
-MAX_INPUT_BYTES = 16 * 1024 * 1024
+# refused instead of read into memory: analysing takes some hundred bytes per character. The
+# default of the `max-file-size` limit (config.Limits); read_text_file takes another.
+MAX_INPUT_BYTES = Limits().max_file_size
 # A FIFO or character device given by name is read as it comes, but one that nobody writes to
 # would block the run for ever: give up after this many seconds without any data.
 STREAM_WAIT = 10.0
@@ -35,27 +38,37 @@ def decode(data: bytes) -> LoadedText:
         return LoadedText(text, undecodable=offset, binary=b"\0" in data)
 
 
-def too_large(what: str) -> str:
-    return f"{what}: too large (more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB): not read"
+def too_large(what: str, limit: int | None = None) -> str:
+    limit = MAX_INPUT_BYTES if limit is None else limit
+    return f"{what}: too large (more than {_size(limit)}, the max-file-size limit): not read"
+
+
+def _size(n: int) -> str:
+    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor:,} {unit}"
+    return f"{n:,} bytes"
 
 
 class _Unreadable(Exception):
     pass
 
 
-def read_text_file(path: Path) -> LoadedText:
+def read_text_file(path: Path, max_bytes: int | None = None) -> LoadedText:
+    """The file's text; a file larger than ``max_bytes`` (default MAX_INPUT_BYTES) is not read."""
+    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     try:
         mode = path.stat().st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError
         if stat.S_ISREG(mode):
             with path.open("rb") as f:  # at most the limit, even if the file grows meanwhile
-                data = f.read(MAX_INPUT_BYTES + 1)
-            if len(data) > MAX_INPUT_BYTES:
-                raise _Unreadable(too_large(str(path)))
+                data = f.read(limit + 1)
+            if len(data) > limit:
+                raise _Unreadable(too_large(str(path), limit))
         elif stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
             # `<(generate)` (a pipe) and named FIFOs: reading one with no writer used to hang.
-            data = _read_stream(path)
+            data = _read_stream(path, limit)
         else:
             raise _Unreadable(f"{path}: not a regular file (a socket or a block device): "
                               "not read")
@@ -72,7 +85,7 @@ def read_text_file(path: Path) -> LoadedText:
     return decode(data)
 
 
-def _read_stream(path: Path) -> bytes:
+def _read_stream(path: Path, limit: int) -> bytes:
     """All of a FIFO or character device, giving up after STREAM_WAIT s with nothing to read."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     chunks: list[bytes] = []
@@ -94,8 +107,8 @@ def _read_stream(path: Path) -> bytes:
                 if not chunk:
                     return b"".join(chunks)
                 total += len(chunk)
-                if total > MAX_INPUT_BYTES:
-                    raise _Unreadable(too_large(str(path)))
+                if total > limit:
+                    raise _Unreadable(too_large(str(path), limit))
                 chunks.append(chunk)
     finally:
         os.close(fd)

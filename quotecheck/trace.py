@@ -12,9 +12,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quotecheck.config import Limits
 from quotecheck.layers import handoff as ho
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
-from quotecheck.parsing.parse import DEFAULT_TOTAL_TIME_LIMIT, parse_script
+from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Dialect, Problem
 from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk
 from quotecheck.parsing.words import Word
@@ -27,7 +28,6 @@ SHELL_DIALECTS: dict[str, Dialect] = {
 UNKNOWN_LOGIN_SHELL = "<login-shell>"
 # Builtins that run their arguments as a command in the same shell (no new process).
 TRANSPARENT_BUILTINS = frozenset({"exec", "command", "builtin", "noglob", "nocorrect"})
-MAX_LAYER_DEPTH = 32
 # Once the time for parsing inner layers is used up, a layer text this short still gets this long.
 SMALL_LAYER_TEXT = 4096
 SMALL_LAYER_GRACE = 1.0
@@ -57,9 +57,13 @@ def build_trace(
     dialect: str = "bash",
     remote_shell: str | None = None,
     path: str | None = None,
+    limits: Limits | None = None,
 ) -> Trace:
-    """Trace ``source`` (a script or one command line) through every layer it opens."""
-    builder = _Builder(source, remote_shell)
+    """Trace ``source`` (a script or one command line) through every layer it opens.
+
+    ``limits`` (default: config.Limits()) bounds the nesting depth, the layer depth and the
+    parsing time; what lies past a limit is reported as a QC002 problem of its layer."""
+    builder = _Builder(source, remote_shell, limits)
     process = [dialect, path] if path else None
     text, origin = without_crlf(source)
     builder.shell_layer(
@@ -154,15 +158,18 @@ def arg_of(word: Word, script: Script) -> Arg:
 
 
 class _Builder:
-    def __init__(self, source: str, remote_shell: str | None) -> None:
+    def __init__(self, source: str, remote_shell: str | None,
+                 limits: Limits | None = None) -> None:
         self.source = source
         self.remote_shell = remote_shell
         self.layers: list[Layer] = []
+        # Nesting depth, layer depth, parsing time (config.Limits; the defaults unless given).
+        self.limits = limits if limits is not None else Limits()
         # Time budgets for parsing: one for the input's own text, one shared by every layer it
         # hands text on to (each layer had its own, so many ssh commands each sending a
         # hard-to-parse string multiplied it; one for all would leave nothing for the layers
         # of a long script).
-        self.deadline = time.monotonic() + DEFAULT_TOTAL_TIME_LIMIT
+        self.deadline = time.monotonic() + self.limits.parse_time
         self.inner_deadline: float | None = None
 
     def new_layer(self, layer: Layer) -> Layer:
@@ -206,14 +213,15 @@ class _Builder:
         else:
             now = time.monotonic()
             if self.inner_deadline is None:
-                self.inner_deadline = now + DEFAULT_TOTAL_TIME_LIMIT
+                self.inner_deadline = now + self.limits.parse_time
             deadline = self.inner_deadline
             if deadline <= now and len(text) <= SMALL_LAYER_TEXT:
                 # One huge layer (a 100,000-line script fed to `ssh h bash -s`) must not leave
                 # `ssh h "echo $HOME"` unanalysed: short texts still get a moment each.
-                deadline = now + SMALL_LAYER_GRACE
+                deadline = now + min(SMALL_LAYER_GRACE, self.limits.parse_time)
         script = parse_script(text, "bash" if dialect == "unknown" else dialect, origin,
-                              deadline=deadline)
+                              max_depth=self.limits.max_nesting,
+                              time_limit=self.limits.parse_call_time, deadline=deadline)
         layer.script = script
         aliases = Aliases(dialect)
         # Characters an outer layer expands at run time stay unknown here, quoted or not.
@@ -274,8 +282,9 @@ class _Builder:
     def follow(self, layer: Layer, view: CommandView, argv: list[Arg], depth: int,
                stdin: Feed | None, where: str) -> None:
         """Open the layers the command ``argv`` hands text or argv to (if any)."""
-        if not argv or depth >= MAX_LAYER_DEPTH:
-            if argv and depth >= MAX_LAYER_DEPTH:
+        max_layers = self.limits.max_layers
+        if not argv or depth >= max_layers:
+            if argv and depth >= max_layers:
                 # Said on the shell layer whose command this is: an exec layer (`env env ...`,
                 # `sudo sudo ...`) has no script of its own, and the limit used to pass silently.
                 shell = layer
@@ -287,8 +296,8 @@ class _Builder:
                     span = view.command.span if same else (0, len(shell.script.text))
                     shell.script.problems.append(Problem(
                         "QC002", span[0], span[1],
-                        f"more than {MAX_LAYER_DEPTH} nested layers: deeper layers are not "
-                        "analysed",
+                        f"more than {max_layers} nested layers: deeper layers are not "
+                        "analysed (the max-layers limit)",
                     ))
             return
         values = [a.value for a in argv]

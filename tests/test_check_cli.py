@@ -135,6 +135,20 @@ def test_dot_config_found_upward_and_per_path(scripts: Path,
     assert run(capsys, "bad.sh")[0] == 1
 
 
+def test_configured_limits_reach_the_checker(scripts: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (scripts / "nested.sh").write_text('echo "$(echo "$(echo "$(date)")")"\n')
+    assert run(capsys, "nested.sh")[0] == 0
+    (scripts / ".quotecheck.toml").write_text("[limits]\nmax-nesting = 1\n")
+    code, out, _ = run(capsys, "nested.sh")
+    assert code == 1 and "QC002" in out and "nested deeper than 1 levels" in out, out
+    (scripts / ".quotecheck.toml").write_text('[limits]\nmax-file-size = "20 B"\n')
+    code, out, err = run(capsys, "nested.sh", "good.sh")
+    assert code == 2 and "nested.sh: too large" in err and "max-file-size" in err, err
+    (scripts / ".quotecheck.toml").write_text("[limits]\nmax-nesting = 0\n")
+    assert run(capsys, "good.sh")[0] == 2
+
+
 @pytest.mark.parametrize("content, message", [
     ('[tool.quotecheck]\nfoo = 1\n', "unknown setting(s) foo"),
     ('[tool.quotecheck]\nignore = ["QC9"]\n', "matches no rule"),

@@ -244,9 +244,13 @@ def scripts_of(script: Script) -> list[Script]:
     """``script`` and every substitution script cut from its text, outermost first."""
     out = [script]
     seen = {id(script)}
+    tables: set[int] = set()  # the scripts of one text share one table: read each once
     stack = [script]
     while stack:
         s = stack.pop()
+        if id(s.substitutions) in tables:
+            continue
+        tables.add(id(s.substitutions))
         for sub in s.substitutions.values():
             if id(sub) not in seen:
                 seen.add(id(sub))

@@ -182,12 +182,14 @@ def anchored_pattern(words: Sequence[str]) -> str:
     started that way, and never a shell whose command line merely mentions them further on.
     A program that is not itself an interpreter may also be a script run by one
     (``/usr/bin/python3 /usr/local/bin/celery -A tasks worker``): that start is allowed too."""
-    escaped = " ".join(re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", w) for w in words)
     first = words[0].rsplit("/", 1)[-1] if words else ""
-    if words and words[0] != first:
-        escaped = escaped[escaped.rindex("/", 0, len(escaped.split(" ")[0])) + 1:]
+    escaped = " ".join(_ere_escape(w) for w in [first, *words[1:]])
     run_by = "" if _INTERPRETER.fullmatch(first) else "([^ ]+ )?"
     return f"^{run_by}([^ ]*/)?{escaped}( |$)"
+
+
+def _ere_escape(word: str) -> str:
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", word)
 
 
 def stop_and_wait(pattern: str, what: str, signal: str | None, stopped_message: str | None,

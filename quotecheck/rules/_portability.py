@@ -148,6 +148,7 @@ def all_scripts(script: Script | None) -> list[Script]:
         return []
     out: list[Script] = []
     seen: set[int] = set()
+    tables: set[int] = set()  # the scripts of one text share one table: read each once
     todo = [script]
     while todo:
         s = todo.pop()
@@ -155,7 +156,9 @@ def all_scripts(script: Script | None) -> list[Script]:
             continue
         seen.add(id(s))
         out.append(s)
-        todo.extend(s.substitutions.values())
+        if id(s.substitutions) not in tables:
+            tables.add(id(s.substitutions))
+            todo.extend(s.substitutions.values())
     return out
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import warnings
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -404,7 +405,10 @@ def translate(pattern: str, syntax: Syntax = "basic", *, ignore_case: bool = Fal
     text = parts[0] if len(parts) == 1 else "|".join("(?:" + x + ")" for x in parts)
     flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
     try:
-        return re.compile(text, flags)
+        with warnings.catch_warnings():
+            # `[[` in a bracket expression: Python warns that it may one day mean a nested set.
+            warnings.simplefilter("ignore", FutureWarning)
+            return re.compile(text, flags)
     except (re.error, OverflowError, RecursionError) as exc:
         raise UnsupportedPattern(str(exc)) from exc
 

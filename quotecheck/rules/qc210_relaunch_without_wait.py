@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -92,7 +93,9 @@ def _compile(pattern: str, ignore_case: bool, fixed: bool) -> re.Pattern[str] | 
         return re.compile(re.escape(pattern), flags)
     for text in (pattern, _bre_to_python(pattern)):
         try:
-            return re.compile(text, flags)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)  # `[[`: "possible nested set"
+                return re.compile(text, flags)
         except (re.error, RecursionError, OverflowError):
             continue
     return None
@@ -527,7 +530,7 @@ class _Scan:
         if slot is None or not slot.top or slot.script is not layer.script:
             return ()
         values = _identifying_words(_process_argv(self.ctx, relaunch.view), matcher)
-        if values is None:
+        if not values or not values[0].rsplit("/", 1)[-1]:
             return ()
         lo, hi = slot.group()
         if not all(isinstance(n, (SimpleCommand, Pipeline)) for n in slot.items[lo:hi + 1]):
