@@ -703,6 +703,48 @@ def _in_thread(fn: Any) -> Any:
     return box[0]
 
 
+def _swallows_the_first_timeout(give_up_after: float) -> Any:
+    """A parser that loops like bashlex's endless loop, and swallows the first _Timeout the way
+    a gc callback running at that moment does (hypothesis installs one): only a second one
+    stops it. It gives up on its own after ``give_up_after`` s and returns no tree."""
+
+    def parser(text: str) -> list[Any]:
+        swallowed = 0
+        deadline = time.monotonic() + give_up_after
+        while time.monotonic() < deadline:
+            try:
+                while time.monotonic() < deadline:
+                    pass
+            except grammar._Timeout:
+                swallowed += 1
+                if swallowed > 1:
+                    raise
+        return []
+
+    return parser
+
+
+def test_a_swallowed_timeout_is_raised_again_in_main_thread() -> None:
+    # Once, the endless loop went on after its only _Timeout landed in a gc callback, and the
+    # xdist worker died of memory (the loop allocates ~70 MB/s).
+    before = signal.getsignal(signal.SIGALRM)
+    outcome = safe_parse("x", time_limit=0.2, parser=_swallows_the_first_timeout(5.0))
+    assert outcome.timed_out
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_swallowed_timeout_is_raised_again_in_a_worker_thread() -> None:
+    outcome = _in_thread(lambda: safe_parse("x", time_limit=0.2,
+                                            parser=_swallows_the_first_timeout(8.0)))
+    assert outcome.timed_out
+    # stopped by the time safe_parse returns, not 8 s later when it gives up by itself
+    deadline = time.monotonic() + 2
+    while any(t.name == "quotecheck-parse" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the parse thread is still running"
+        time.sleep(0.02)
+
+
 def test_timeout_outside_main_thread_uses_a_worker_and_stops_it() -> None:
     before = signal.getsignal(signal.SIGALRM)
     started = time.monotonic()

@@ -890,17 +890,19 @@ def _timed_out(limit: float) -> ParseOutcome:
     return ParseOutcome(None, f"parse did not finish within {limit:g} s", None, True)
 
 
+# After the time limit the alarm fires again at this interval until the parse has stopped: a
+# _Timeout raised while a gc callback or a __del__ runs is swallowed ("unraisable"), and the
+# bashlex loop it was meant to end goes on allocating (~70 MB/s) until the process is killed.
+_REFIRE = 0.05
+_REFIRE_TRIES = 100
+
+
 def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome | None:
     """Run ``attempt`` under a SIGALRM timer; ``None`` if the alarm is not ours to use."""
     armed = [False]
 
     def on_alarm(signum: int, frame: Any) -> None:
         if armed[0]:  # only while our timer runs
-            # The exception can be swallowed: a signal handler runs in whatever Python code is
-            # current, e.g. a gc callback, where exceptions are only reported as unraisable
-            # (seen with hypothesis' gc hook: bashlex's endless loop then ran on until memory
-            # ran out). So fire again shortly, until the parse has really stopped.
-            signal.setitimer(signal.ITIMER_REAL, 0.05)
             raise _Timeout
 
     try:
@@ -914,19 +916,35 @@ def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutco
         signal.signal(signal.SIGALRM, on_alarm)
     except (ValueError, OSError):  # no signals here after all (e.g. a sub-interpreter)
         return None
+    box: list[ParseOutcome] = []
     try:
         try:
             try:
                 armed[0] = True
-                signal.setitimer(signal.ITIMER_REAL, limit)
-                return _guarded(attempt)
+                signal.setitimer(signal.ITIMER_REAL, limit, _REFIRE)
+                box.append(_guarded(attempt))
+            except _Timeout:
+                pass
             finally:
-                armed[0] = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                _disarm(armed)
         except _Timeout:
-            return _timed_out(limit)
+            # A repeated alarm that landed while the first was being handled; none can come
+            # after _disarm.
+            pass
     finally:
         signal.signal(signal.SIGALRM, previous)
+    return box[0] if box else _timed_out(limit)
+
+
+def _disarm(armed: list[bool]) -> None:
+    """Stop our timer; a _Timeout from it arriving meanwhile cannot cut this short."""
+    while True:
+        try:
+            armed[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return
+        except _Timeout:
+            continue
 
 
 def _with_thread(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome:
@@ -943,6 +961,12 @@ def _with_thread(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutc
     worker.join(limit)
     if worker.is_alive() or not box:
         _interrupt(worker)
+        # Again while it runs: the exception may land in a gc callback and be swallowed.
+        for _ in range(_REFIRE_TRIES):
+            worker.join(_REFIRE)
+            if not worker.is_alive():
+                break
+            _interrupt(worker)
         return _timed_out(limit)
     return box[0]
 

@@ -9,6 +9,7 @@ rest is still analysed.
 
 from __future__ import annotations
 
+import re
 import time
 from bisect import bisect_left
 from typing import Any
@@ -32,6 +33,14 @@ from quotecheck.sourcemap import SourceMap
 
 class UnexpectedTree(Exception):
     """bashlex returned a node shape the converter does not know: treated as a parse failure."""
+
+
+# What reading a bashlex node of an unexpected shape raises: the node is left out (QC002),
+# its siblings are still converted.
+_CONVERSION_ERRORS = (UnexpectedTree, AttributeError, TypeError, ValueError, IndexError,
+                      KeyError)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
 DEFAULT_MAX_DEPTH = 64
@@ -145,6 +154,7 @@ class _Builder:
             self.nested_by_depth.setdefault(n.depth, []).append(n)
         self.nested_sorted: dict[int, tuple[list[NestedScript], list[int]]] = {}
         self.depth = 0
+        self.bounds = (0, len(scanned.text))  # the region being converted
 
     def problem(self, code: str, start: int, end: int, message: str) -> None:
         self.root.problems.append(Problem("QC001" if code == "QC001" else "QC002", start, end,
@@ -300,16 +310,14 @@ class _Builder:
 
     def convert(self, parsed: list[Any], start: int, end: int, depth: int) -> list[Node]:
         saved, self.depth = self.depth, depth
+        saved_bounds, self.bounds = self.bounds, (start, end)
         try:
+            # node() leaves out only the smallest node it cannot read (one QC002 for it):
+            # a failure here used to drop the whole region, a whole file at times.
             nodes = [self.node(n, start) for n in parsed]
-        except (UnexpectedTree, AttributeError, TypeError, ValueError, IndexError,
-                KeyError) as exc:
-            # A tree we cannot read is no better than no tree: report, do not guess.
-            self.problem("QC001", start, end, f"cannot parse: unexpected structure ({exc})")
-            self._nested_in(start, end, depth)
-            return []
         finally:
             self.depth = saved
+            self.bounds = saved_bounds
         # Substitutions inside [[ ]], (( )), ${...} and heredoc bodies are not reached through
         # words' parts; make sure every nested script of this region is parsed.
         self._nested_in(start, end, depth)
@@ -397,6 +405,27 @@ class _Builder:
     # -- nodes --------------------------------------------------------------------------------
 
     def node(self, n: Any, base: int) -> Node:
+        """Convert one bashlex node; one of a shape we cannot read becomes an empty list that
+        stands for it, with a QC002 on its span (a tree we cannot read is not guessed at)."""
+        try:
+            return self._node(n, base)
+        except _CONVERSION_ERRORS as exc:
+            start, end = self._span_or_region(n, base)
+            self.problem("QC002", start, end,
+                         f"not analysed: the parser returned an unexpected structure ({exc})")
+            return CommandList((start, end), [], [])
+
+    def _span_or_region(self, n: Any, base: int) -> tuple[int, int]:
+        lo, hi = self.bounds
+        try:
+            start, end = self.span(n, base)
+            if isinstance(start, int) and isinstance(end, int) and lo <= start <= end <= hi:
+                return start, end
+        except _CONVERSION_ERRORS:
+            pass
+        return lo, hi
+
+    def _node(self, n: Any, base: int) -> Node:
         kind = n.kind
         if kind == "command":
             return self.command(n, base)
@@ -435,6 +464,13 @@ class _Builder:
         for part in n.parts:
             if part.kind == "assignment" and not words:
                 assignments.append(self.assignment(part, base))
+            elif part.kind == "word" and not words and (
+                    element := self.element_assignment(part, base)) is not None:
+                assignments.append(element)
+            elif part.kind == "word" and not words and assignments and \
+                    _ASSIGNMENT.match(self.scan.text, *self.span(part, base)):
+                # After `a[1]=x` bashlex thinks the command name came: `b=2` is still a prefix.
+                assignments.append(self.assignment(part, base))
             elif part.kind in ("word", "assignment"):
                 words.append(self.word(part, base))
             elif part.kind == "redirect":
@@ -462,6 +498,26 @@ class _Builder:
         name = raw[: eq - 1] if append else raw[:eq]
         value = segment(self.scan, start + eq + 1, end, assignment_value_at=start + eq + 1)
         return Assignment((start, end), name, value, append)
+
+    def element_assignment(self, n: Any, base: int) -> Assignment | None:
+        """``name[sub]=value`` / ``name[sub]+=value`` before the command name (bashlex sees a
+        word: the scanner masked the subscript): an assignment of array element ``sub``."""
+        start, end = self.span(n, base)
+        text = self.scan.text
+        m = _NAME.match(text, start, end)
+        if m is None or text[m.end():m.end() + 1] != "[":
+            return None
+        close = self.scan.subscripts.get(m.end())
+        if close is None or close >= end:
+            return None
+        append = text.startswith("+=", close)
+        if not append and text[close] != "=":
+            return None
+        at = close + (2 if append else 1)
+        value = segment(self.scan, at, end, assignment_value_at=at)
+        # The subscript is read like an assignment's value: no globbing, no brace expansion.
+        subscript = segment(self.scan, m.end() + 1, close - 1, assignment_value_at=m.end() + 1)
+        return Assignment((start, end), m.group(), value, append, subscript)
 
     def redirect(self, n: Any, base: int) -> Redirect:
         start, end = self.span(n, base)
@@ -568,6 +624,10 @@ class _Builder:
                 word = self.word(part, base)
                 if kind in ("for", "select") and name is None:
                     name = word.value
+                    if word.raw.startswith("(("):
+                        # `for ((...))`: the expressions are a word too, so what runs in
+                        # them (`$(cmd)`) is walked like any word's substitutions.
+                        words.append(word)
                 else:
                     words.append(word)
                 continue

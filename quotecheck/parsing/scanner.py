@@ -16,6 +16,7 @@ the recursion, and anything deeper is reported as a problem instead of analysed.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -37,6 +38,15 @@ _RESERVED_KEEP_COMMAND_POSITION = frozenset(
      "case", "in", "function", "-p"}
 )
 SPECIAL_PARAMETERS = frozenset("?!$#@*-0123456789")
+# Read-ahead decisions (`((`: arithmetic or two subshells? `name[`: a subscript?) are taken by a
+# throwaway scanner on a window of the text that grows by this factor until the construct ends
+# inside it: what it registers (nested scripts, masks) must not stay behind when the answer is no.
+_PROBE_WINDOW = 64
+_PROBE_GROWTH = 4
+# bash reads `name[...]` at a command's start as one word up to the matching `]`, blanks
+# included (`a[i + 1]=x`); a bracket still open after this many characters is taken as text.
+_MAX_SUBSCRIPT = 4096
+_NOT_HERE = -1  # a probe's answer: the construct is not there at all (whatever comes after)
 
 ProblemCode = Literal["QC001", "QC002"]
 
@@ -93,6 +103,33 @@ class Scan:
     heredocs: list[HeredocSpec] = field(default_factory=list)
     comments: list[tuple[int, int]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # `name[...]` at a command's start: the offset of `[` -> the offset after its `]` (an
+    # array-element assignment when `=` or `+=` follows).
+    subscripts: dict[int, int] = field(default_factory=dict)
+    _nested_starts: tuple[int, frozenset[int]] = field(
+        default=(-1, frozenset()), init=False, repr=False, compare=False)
+    _nested_levels: tuple[int, dict[int, tuple[list[NestedScript], list[int]]]] = field(
+        default=(-1, {}), init=False, repr=False, compare=False)
+
+    def nested_starts(self) -> frozenset[int]:
+        """The offsets where a nested script starts (built once, not once per word)."""
+        count, starts = self._nested_starts
+        if count != len(self.nested):
+            starts = frozenset(s.start for s in self.nested)
+            self._nested_starts = (len(self.nested), starts)
+        return starts
+
+    def _level(self, depth: int) -> tuple[list[NestedScript], list[int]]:
+        """The nested scripts at ``depth`` sorted by start, and their ends (built once)."""
+        count, levels = self._nested_levels
+        if count != len(self.nested):
+            levels = {}
+            for script in sorted(self.nested, key=lambda n: n.start):
+                levels.setdefault(script.depth, ([], []))[0].append(script)
+            for scripts, ends in levels.values():
+                ends.extend(n.end for n in scripts)
+            self._nested_levels = (len(self.nested), levels)
+        return levels.get(depth, ([], []))
 
     def masked(self, start: int, end: int, depth: int) -> str:
         """The mask of ``text[start:end]`` as seen by a parser working at nesting ``depth``.
@@ -101,9 +138,14 @@ class Scan:
         inside heredoc bodies they become blanks so the body stays blank lines.
         """
         chunk = self.mask[start:end]
-        for script in self.nested:
-            if script.depth != depth + 1 or script.end <= start or script.start >= end:
-                continue
+        scripts, ends = self._level(depth + 1)
+        # Scripts of one level do not overlap, so sorted by start their ends are sorted too:
+        # only those overlapping [start, end) are visited (each region used to visit all of
+        # them, quadratic in the number of substitutions of a text).
+        for k in range(bisect_right(ends, start), len(scripts)):
+            script = scripts[k]
+            if script.start >= end:
+                break
             lo, hi = max(script.start, start), min(script.end, end)
             for i in range(lo, hi):
                 if not script.in_heredoc:
@@ -126,6 +168,11 @@ class _TooDeep(Exception):
     """Quotes and ``${...}`` nested past ``max_depth``: unwinds to the outermost of them."""
 
 
+class _WindowTooSmall(Exception):
+    """A probe inside a probe ran into the end of its host's window: unwinds to the probe that
+    can take a larger window (going on with a guess would only be thrown away later)."""
+
+
 class Scanner:
     """Scan shell text once; see the module docstring."""
 
@@ -142,6 +189,14 @@ class Scanner:
         # The insides of `$(...)`/`<(...)` scripts: they keep their own mask (what the parser
         # of their level sees) when the quote or `${...}` around them is filled.
         self._keep = bytearray(self.n)
+        # Read-ahead probes (``_probe``) are scanners on a window of the text: where the window
+        # starts in the whole text, whether it stops short of the text's end, and the answers
+        # already known (shared by all probes of one scan: a probe inside a probe inside ...
+        # for `(( $( (( $( ...` was exponential in the nesting without them).
+        self._base = 0
+        self._truncated = False
+        self._is_probe = False
+        self._probed: dict[tuple[str, int, int, int], int | None] = {}
 
     # -- entry point ---------------------------------------------------------------------
 
@@ -175,6 +230,8 @@ class Scanner:
         word_start = True  # the next character begins a word
         command_position = True  # a word here would be a command name or reserved word
         word_begin = -1  # where the current word began
+        subscript_end = -1  # after the `]` of the current word's `name[...]`, if it has one
+        last_word = ""  # the word before the current position (`for` makes `((` arithmetic)
         paren_depth = 0
         case_depth = 0
         while i < n:
@@ -193,8 +250,12 @@ class Scanner:
                     command_position = (
                         word in _RESERVED_KEEP_COMMAND_POSITION
                         or bool(_ASSIGNMENT_PREFIX.match(word))
+                        or (subscript_end >= 0 and text.startswith(("=", "+="), subscript_end))
                     )
-                    word_begin = -1
+                    last_word = word
+                    word_begin = subscript_end = -1
+                elif c not in " \t":
+                    last_word = ""
             else:
                 if word_begin < 0:
                     word_begin = i
@@ -262,11 +323,13 @@ class Scanner:
                 word_start = True
                 continue
             if c == "(":
-                if command_position and text.startswith("((", i):
+                if command_position and text.startswith("((", i) and (
+                        last_word == "for" or self._dparen_is_arithmetic(i, depth)):
                     i = self._arithmetic_command(i, depth)
                     word_start = False
                     command_position = False
                     continue
+                # Otherwise `((a; b) | c)` is two subshells, as in bash: on to the next `(`.
                 paren_depth += 1
                 word_start = command_position = True
                 i += 1
@@ -292,6 +355,21 @@ class Scanner:
                 word_start = False
                 command_position = False
                 continue
+            if c == "[" and command_position and word_begin >= 0 and subscript_end < 0 and \
+                    self.ansi_c and not self._is_probe and _NAME.fullmatch(text, word_begin, i):
+                # (Not in sh: dash has no arrays, `a[1]=x` is a command name there. Not in a
+                # probe: it only looks for the end of its construct, which subscripts do not
+                # move.)
+                closed = self._probe(i, depth, "subscript", _MAX_SUBSCRIPT)
+                if closed is not None:
+                    # bash's read_token_word: at a command's start `name[` reads to the
+                    # matching `]` as part of the word (`a[i + 1]=x` is one word).
+                    self._subscript(i, depth)
+                    self._fill(i, closed)
+                    self.scan.subscripts[i] = closed
+                    i = subscript_end = closed
+                    word_start = False
+                    continue
             if c in "{}" and not (
                 word_start and (i + 1 >= n or text[i + 1] in METACHARS)
             ):
@@ -415,17 +493,19 @@ class Scanner:
             self._fill(i, k)
             return end
         if nxt == "(":
-            if text.startswith("((", k):
+            if text.startswith("((", k) and self._dparen_is_arithmetic(k, depth):
                 end = self._arithmetic(i, k + 2, depth)
             else:
+                # `$((cmd) | x)` is a command substitution starting with a subshell (bash).
                 end = self._nested_parens(i, k + 1, depth, "command")
             return end
         if nxt == "{":
             end = self._braced_parameter(i, depth, k)
         elif nxt == "[" and self.ansi_c:
-            # `$[...]`, bash's old arithmetic; in sh it is `$` and a bracket pattern.
-            close = text.find("]", k + 1)
-            end = n if close < 0 else close + 1
+            # `$[...]`, bash's old arithmetic; in sh it is `$` and a bracket pattern. Command
+            # substitutions inside run like in `$((...))`.
+            found = self._balanced(k + 1, 1, depth, "[]")
+            end = n if found is None else found
         elif nxt and (nxt in SPECIAL_PARAMETERS):
             end = k + 1
         else:
@@ -495,13 +575,70 @@ class Scanner:
     def _arithmetic_command(self, i: int, depth: int) -> int:
         return self._arithmetic(i, i + 2, depth)
 
-    def _balanced(self, j: int, opened: int, depth: int | None = None) -> int | None:
+    def _probe(self, i: int, depth: int, kind: Literal["dparen", "subscript"],
+               limit: int | None = None) -> int | None:
+        """Where the construct at ``i`` ends, or None if it does not end (within ``limit``),
+        found by a throwaway scanner on the text from ``i``: for ``dparen`` the parenthesis
+        closing the second of `((`, for ``subscript`` the `]` of `name[`.
+
+        The window grows until the construct ends inside it with a character to spare (what
+        the scan decides at its end may look one character ahead)."""
+        key = (kind, self._base + i, depth, self._quote_depth)
+        if key in self._probed:
+            found = self._probed[key]
+            return None if found is None else found - self._base
+        size = _PROBE_WINDOW
+        while True:
+            stop = min(self.n, i + size if limit is None else i + min(size, limit))
+            capped = limit is not None and stop == i + limit  # no larger window allowed
+            probe = Scanner(self.text[i:stop], self.scan.dialect, self.max_depth)
+            probe._quote_depth = self._quote_depth
+            probe._base, probe._probed = self._base + i, self._probed
+            probe._truncated = self._truncated or stop < self.n
+            probe._is_probe = True
+            try:
+                end = probe._balanced(2, 1, depth) if kind == "dparen" else \
+                    probe._subscript(0, depth)
+            except _TooDeep:
+                return None
+            except _WindowTooSmall:
+                end = None
+            else:
+                if end == _NOT_HERE:
+                    self._probed[key] = None
+                    return None
+                if end is not None and end < stop - i:
+                    self._probed[key] = self._base + i + end
+                    return i + end
+            if capped:
+                self._probed[key] = None
+                return None
+            if stop == self.n:
+                if self._truncated:
+                    raise _WindowTooSmall  # this scanner's own window is too small
+                self._probed[key] = None if end is None else self._base + i + end
+                return None if end is None else i + end
+            size *= _PROBE_GROWTH
+
+    def _dparen_is_arithmetic(self, i: int, depth: int) -> bool:
+        """Whether `((` at ``i`` opens arithmetic (bash's ``parse_arith_cmd``): only when the
+        parenthesis that closes the second `(` is followed at once by `)`. Otherwise bash
+        reads two subshells (`((a; b) | c)`), or after `$` a command substitution."""
+        inner = self._probe(i, depth, "dparen")
+        if inner is None:
+            return True  # unterminated: reported as an unterminated arithmetic expression
+        return self.text[inner:inner + 1] in (")", "")
+
+    def _balanced(self, j: int, opened: int, depth: int | None = None,
+                  pair: str = "()") -> int | None:
         """Index after the parenthesis that closes ``opened`` open ones, skipping quotes.
 
         With ``depth`` (an arithmetic expression at that level), the command substitutions
         inside are nested scripts like anywhere else: `$(( $(rm -rf x) + 1 ))` runs `rm`.
+        ``pair`` is the opening and closing character (`[]` for `$[...]`).
         """
         text, n = self.text, self.n
+        opener, closer = pair[0], pair[1]
         level = opened
         while j < n:
             c = text[j]
@@ -515,7 +652,7 @@ class Scanner:
                     j = self._double_quote(j, depth)
                 else:
                     # `$((` inside is counted by the parenthesis levels here.
-                    if text.startswith("$((", j):
+                    if opener == "(" and text.startswith("$((", j):
                         level += 2
                         j += 3
                         continue
@@ -525,9 +662,48 @@ class Scanner:
                 close = text.find(c, j + 1)
                 j = n if close < 0 else close + 1
                 continue
-            if c == "(":
+            if c == opener:
                 level += 1
-            elif c == ")":
+            elif c == closer:
+                level -= 1
+                if level == 0:
+                    return j + 1
+            j += 1
+        return None
+
+    def _subscript(self, i: int, depth: int) -> int | None:
+        """``[...]`` of ``name[...]`` at ``i``: index after the matching ``]``, None if the text
+        ends first, ``_NOT_HERE`` if it cannot be one.
+
+        bash reads to the matching `]` whatever comes first; here an unquoted newline or
+        operator character first means no subscript (`a[x; b` is a command word, not an open
+        subscript taking the rest of the file): it keeps every probe short, and real
+        subscripts with those characters (`m[a;b]=1`) are rare."""
+        text, n = self.text, self.n
+        j = i + 1
+        level = 1
+        while j < n:
+            c = text[j]
+            if c in "\n;&|<>()":
+                return _NOT_HERE
+            if c == "\\":
+                j += 2
+                continue
+            if c == "'":
+                j = self._single_quote(j)
+                continue
+            if c == '"':
+                j = self._double_quote(j, depth)
+                continue
+            if c == "$":
+                j = self._dollar(j, depth)
+                continue
+            if c == "`":
+                j = self._backtick(j, depth)
+                continue
+            if c == "[":
+                level += 1
+            elif c == "]":
                 level -= 1
                 if level == 0:
                     return j + 1
@@ -644,6 +820,15 @@ class Scanner:
                 continue
             if c == "`":
                 j = self._backtick(j, depth)
+                continue
+            if c in "<>" and text.startswith("(", j + 1) and text[j - 1] in " \t\n(":
+                # `a=(<(ls))`: its `)` must not end the list.
+                j = self._nested_parens(j, j + 2, depth, "process")
+                continue
+            if c == "#" and text[j - 1] in " \t\n(":
+                # A comment inside the list (`a=(x # the ) here is not the end`).
+                end = text.find("\n", j)
+                j = n if end < 0 else end
                 continue
             if c == ")":
                 self._fill(i, j + 1)

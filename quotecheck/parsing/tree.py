@@ -6,8 +6,10 @@ bashlex's nodes are converted into these as soon as a parse succeeds, so nothing
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from quotecheck.parsing.scanner import Dialect, HeredocSpec, Problem
 from quotecheck.parsing.words import Word
@@ -35,9 +37,10 @@ class Redirect:
 @dataclass(frozen=True)
 class Assignment:
     span: Span
-    name: str
+    name: str  # the variable: `a` for `a[i+1]=x` too
     value: Word
     append: bool = False
+    subscript: Word | None = None  # `i+1` of `a[i+1]=x` (an array-element assignment)
 
 
 @dataclass
@@ -88,6 +91,54 @@ class Compound:
 Node = SimpleCommand | Pipeline | CommandList | Compound
 
 
+class SubstitutionMap(dict[int, "Script"]):
+    """The nested scripts of one text by the offset of their construct: a dict that also keeps
+    its keys sorted (built once, again only after a change), so finding those inside a word is
+    a binary search instead of a sort of every key for every word."""
+
+    _sorted: list[int] | None = None
+
+    def sorted_keys(self) -> list[int]:
+        keys = self._sorted
+        if keys is None:
+            keys = self._sorted = sorted(self)
+        return keys
+
+    def __setitem__(self, key: int, value: Script) -> None:
+        if key not in self:
+            self._sorted = None
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: int) -> None:
+        self._sorted = None
+        super().__delitem__(key)
+
+    def pop(self, *args: Any) -> Any:
+        self._sorted = None
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[int, Script]:
+        self._sorted = None
+        return super().popitem()
+
+    def clear(self) -> None:
+        self._sorted = None
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._sorted = None
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: int, default: Any = None) -> Any:
+        self._sorted = None
+        return super().setdefault(key, default)
+
+    def __ior__(self, other: Any) -> SubstitutionMap:  # type: ignore[override,misc]
+        self._sorted = None
+        super().update(other)
+        return self
+
+
 @dataclass
 class Script:
     """One parsed text: a layer's whole text, or a ``$( )``/backtick script inside it."""
@@ -101,19 +152,21 @@ class Script:
     comments: list[Span] = field(default_factory=list)
     # Scripts nested in this text's words, by the offset of their `$(`/backtick/`<(`; shared by
     # every script cut from the same text.
-    substitutions: dict[int, Script] = field(default_factory=dict)
+    substitutions: dict[int, Script] = field(default_factory=SubstitutionMap)
     anchor: Span | None = None  # for a nested script: its `$( ... )` span in the parent's text
 
     def substitutions_in(self, span: Span) -> list[Script]:
         """The outermost nested scripts whose construct starts inside ``span``."""
+        subs = self.substitutions
+        keys = subs.sorted_keys() if isinstance(subs, SubstitutionMap) else sorted(subs)
         found: list[Script] = []
-        end_taken = -1
-        for start in sorted(k for k in self.substitutions if span[0] <= k < span[1]):
-            if start < end_taken:
-                continue
-            inner = self.substitutions[start]
+        at = bisect_left(keys, span[0])
+        while at < len(keys) and keys[at] < span[1]:
+            inner = subs[keys[at]]
             found.append(inner)
-            end_taken = inner.anchor[1] if inner.anchor else start + 1
+            # Skip what is nested inside this one: binary search past its end.
+            end_taken = inner.anchor[1] if inner.anchor else keys[at] + 1
+            at = bisect_left(keys, max(end_taken, keys[at] + 1), at + 1)
         return found
 
     @property
@@ -160,6 +213,7 @@ def _collect_node(script: Script, node: Node, ancestors: tuple[Node, ...], backg
         out.append((node, Context(script, ancestors, background, conditional, guarded, in_pipe,
                                   last, in_subst)))
         words = [*node.words, *(a.value for a in node.assignments),
+                 *(a.subscript for a in node.assignments if a.subscript is not None),
                  *(r.target for r in node.redirects if r.target is not None),
                  *(r.heredoc.body for r in node.redirects if r.heredoc is not None)]
         _collect_substitutions(script, words, chain, background, out)
@@ -194,9 +248,9 @@ def _collect_node(script: Script, node: Node, ancestors: tuple[Node, ...], backg
 
 def _collect_substitutions(script: Script, words: list[Word], chain: tuple[Node, ...],
                            background: bool, out: list[tuple[SimpleCommand, Context]]) -> None:
+    # Every word, not only those with an expansion part: array values (`a=($(cmd))`) and
+    # `(( $(cmd) ))` are literal parts with substitutions inside (found in O(log n) a word).
     for word in words:
-        if not any(p.dynamic for p in word.parts):
-            continue
         for inner in script.substitutions_in(word.span):
             _collect(inner, inner.body, chain, background, False, False, False, False, True, out)
 

@@ -258,7 +258,9 @@ class _Segmenter:
         self.text = scan.text
         self.dialect = dialect
         self.parts: list[Part] = []
-        self.nested = {s.start: s for s in scan.nested}
+        # Built once per scan: rebuilding a map of every nested script for every word made
+        # segmenting a text quadratic in its number of substitutions.
+        self.nested = scan.nested_starts()
         self.word_start = 0
         self.word_end = 0
         # Where tilde expansion also happens after `=` and `:` (an assignment's value).
