@@ -873,7 +873,7 @@ def safe_parse(
         except Exception as exc:
             return ParseOutcome(None, f"cannot load bashlex: {type(exc).__name__}: {exc}")
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        outcome = _with_alarm(attempt, time_limit)
+        outcome = _with_alarm(attempt, time_limit, _parse_places(parser))
         if outcome is not None:
             return outcome
     return _with_thread(attempt, time_limit)
@@ -897,12 +897,18 @@ _REFIRE = 0.05
 _REFIRE_TRIES = 100
 
 
-def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome | None:
-    """Run ``attempt`` under a SIGALRM timer; ``None`` if the alarm is not ours to use."""
+def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float,
+                places: tuple[str, ...] | None = None) -> ParseOutcome | None:
+    """Run ``attempt`` under a SIGALRM timer; ``None`` if the alarm is not ours to use.
+    ``places``: the directories whose code the timeout may be raised in (None: any)."""
     armed = [False]
 
     def on_alarm(signum: int, frame: Any) -> None:
-        if armed[0]:  # only while our timer runs
+        # Only while our timer runs, and only into the parse's own code: raised in a gc
+        # callback or an unraisable-exception hook (hypothesis and pytest install both) the
+        # exception is swallowed there or breaks that hook; the next alarm comes in _REFIRE s.
+        if armed[0] and frame is not None and frame.f_code not in _NOT_HERE and \
+                _in_parse(frame, places):
             raise _Timeout
 
     try:
@@ -936,6 +942,32 @@ def _with_alarm(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutco
     return box[0] if box else _timed_out(limit)
 
 
+def _in_parse(frame: Any, places: tuple[str, ...] | None) -> bool:
+    """Whether ``frame`` runs the parse's own code (bashlex's, this package's, a given
+    parser's), not a hook that happened to be running when the signal arrived."""
+    if places is None:
+        return True
+    name = getattr(getattr(frame, "f_code", None), "co_filename", "")
+    return isinstance(name, str) and name.startswith(places)
+
+
+def _parse_places(parser: Callable[[str], list[Any]] | None) -> tuple[str, ...] | None:
+    """The directories of the code a parse runs; None when a given parser's is unknown."""
+    places = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
+    if parser is not None:
+        code = getattr(parser, "__code__", None)
+        if code is None:
+            return None
+        places.append(os.path.dirname(os.path.abspath(code.co_filename)) + os.sep)
+    bashlex = sys.modules.get("bashlex.parser")
+    where = getattr(bashlex, "__file__", None)
+    if where:
+        places.append(os.path.dirname(os.path.abspath(where)) + os.sep)
+    elif parser is not None:
+        return None  # e.g. bashlex.parse not loaded through here yet: raise anywhere
+    return tuple(places)
+
+
 def _disarm(armed: list[bool]) -> None:
     """Stop our timer; a _Timeout from it arriving meanwhile cannot cut this short."""
     while True:
@@ -945,6 +977,11 @@ def _disarm(armed: list[bool]) -> None:
             return
         except _Timeout:
             continue
+
+
+# Never raised into these: a timeout landing in _with_alarm's own except or finally clause
+# (before it has called _disarm) would skip the disarming and leave the timer re-firing.
+_NOT_HERE = frozenset({_with_alarm.__code__, _disarm.__code__})
 
 
 def _with_thread(attempt: Callable[[], ParseOutcome], limit: float) -> ParseOutcome:
