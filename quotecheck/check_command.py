@@ -3,17 +3,26 @@
 Exit status: 0 nothing reported, 1 findings at or above the chosen severity, 2 a usage,
 configuration or input error (a file that does not parse is a finding, QC001, not an error).
 Every file is checked even when an earlier one failed to load.
+
+Many files are checked in worker processes (``--jobs``, default one per CPU): each worker reads,
+checks and renders one file at a time, and the reports are written in input order, so the output
+is the same whatever the number of workers. At most a few files per worker are in flight; no
+state grows with the number of files (the json and sarif documents are written as they go).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from quotecheck.checker import Options, check_source
 from quotecheck.config import ConfigError, Settings, find_config, load
@@ -22,8 +31,15 @@ from quotecheck.files import discover, local_dialect
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
 from quotecheck.positions import Encoding, LineIndex
 
+if TYPE_CHECKING:
+    from quotecheck.parallel import Handle
+
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROGRESS_AFTER = 200  # files; below this a run is quick enough to need no progress display
+IN_FLIGHT_PER_WORKER = 4  # files handed out ahead per worker: enough to keep each one busy
+# Without --jobs, files are checked in worker processes only if together they are at least this
+# large (~400 lines, ~0.1 s to check): below it starting the workers costs what they save.
+PARALLEL_MIN_BYTES = 16 * 1024
 
 
 @dataclass
@@ -39,6 +55,7 @@ class Request:
     config: Path | None
     no_config: bool
     colour: bool
+    jobs: int | None = None  # worker processes for many files; None: one per CPU
 
 
 @dataclass
@@ -56,6 +73,16 @@ class PendingInput:
     display: str
     path: Path | None
     read: Callable[[], LoadedText]
+
+
+@dataclass
+class FileReport:
+    """One input checked and rendered: all the parent process does with it is write it out."""
+
+    error: str | None = None  # not read, not configured, or not analysed: exit status 2
+    findings: int = 0
+    text: str = ""  # the text or github output
+    items: list[dict[str, Any]] = field(default_factory=list)  # json file entry, sarif results
 
 
 def _given(loaded: LoadedText) -> LoadedText:
@@ -153,11 +180,171 @@ def load_notes(item: Input) -> list[Diagnostic]:
     return notes
 
 
-def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -> int:
-    from quotecheck.output.check_json import document, file_entry
+def check_one(request: Request, settings: SettingsCache, pending: PendingInput) -> FileReport:
+    """Read, check and render one input (in a worker process when there are many)."""
+    from quotecheck.output.check_json import file_entry
     from quotecheck.output.check_text import render_text
     from quotecheck.output.github import render_github
     from quotecheck.output.style import Style
+
+    # Read now, not all up front: a file that went away or became unreadable since the run
+    # started is an error for that file (every other file is still checked).
+    loaded = pending.read()
+    if loaded.error:
+        return FileReport(error=loaded.error)
+    item = Input(pending.display, pending.path, loaded)
+    try:
+        options = options_for(request, settings.for_path(item.path), item)
+    except ConfigError as exc:
+        return FileReport(error=str(exc))
+    index = LineIndex(item.loaded.text)
+    if item.loaded.binary:
+        diagnostics = [Diagnostic("QC002", "not-analysed", "warning",
+                                  "binary file (it holds NUL bytes): not analysed", (0, 0))]
+    else:
+        try:
+            result = check_source(item.loaded.text, options,
+                                  str(item.path) if item.path else None)
+        except Exception as exc:  # a bug must not stop the other files
+            # check_source is meant never to raise; if it does, the traceback would end the
+            # run with status 1 (which means "findings") and skip every later file.
+            return FileReport(error=f"{item.display}: internal error, not analysed "
+                                    f"({type(exc).__name__}: {exc}); please report it")
+        diagnostics = load_notes(item) + result.diagnostics
+    report = FileReport(findings=len(diagnostics))
+    uri = item.path.resolve().as_uri() if item.path else f"untitled:{item.display}"
+    if request.output_format == "text":
+        report.text = render_text(item.display, index, diagnostics, Style(request.colour))
+    elif request.output_format == "github":
+        report.text = render_github(item.display, index, diagnostics)
+    elif request.output_format == "json":
+        report.items = [file_entry(uri, item.display, index, diagnostics, request.encoding)]
+    else:
+        from quotecheck.output.sarif import result as sarif_result
+
+        rel = item.display if item.path else uri
+        report.items = [sarif_result(d, rel, index) for d in diagnostics]
+    return report
+
+
+def default_jobs() -> int:
+    """One worker per CPU this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _regular_size(pending: PendingInput) -> int | None:
+    """The size of an input that is a regular file; None for the others (the command line,
+    stdin, FIFOs, missing files), which are read and checked in this process: a FIFO can be
+    read only once, and only by a process that has it."""
+    if pending.path is None:
+        return None
+    try:
+        st = pending.path.stat()
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def reports(request: Request, settings: SettingsCache,
+            inputs: list[PendingInput]) -> Generator[FileReport, None, None]:
+    """Every input's report, in input order: checked here, or by worker processes when there
+    are several files and either ``--jobs`` asks for it or there is enough to check to repay
+    starting the workers."""
+    jobs = request.jobs if request.jobs is not None else default_jobs()
+    sizes = [_regular_size(p) for p in inputs]
+    pooled = sum(1 for s in sizes if s is not None)
+    workers_pay = request.jobs is not None or sum(s or 0 for s in sizes) >= PARALLEL_MIN_BYTES
+    if jobs < 2 or pooled < 2 or not workers_pay:
+        for pending in inputs:
+            yield check_one(request, settings, pending)
+        return
+    from quotecheck.parallel import WorkerDied, Workers
+
+    # Everything a check needs is imported (and bashlex's tables loaded) once, here, before the
+    # workers are forked: they start ready, and share those pages with this process.
+    check_source("true", Options())
+    n = min(jobs, pooled)
+    with Workers(n, partial(check_one, request, settings)) as workers:
+        window: deque[tuple[PendingInput, Handle | None]] = deque()
+        queue = zip(inputs, sizes, strict=True)
+        while True:
+            while len(window) < n * IN_FLIGHT_PER_WORKER:
+                nxt = next(queue, None)
+                if nxt is None:
+                    break
+                pending, size = nxt
+                window.append((pending, workers.submit(pending) if size is not None else None))
+            if not window:
+                return
+            pending, handle = window.popleft()
+            if handle is None:
+                yield check_one(request, settings, pending)
+                continue
+            try:
+                yield workers.result(handle)
+            except WorkerDied as died:
+                yield FileReport(error=f"{pending.display}: internal error, not analysed "
+                                       f"({died}); please report it")
+
+
+class _ItemWriter:
+    """Writes ``json.dumps(document, indent=2)`` byte for byte, with one list of it (the json
+    format's files, sarif's results) written one item at a time as the items come."""
+
+    MARKER = "\0quotecheck: the items go here\0"
+
+    def __init__(self, out: TextIO, document: Callable[[list[Any]], dict[str, Any]],
+                 ensure_ascii: bool) -> None:
+        self.out = out
+        self.document = document  # builds the document around a list of items
+        self.ensure_ascii = ensure_ascii
+        self.count = 0
+        self.pad = ""  # the indentation of the items
+        self.tail = ""  # what follows the last item
+
+    def _dumps(self, value: Any) -> str:
+        return json.dumps(value, ensure_ascii=self.ensure_ascii, indent=2)
+
+    def write(self, item: dict[str, Any]) -> None:
+        if self.count == 0:
+            text = self._dumps(self.document([self.MARKER]))
+            marker = self._dumps(self.MARKER)
+            at = text.index(marker)
+            line_start = text.rindex("\n", 0, at) + 1
+            self.pad = text[line_start:at]
+            self.out.write(text[:line_start])
+            self.tail = text[at + len(marker):]
+        else:
+            self.out.write(",\n")
+        self.out.write("\n".join(self.pad + line for line in self._dumps(item).split("\n")))
+        self.count += 1
+
+    def close(self) -> None:
+        if self.count == 0:
+            self.out.write(self._dumps(self.document([])) + "\n")
+        else:
+            self.out.write(self.tail + "\n")
+
+
+def _sarif_document() -> Callable[[list[Any]], dict[str, Any]]:
+    from quotecheck.output.sarif import document as sarif_document
+    from quotecheck.rules.registry import all_rules, doc_path
+
+    rules = []
+    for code, rule in all_rules().items():
+        try:
+            doc: str | None = doc_path(code).read_text()
+        except OSError:
+            doc = None
+        rules.append((rule, doc))
+    return partial(sarif_document, rules)
+
+
+def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -> int:
+    from quotecheck.output.check_json import document
 
     errors: list[str] = []
     if request.command is None and not request.paths:
@@ -170,80 +357,46 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
         stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
     inputs = pending_inputs(request, stdin, settings)
-    style = Style(request.colour)
-    files_json: list[dict[str, Any]] = []
-    sarif_results: list[dict[str, Any]] = []
-    reported = 0
-    show_progress = len(inputs) > PROGRESS_AFTER and stderr.isatty()
-    for n, pending in enumerate(inputs, 1):
-        if show_progress:
-            stderr.write(f"\rquotecheck: {n}/{len(inputs)} files")
-            stderr.flush()
-        # Read now, not all up front: a file that went away or became unreadable since the run
-        # started is an error for that file (every other file is still checked).
-        loaded = pending.read()
-        if loaded.error:
-            errors.append(loaded.error)
-            continue
-        item = Input(pending.display, pending.path, loaded)
-        try:
-            options = options_for(request, settings.for_path(item.path), item)
-        except ConfigError as exc:
-            errors.append(str(exc))
-            continue
-        index = LineIndex(item.loaded.text)
-        if item.loaded.binary:
-            diagnostics = [Diagnostic("QC002", "not-analysed", "warning",
-                                      "binary file (it holds NUL bytes): not analysed", (0, 0))]
-        else:
-            try:
-                result = check_source(item.loaded.text, options,
-                                      str(item.path) if item.path else None)
-            except Exception as exc:  # a bug must not stop the other files
-                # check_source is meant never to raise; if it does, the traceback would end the
-                # run with status 1 (which means "findings") and skip every later file.
-                errors.append(f"{item.display}: internal error, not analysed "
-                              f"({type(exc).__name__}: {exc}); please report it")
-                continue
-            diagnostics = load_notes(item) + result.diagnostics
-        reported += len(diagnostics)
-        uri = item.path.resolve().as_uri() if item.path else f"untitled:{item.display}"
-        if request.output_format == "text":
-            if show_progress and diagnostics:
-                stderr.write("\r\x1b[K")
-            stdout.write(render_text(item.display, index, diagnostics, style))
-        elif request.output_format == "github":
-            stdout.write(render_github(item.display, index, diagnostics))
-        elif request.output_format == "json":
-            files_json.append(file_entry(uri, item.display, index, diagnostics,
-                                         request.encoding))
-        else:
-            from quotecheck.output.sarif import result as sarif_result
-
-            rel = item.display if item.path else uri
-            sarif_results.extend(sarif_result(d, rel, index) for d in diagnostics)
-    if show_progress:
-        stderr.write("\r\x1b[K")
+    items: _ItemWriter | None = None
     if request.output_format == "json":
-        stdout.write(json.dumps(document(files_json, request.encoding), ensure_ascii=False,
-                                indent=2) + "\n")
+        items = _ItemWriter(stdout, partial(document, encoding=request.encoding), False)
     elif request.output_format == "sarif":
-        from quotecheck.output.sarif import document as sarif_document
-        from quotecheck.rules.registry import all_rules, doc_path
-
-        rules = []
-        for code, rule in all_rules().items():
-            try:
-                doc: str | None = doc_path(code).read_text()
-            except OSError:
-                doc = None
-            rules.append((rule, doc))
-        stdout.write(json.dumps(sarif_document(rules, sarif_results), indent=2) + "\n")
+        items = _ItemWriter(stdout, _sarif_document(), True)
+    # closing(): whatever ends the loop (a closed pipe, Ctrl-C) stops the workers at once
+    with closing(reports(request, settings, inputs)) as checked:
+        reported = _write_reports(checked, len(inputs), stdout, stderr, items, errors)
+    if items is not None:
+        items.close()
     for e in errors:
         stderr.write(f"quotecheck: error: {e}\n")
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if reported else EXIT_OK
+
+
+def _write_reports(checked: Iterator[FileReport], total: int, stdout: TextIO, stderr: TextIO,
+                   items: _ItemWriter | None, errors: list[str]) -> int:
+    """Write the reports out as they come; the number of findings reported."""
+    reported = 0
+    show_progress = total > PROGRESS_AFTER and stderr.isatty()
+    for n, report in enumerate(checked, 1):
+        if show_progress:
+            stderr.write(f"\rquotecheck: {n}/{total} files")
+            stderr.flush()
+        if report.error is not None:
+            errors.append(report.error)
+            continue
+        reported += report.findings
+        if report.text:
+            if show_progress:
+                stderr.write("\r\x1b[K")
+            stdout.write(report.text)
+        if items is not None:
+            for item in report.items:
+                items.write(item)
+    if show_progress:
+        stderr.write("\r\x1b[K")
+    return reported
 
 
 def default_stdin() -> TextIO:

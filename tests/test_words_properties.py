@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from harness.shells import ShellWordsError, run_shell
-from hypothesis import event, given
+from hypothesis import event, example, given
 from hypothesis import strategies as st
 from strategies import (
     PREFIX,
@@ -117,6 +117,8 @@ def check_against_shell(words: list[GenWord], dialect: str) -> None:
 
 
 @given(word_lines("bash"))
+# `$`, a line continuation, then a quote: bash reads `$'...'`, so `{` inside is not a brace.
+@example([GenWord(source="~$\\\n'\\x{}',}", may_expand=True)])
 def test_quote_removal_matches_bash(words: list[GenWord]) -> None:
     check_against_shell(words, "bash")
 

@@ -499,7 +499,7 @@ class _Segmenter:
         """Past a quoted string or expansion starting at ``i`` (brace expansion ignores them)."""
         text = self.text
         c = text[i]
-        nxt = text[i + 1] if i + 1 < end else ""
+        nxt = text[_past_continuations(text, i + 1, end)] if i + 1 < end else ""
         if c == "\\":
             return i + 2
         if c in "'\"`" or (c == "$" and nxt in "'\"({") or (c in "<>" and nxt == "("):
@@ -516,8 +516,9 @@ class _Segmenter:
         commas = 0 if satisfy == "}" else 1
         while i < end:
             c = text[i]
+            nxt = text[_past_continuations(text, i + 1, end)] if i + 1 < end else ""
             if c == "\\" or c in "'\"`" or (c in "$<>" and i + 1 < end and (
-                    text[i + 1] in "(" or (c == "$" and text[i + 1] in "'\"{"))):
+                    nxt == "(" or (c == "$" and nxt in "'\"{"))):
                 i = self._skip(i, end)
                 continue
             if c == satisfy and level == 0 and commas > 0:
@@ -748,6 +749,13 @@ _BRACE_TRIES = 64
 _LEGAL_NUMBER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+[ \t]*")
 _SEQ_INT_END = re.compile(r"[+-]?[0-9]+")
 _SEQ_INCR = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
+
+
+def _past_continuations(text: str, i: int, end: int) -> int:
+    """``i``, or past the line continuations there: `$\\<newline>'x'` is `$'x'` to bash."""
+    while text.startswith("\\\n", i) and i + 2 < end:
+        i += 2
+    return min(i, end - 1)
 
 
 def _brace_sequence(amble: str) -> bool:

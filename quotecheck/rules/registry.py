@@ -7,16 +7,17 @@ its tests at ``tests/rules/test_qcnnn.py``; a test keeps the three in step.
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 import re
 from functools import cache
 from pathlib import Path
 
 from quotecheck.rules.api import Rule
 
-_MODULE_NAME = re.compile(r"qc(\d{3})_[a-z0-9_]+")
+_MODULE_FILE = re.compile(r"(qc(\d{3})_[a-z0-9_]+)\.py")
+_HERE = os.path.dirname(os.path.realpath(__file__))
 # rules/*.md at the repository root, shipped inside the package through the `docs` link.
-DOCS_DIR = Path(__file__).resolve().parent / "docs"
+DOCS_DIR = Path(_HERE) / "docs"
 
 
 def doc_path(code: str) -> Path:
@@ -26,16 +27,17 @@ def doc_path(code: str) -> Path:
 @cache
 def all_rules() -> dict[str, Rule]:
     """Every rule, sorted by code."""
-    package = Path(__file__).resolve().parent
+    # One directory listing (pkgutil would import itself and stat every entry): this runs on
+    # every `quotecheck check`.
     found: dict[str, Rule] = {}
-    for info in sorted(pkgutil.iter_modules([str(package)]), key=lambda m: m.name):
-        m = _MODULE_NAME.fullmatch(info.name)
+    for name in sorted(os.listdir(_HERE)):
+        m = _MODULE_FILE.fullmatch(name)
         if not m:
             continue
-        module = importlib.import_module(f"quotecheck.rules.{info.name}")
+        module = importlib.import_module(f"quotecheck.rules.{m.group(1)}")
         rule: Rule = module.RULE
-        if rule.code != f"QC{m.group(1)}":
-            raise RuntimeError(f"{info.name} defines {rule.code}")
+        if rule.code != f"QC{m.group(2)}":
+            raise RuntimeError(f"{m.group(1)} defines {rule.code}")
         if rule.code in found:
             raise RuntimeError(f"two modules define {rule.code}")
         found[rule.code] = rule

@@ -1,0 +1,61 @@
+"""The benchmarks run: a small corpus sample without crashes or hangs, and speed.py --quick.
+
+No timing is asserted anywhere (a shared 2-core machine is not a stopwatch); the figures
+themselves are in benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+SAMPLE = 40
+
+
+@pytest.fixture(scope="module")
+def sample_list(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A deterministic sample of this machine's shell scripts (fewer if it has fewer)."""
+    listing = tmp_path_factory.mktemp("corpus") / "sample.txt"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "corpus.py"), "--list", "--sample", str(SAMPLE)],
+        capture_output=True, text=True, timeout=600, check=True,
+    )
+    paths = [p for p in proc.stdout.splitlines() if p.strip()]
+    if not paths:
+        pytest.skip("no shell scripts found on this machine")
+    listing.write_text("\n".join(paths) + "\n")
+    return listing
+
+
+def test_corpus_sample_has_no_crash_and_no_hang(sample_list: Path, tmp_path: Path) -> None:
+    out = tmp_path / "corpus.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "corpus.py"), "--paths-from", str(sample_list),
+         "--json", str(out), "--quiet"],
+        capture_output=True, text=True, timeout=1800,
+    )
+    assert out.exists(), proc.stderr
+    summary = json.loads(out.read_text())["summary"]
+    n = len(sample_list.read_text().split())
+    assert summary["files"] == n
+    assert summary["crashes"] == 0, json.dumps(summary["crash_reports"], indent=1)
+    assert summary["hangs"] == 0, summary["hang_paths"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "files: " in proc.stdout and "crashes: 0" in proc.stdout
+
+
+def test_speed_quick_prints_the_table(sample_list: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "speed.py"), "--quick", "--files-from", str(sample_list)],
+        capture_output=True, text=True, timeout=1800,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "| measurement | runs | quotecheck |" in proc.stdout
+    assert "start-up: `quotecheck --version`" in proc.stdout
+    assert "one `check --jobs 2` process" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
