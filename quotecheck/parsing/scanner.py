@@ -686,20 +686,9 @@ class Scanner:
             c = text[j]
             if c in "\n;&|<>()":
                 return _NOT_HERE
-            if c == "\\":
-                j += 2
-                continue
-            if c == "'":
-                j = self._single_quote(j)
-                continue
-            if c == '"':
-                j = self._double_quote(j, depth)
-                continue
-            if c == "$":
-                j = self._dollar(j, depth)
-                continue
-            if c == "`":
-                j = self._backtick(j, depth)
+            past = self._past_quoted(j, depth)
+            if past is not None:
+                j = past
                 continue
             if c == "[":
                 level += 1
@@ -762,6 +751,21 @@ class Scanner:
                           f"nesting deeper than {self.max_depth} levels is not analysed")
         return j + 1
 
+    def _past_quoted(self, j: int, depth: int) -> int | None:
+        """Past the escape, quoted string or expansion starting at ``j``; None if none does."""
+        c = self.text[j]
+        if c == "\\":
+            return j + 2
+        if c == "'":
+            return self._single_quote(j)
+        if c == '"':
+            return self._double_quote(j, depth)
+        if c == "$":
+            return self._dollar(j, depth)
+        if c == "`":
+            return self._backtick(j, depth)
+        return None
+
     # -- compound words ---------------------------------------------------------------------
 
     def _conditional(self, i: int, depth: int) -> int:
@@ -770,20 +774,9 @@ class Scanner:
         j = i + 2
         while j < n:
             c = text[j]
-            if c == "\\":
-                j += 2
-                continue
-            if c == "'":
-                j = self._single_quote(j)
-                continue
-            if c == '"':
-                j = self._double_quote(j, depth)
-                continue
-            if c == "$":
-                j = self._dollar(j, depth)
-                continue
-            if c == "`":
-                j = self._backtick(j, depth)
+            past = self._past_quoted(j, depth)
+            if past is not None:
+                j = past
                 continue
             if (
                 c == "]"
@@ -806,20 +799,9 @@ class Scanner:
         j = i + 1
         while j < n:
             c = text[j]
-            if c == "\\":
-                j += 2
-                continue
-            if c == "'":
-                j = self._single_quote(j)
-                continue
-            if c == '"':
-                j = self._double_quote(j, depth)
-                continue
-            if c == "$":
-                j = self._dollar(j, depth)
-                continue
-            if c == "`":
-                j = self._backtick(j, depth)
+            past = self._past_quoted(j, depth)
+            if past is not None:
+                j = past
                 continue
             if c in "<>" and text.startswith("(", j + 1) and text[j - 1] in " \t\n(":
                 # `a=(<(ls))`: its `)` must not end the list.

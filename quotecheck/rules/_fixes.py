@@ -157,8 +157,8 @@ def line_indent(text: str, offset: int) -> str:
 
 
 def summary(text: str, limit: int = 60) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[:limit - 1] + "…"
+    """``text`` with its blanks and newlines collapsed, cut to ``limit`` characters."""
+    return rt.short(" ".join(text.split()), limit)
 
 
 def stop_on_failure(step: str) -> str:
