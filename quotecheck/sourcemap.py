@@ -10,6 +10,34 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from operator import eq
+from typing import overload
+
+
+@overload
+def compact_offsets(offsets: Sequence[int]) -> Sequence[int]: ...
+@overload
+def compact_offsets(offsets: Sequence[int | None]) -> Sequence[int | None]: ...
+
+
+def compact_offsets(offsets: Sequence[int | None]) -> Sequence[int | None]:
+    """``offsets`` as a ``range`` when they are consecutive (most are), else as a tuple.
+
+    Every character of every word carries its offset; as tuples of ints these were a third of
+    the memory a long script took. Compare offsets as sequences (``list(a) == list(b)``): a
+    range is never ``==`` to a tuple."""
+    n = len(offsets)
+    if n == 0:
+        return ()
+    first = offsets[0]
+    if first is None:
+        return tuple(offsets)
+    if isinstance(offsets, range) and offsets.step == 1:
+        return offsets
+    run = range(first, first + n)
+    if offsets[-1] == run[-1] and all(map(eq, offsets, run)):
+        return run
+    return tuple(offsets)
 
 
 class SourceMap:
@@ -82,6 +110,25 @@ class SourceMap:
         if lo is None or hi is None:
             return None
         return (lo, hi)
+
+    def map_span(self, span: tuple[int, int]) -> tuple[int, int] | None:
+        """``span(*span)``, as the very tuple given when the map leaves it where it is (the
+        input's own text): a trace holds a span per word and command, and copies add up."""
+        mapped = self.span(*span)
+        return span if mapped == span else mapped
+
+    def map_offsets(self, offsets: Sequence[int]) -> Sequence[int | None]:
+        """The source offsets of the text offsets ``offsets`` (compacted)."""
+        if isinstance(offsets, range) and len(offsets) and offsets.step == 1:
+            k = bisect_right(self._starts, offsets[0]) - 1
+            if k >= 0:
+                start, target, n = self._starts[k], self._targets[k], self._lengths[k]
+                if target is not None and offsets[-1] < start + n:
+                    shift = target - start  # one run holds them all: shift the range
+                    if shift == 0:
+                        return offsets
+                    return range(offsets.start + shift, offsets.stop + shift)
+        return compact_offsets([self[o] for o in offsets])
 
     def compose(self, offsets: Sequence[int | None]) -> SourceMap:
         """A map for a text whose characters come from ``offsets`` in *this* map's text."""

@@ -147,14 +147,20 @@ def merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
 
 def arg_of(word: Word, script: Script) -> Arg:
     origin = script.origin
-    offsets = tuple(origin[o] for o in word.offsets)
+    offsets: Sequence[int | None]
+    if len(word.parts) == 1:
+        offsets = origin.map_offsets(word.parts[0].offsets)
+    else:
+        offsets = []
+        for part in word.parts:
+            offsets.extend(origin.map_offsets(part.offsets))
     ranges: list[tuple[int, int]] = []
     at = 0
     for part in word.parts:
         if part.dynamic:
             ranges.append((at, at + len(part.value)))
         at += len(part.value)
-    return Arg(word.value, word.dynamic, word, origin.span(*word.span), offsets, tuple(ranges))
+    return Arg(word.value, word.dynamic, word, origin.map_span(word.span), offsets, tuple(ranges))
 
 
 class _Builder:
@@ -242,7 +248,7 @@ class _Builder:
                 aliases.expand(command, args),
                 command,
                 context,
-                context.script.origin.span(*command.span),
+                context.script.origin.map_span(command.span),
             )
             aliases.learn(view.argv)
             layer.commands.append(view)
@@ -273,7 +279,7 @@ class _Builder:
                 arg.value + suffix,
                 (*arg.offsets, *([None] * len(suffix))),
                 arg.dynamic_ranges,
-                origin.span(*word.span),
+                origin.map_span(word.span),
             )
         return feed
 

@@ -45,7 +45,7 @@ from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Dialect, Scan, scan
 from quotecheck.parsing.tree import SimpleCommand, walk
 from quotecheck.parsing.words import EXPANSION_KINDS, Word, segment
-from quotecheck.sourcemap import SourceMap
+from quotecheck.sourcemap import SourceMap, compact_offsets
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -207,7 +207,7 @@ def check_offsets(text: str, word: Word) -> None:
         if part.kind in EXPANSION_KINDS:
             # Expansions are kept as written.
             assert part.value == text[part.span[0]:part.span[1]], part
-            assert part.offsets == tuple(range(*part.span)), part
+            assert tuple(part.offsets) == tuple(range(*part.span)), part
         for ch, off in zip(part.value, part.offsets, strict=True):
             assert part.span[0] <= off < part.span[1], (part, off)
             assert off > last, ("offsets must increase", word.parts)
@@ -276,6 +276,30 @@ def test_sourcemap_span(xs: list[int | None], a: int, b: int) -> None:
     m = SourceMap.from_offsets(xs)
     known = [x for x in xs[a:b] if x is not None]
     assert m.span(a, b) == ((min(known), max(known) + 1) if known else None)
+
+
+@given(_offset_lists, st.integers(0, 40), st.integers(0, 40))
+def test_sourcemap_map_span_and_offsets(xs: list[int | None], a: int, b: int) -> None:
+    m = SourceMap.from_offsets(xs)
+    span = (a, b)
+    mapped = m.map_span(span)
+    assert mapped == m.span(a, b)
+    if mapped == span:
+        assert mapped is span  # the caller's own tuple, not a copy
+    wanted = range(a, b)
+    found = m.map_offsets(wanted)
+    assert list(found) == [m[o] for o in wanted]
+    assert found == compact_offsets([m[o] for o in wanted])
+
+
+@given(st.lists(st.one_of(st.none(), st.integers(-3, 50)), max_size=12))
+def test_compact_offsets_keeps_the_sequence(xs: list[int | None]) -> None:
+    compact = compact_offsets(xs)
+    assert list(compact) == xs
+    consecutive = bool(xs) and all(isinstance(x, int) for x in xs) and all(
+        y == x + 1 for x, y in itertools.pairwise(xs))  # type: ignore[operator]
+    assert isinstance(compact, range) == consecutive
+    assert compact_offsets(compact) == compact
 
 
 def _trace_words() -> st.SearchStrategy[list[GenWord]]:

@@ -8,19 +8,20 @@ any depth points back at the input.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from quotecheck.parsing.scanner import Dialect
 from quotecheck.parsing.tree import Context, Script, SimpleCommand
 from quotecheck.parsing.words import Word
-from quotecheck.sourcemap import SourceMap
+from quotecheck.sourcemap import SourceMap, compact_offsets
 
 LayerKind = Literal["shell", "ssh", "join", "exec", "awk"]
 ShellDialect = Literal["bash", "sh", "zsh", "unknown"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Arg:
     """One argv element as the program receives it (or the word as written, when dynamic)."""
 
@@ -28,11 +29,15 @@ class Arg:
     dynamic: bool
     word: Word | None  # None for words a layer generates itself
     source_span: tuple[int, int] | None
-    offsets: tuple[int | None, ...] = ()  # source offset of each character of ``value``
+    # The source offset of each character of ``value`` (a range when consecutive).
+    offsets: Sequence[int | None] = ()
     dynamic_ranges: tuple[tuple[int, int], ...] = ()  # parts of ``value`` known only at run time
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "offsets", compact_offsets(self.offsets))
 
-@dataclass
+
+@dataclass(slots=True)
 class CommandView:
     """A simple command of a shell layer with its argv after that layer's expansions."""
 

@@ -14,7 +14,7 @@ import time
 from bisect import bisect_left
 from typing import Any
 
-from quotecheck.parsing import grammar
+from quotecheck.parsing import grammar, splitter
 from quotecheck.parsing.scanner import Dialect, HeredocSpec, NestedScript, Problem, Scan, scan
 from quotecheck.parsing.tree import (
     Assignment,
@@ -59,6 +59,9 @@ PIECEWISE_WORK_MIN = 200_000
 # where a new top-level command seems to start (growing line by line from every construct's
 # first line took a minute for a valid 30,000-line script and still left most of it out).
 CHUNK_LINES_AFTER_TIMEOUT = 256
+# A text of more than twice this many lines is parsed in pieces of about this many lines.
+PIECE_LINES = 500
+MAX_MERGED_PIECES = 4
 _CONTINUING = frozenset({"fi", "done", "esac", "else", "elif", "then", "do", "in", ";;", ";&",
                          ";;&", "}", ")", "|", "||", "&&", "&", ";"})
 
@@ -176,8 +179,38 @@ class _Builder:
         if not masked.strip():
             self._nested_in(start, end, depth)
             return []
-        limit = self._limit()
-        outcome = grammar.safe_parse(masked, limit)
+        if masked.count("\n") <= 2 * PIECE_LINES:
+            limit = self._limit()
+            return self._parsed(start, end, depth, masked, grammar.safe_parse(masked, limit),
+                                limit)
+        # A long text is parsed a few hundred lines at a time, cut between top-level commands
+        # (splitter.py); a piece still open at its end (a wrong cut) is parsed again together
+        # with the next one, a few at most.
+        nodes: list[Node] = []
+        cuts = splitter.pieces(masked, PIECE_LINES)
+        k = 0
+        while k < len(cuts):
+            a, b = cuts[k]
+            merged = 1
+            while True:
+                limit = self._limit()
+                outcome = grammar.safe_parse(masked[a:b], limit)
+                at = outcome.error_offset
+                if outcome.nodes is not None or outcome.timed_out or k + 1 == len(cuts) or \
+                        merged == MAX_MERGED_PIECES or (at is not None and
+                                                        at < len(masked[a:b].rstrip())):
+                    break
+                k += 1
+                merged += 1
+                b = cuts[k][1]
+            nodes.extend(self._parsed(start + a, start + b, depth, masked[a:b], outcome, limit))
+            k += 1
+        return nodes
+
+    def _parsed(self, start: int, end: int, depth: int, masked: str,
+                outcome: grammar.ParseOutcome, limit: float) -> list[Node]:
+        """The nodes of ``masked`` (the text from ``start`` to ``end``) given how its parse
+        went: converted, or recovered a chunk at a time after an error or a time-out."""
         if outcome.nodes is None:
             if outcome.timed_out and "\n" not in masked.rstrip("\n"):
                 self.problem("QC002", start, end,
@@ -451,7 +484,9 @@ class _Builder:
             self.nesting -= 1
 
     def span(self, n: Any, base: int) -> tuple[int, int]:
-        return (base + n.pos[0], base + n.pos[1])
+        pos = n.pos
+        # (the parser's own tuple when nothing is added: a trace holds a span per node)
+        return (pos[0] + base, pos[1] + base) if base or type(pos) is not tuple else pos
 
     def word(self, n: Any, base: int, *, assignment_value_at: int | None = None) -> Word:
         start, end = self.span(n, base)

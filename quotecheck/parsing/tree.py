@@ -18,13 +18,13 @@ from quotecheck.sourcemap import SourceMap
 Span = tuple[int, int]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Heredoc:
     spec: HeredocSpec
     body: Word  # what the command reads on stdin (expansions marked when the delimiter is bare)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Redirect:
     span: Span
     op: str  # '>', '>>', '<', '<<', '<<-', '<<<', '>&', '<&', '&>', '&>>', '>|', '<>'
@@ -34,7 +34,7 @@ class Redirect:
     heredoc: Heredoc | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Assignment:
     span: Span
     name: str  # the variable: `a` for `a[i+1]=x` too
@@ -43,7 +43,7 @@ class Assignment:
     subscript: Word | None = None  # `i+1` of `a[i+1]=x` (an array-element assignment)
 
 
-@dataclass
+@dataclass(slots=True)
 class SimpleCommand:
     span: Span
     assignments: list[Assignment]
@@ -55,7 +55,7 @@ class SimpleCommand:
         return self.words[0].value if self.words else None
 
 
-@dataclass
+@dataclass(slots=True)
 class Pipeline:
     span: Span
     commands: list[Node]
@@ -63,7 +63,7 @@ class Pipeline:
     operators: list[str] = field(default_factory=list)  # '|' or '|&' between commands
 
 
-@dataclass
+@dataclass(slots=True)
 class CommandList:
     """Commands joined by ``;``, newline, ``&``, ``&&``, ``||``: ``ops[i]`` follows ``items[i]``."""
 
@@ -72,7 +72,7 @@ class CommandList:
     ops: list[str | None]
 
 
-@dataclass
+@dataclass(slots=True)
 class Compound:
     """``{ }``, ``( )``, if, for, while, until, case, select, function, ``(( ))``, ``[[ ]]``.
 
@@ -174,7 +174,7 @@ class Script:
         return not self.problems
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Context:
     """Where a simple command sits: what a rule needs to judge it."""
 

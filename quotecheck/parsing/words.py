@@ -19,6 +19,7 @@ surrogates (``surrogateescape``, the way the tests decode what a shell prints).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +29,7 @@ from quotecheck.parsing.scanner import (
     Scan,
     skip_line_continuations,
 )
+from quotecheck.sourcemap import compact_offsets
 
 PartKind = Literal[
     "literal", "parameter", "special", "command", "backtick", "arithmetic", "tilde", "glob",
@@ -40,7 +42,7 @@ EXPANSION_KINDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Part:
     """A piece of a word. ``offsets[i]`` is where ``value[i]`` stands in the layer's text."""
 
@@ -48,15 +50,18 @@ class Part:
     quoting: Quoting
     span: tuple[int, int]
     value: str
-    offsets: tuple[int, ...]
+    offsets: Sequence[int]  # a range when consecutive (sourcemap.compact_offsets)
     name: str | None = None  # the parameter's name, for parameter and special parts
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "offsets", compact_offsets(self.offsets))
 
     @property
     def dynamic(self) -> bool:
         return self.kind != "literal"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Word:
     """One shell word, cut from its layer's text at ``span``."""
 
@@ -696,7 +701,13 @@ def segment(
             if brace is not None:
                 regions.append(("brace", *brace))
         parts = _mark_regions(parts, regions)
-    return Word((start, end), scan.text[start:end], tuple(_merge_escaped_bytes(parts)))
+    merged = tuple(_merge_escaped_bytes(parts))
+    span, raw = (start, end), scan.text[start:end]
+    if len(merged) == 1:  # most words: share the part's span and value (a trace holds them all)
+        only = merged[0]
+        span = only.span if only.span == span else span
+        raw = only.value if only.value == raw else raw
+    return Word(span, raw, merged)
 
 
 def _mark_regions(parts: list[Part], regions: list[tuple[PartKind, int, int]]) -> list[Part]:

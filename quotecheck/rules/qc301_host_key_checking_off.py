@@ -8,7 +8,7 @@ the input is reported once, from the innermost layer that holds it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import Layer
@@ -63,7 +63,7 @@ def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
                 yield _finding(ctx, layer, script, part.offsets, m, what, (start, end + 1))
 
 
-def _finding(ctx: CheckContext, layer: Layer, script: Script, offsets: tuple[int, ...],
+def _finding(ctx: CheckContext, layer: Layer, script: Script, offsets: Sequence[int],
              m: re.Match[str], what: str, span: tuple[int, int]) -> Finding:
     setting = m.group(0)
     fixes: tuple[Fix, ...] = ()
