@@ -214,7 +214,7 @@ def test_conversion_failure_drops_only_the_failing_command(monkeypatch: pytest.M
     original = parse_module._Builder.command
 
     def command(self: Any, n: Any, base: int) -> Any:
-        if any(getattr(p, "word", None) == "boom" for p in n.parts):
+        if any(self.scan.text[base + p.pos[0]:base + p.pos[1]] == "boom" for p in n.parts):
             raise AttributeError("simulated bashlex surprise")
         return original(self, n, base)
 

@@ -2,7 +2,8 @@
 
 A cut is right when bashlex parses each piece on its own; the analysis of a text cut into pieces
 must be the analysis of the whole text. Both are checked on hand-written constructs that a
-naive line splitter gets wrong, on generated scripts, and on a long real-looking script."""
+naive line splitter gets wrong, on generated scripts, and on a long real-looking script. Last,
+the other shortcut of parsing a mask: bashlex need not expand its words."""
 
 from __future__ import annotations
 
@@ -139,3 +140,23 @@ def test_a_wrong_cut_is_parsed_again_with_the_next_piece(
     assert not [d for d in result.diagnostics if d.code in ("QC001", "QC002")]
     assert [c.words[0].value for c, _ in walk(result.trace.root.script)][-3:] == \
         [":", "echo", "break"]
+
+
+def _shape(nodes: list[object]) -> list[tuple[str, object]]:
+    # Word nodes' own parts (a tilde, say) exist only when bashlex expands the word.
+    return [(n.kind, n.pos) for n in grammar.iter_nodes(nodes)  # type: ignore[attr-defined]
+            if n.kind not in ("tilde", "parameter", "commandsubstitution",  # type: ignore[attr-defined]
+                              "processsubstitution")]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scripts())
+def test_a_mask_parses_to_the_same_tree_with_or_without_word_expansion(source: str) -> None:
+    masked = _masked(source)
+    expanded = grammar.safe_parse(masked, None)
+    plain = grammar.safe_parse(masked, None, expand=False)
+    assert (expanded.nodes is None) == (plain.nodes is None)
+    if expanded.nodes is not None and plain.nodes is not None:
+        assert _shape(plain.nodes) == _shape(expanded.nodes)
+    else:
+        assert (plain.error, plain.error_offset) == (expanded.error, expanded.error_offset)

@@ -37,7 +37,7 @@ class Arg:
         object.__setattr__(self, "offsets", compact_offsets(self.offsets))
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)  # (rules keep weak references to views)
 class CommandView:
     """A simple command of a shell layer with its argv after that layer's expansions."""
 

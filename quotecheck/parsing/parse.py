@@ -181,8 +181,8 @@ class _Builder:
             return []
         if masked.count("\n") <= 2 * PIECE_LINES:
             limit = self._limit()
-            return self._parsed(start, end, depth, masked, grammar.safe_parse(masked, limit),
-                                limit)
+            outcome = grammar.safe_parse(masked, limit, expand=False)
+            return self._parsed(start, end, depth, masked, outcome, limit)
         # A long text is parsed a few hundred lines at a time, cut between top-level commands
         # (splitter.py); a piece still open at its end (a wrong cut) is parsed again together
         # with the next one, a few at most.
@@ -194,7 +194,7 @@ class _Builder:
             merged = 1
             while True:
                 limit = self._limit()
-                outcome = grammar.safe_parse(masked[a:b], limit)
+                outcome = grammar.safe_parse(masked[a:b], limit, expand=False)
                 at = outcome.error_offset
                 if outcome.nodes is not None or outcome.timed_out or k + 1 == len(cuts) or \
                         merged == MAX_MERGED_PIECES or (at is not None and
@@ -275,7 +275,7 @@ class _Builder:
                     break
                 work -= len(chunk)
                 limit = self._limit()
-                outcome = grammar.safe_parse(chunk, limit)
+                outcome = grammar.safe_parse(chunk, limit, expand=False)
                 if outcome.nodes is not None:
                     nodes.extend(self.convert(outcome.nodes, start + a, start + b, depth))
                     parsed, a = True, b
@@ -330,7 +330,7 @@ class _Builder:
             limit = self._limit()
             if limit <= 0:
                 return None
-            outcome = grammar.safe_parse(chunk, limit)
+            outcome = grammar.safe_parse(chunk, limit, expand=False)
             if outcome.nodes is not None:
                 nodes.extend(self.convert(outcome.nodes, start + a, start + b, depth))
                 return b

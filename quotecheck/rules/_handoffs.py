@@ -26,8 +26,27 @@ POSIX_SHELLS = frozenset({"sh", "dash", "ash", "posh", "busybox", "busybox-sh", 
 DEFINITELY_NOT_BASH = frozenset({"dash", "ash", "posh", "busybox", "busybox-sh", "yash"})
 
 
+# handoffs() of the commands seen lately: nine rules ask it of every command. Keyed by id, with
+# a weak reference telling a live view from a dead one whose id was reused.
+_SEEN: dict[int, tuple[weakref.ref[CommandView], list[ho.Handoff]]] = {}
+_SEEN_MAX = 4096
+
+
 def handoffs(view: CommandView) -> list[ho.Handoff]:
-    """The hand-offs of one command, following exec wrappers (`sudo timeout 5 sh -c X`)."""
+    """The hand-offs of one command, following exec wrappers (`sudo timeout 5 sh -c X`).
+
+    The list is shared by every caller: do not change it."""
+    seen = _SEEN.get(id(view))
+    if seen is not None and seen[0]() is view:
+        return seen[1]
+    found = _handoffs(view)
+    if len(_SEEN) >= _SEEN_MAX:
+        _SEEN.clear()
+    _SEEN[id(view)] = (weakref.ref(view), found)
+    return found
+
+
+def _handoffs(view: CommandView) -> list[ho.Handoff]:
     if not view.argv or view.argv[0].dynamic:
         return []
     values = view.values
