@@ -920,6 +920,70 @@ def test_generated_scripts_agree_with_bash_n(tmp_path: Any) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# the tokenizer's one-step reading of plain words decides exactly what bashlex's own does
+# --------------------------------------------------------------------------------------------
+
+_SLOW_TOKENIZER = grammar._make_tokenizer_class(
+    __import__("bashlex.tokenizer").tokenizer, fast_words=False)
+
+
+def _token_view(value: Any) -> Any:
+    """A word token or string, comparable: type, spelling, flags, position."""
+    if isinstance(value, str) or value is None:
+        return value
+    return (value.ttype.name, value.value, sorted(f.name for f in value.flags),
+            value.lexpos, value.endlexpos)
+
+
+def _full_tree(text: str, expand: bool) -> Any:
+    try:
+        nodes = parse_masked(text, expand=expand)
+    except Exception as exc:  # the same error at the same place, or the test fails
+        return ("error", type(exc).__name__, str(exc))
+    return [(getattr(n, "kind", repr(n)), getattr(n, "pos", None),
+             _token_view(getattr(n, "word", None)), getattr(n, "op", None),
+             getattr(n, "type", None), getattr(n, "input", None))
+            for n in grammar.iter_nodes(nodes)]
+
+
+def _both_ways(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    loaded = grammar._bashlex()
+    for expand in (False, True):
+        fast = _full_tree(text, expand)
+        with monkeypatch.context() as m:
+            m.setattr(loaded, "tokenizer_class", _SLOW_TOKENIZER)
+            slow = _full_tree(text, expand)
+        assert fast == slow, (text, expand)
+
+
+def test_plain_words_read_in_one_step_on_generated_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(4321)
+    texts = [_generated_script(rng) for _ in range(300)]
+    extra = ["2>x 3<y 1>&2 4<&- x=1 a+=2 b[1]=3 {fd}>f done=1 for=in",
+             "case a in esac) x;; in) y;; esac", "function f { a; }", "function g\n{ b; }",
+             "[[ a && b ]] ]] x", "time -p -- a", "! time a | time b", "a\\\nb c\\\n",
+             "select x in a; do b; done", "for ((i=0;i<3;i++)) do x; done", "{ a; } }"]
+    for _ in range(1500):
+        texts.append("".join(
+            tok if rng.random() < 0.2 else tok + " "
+            for tok in (rng.choice(VOCAB) for _ in range(rng.randint(1, 14)))))
+    for text in [*texts, *extra]:
+        _both_ways(text, monkeypatch)
+
+
+@pytest.mark.skipif(not glob.glob("/var/lib/dpkg/info/*.postinst"), reason="no dpkg scripts")
+def test_plain_words_read_in_one_step_on_real_scripts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from quotecheck.parsing.scanner import scan
+
+    paths = sorted(glob.glob("/var/lib/dpkg/info/*.postinst"))[:60]
+    for path in paths:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read()
+        _both_ways(text, monkeypatch)  # as written: quotes, expansions and all
+        _both_ways(scan(text).masked(0, len(text), 0), monkeypatch)  # as quotecheck parses it
+
+
+# --------------------------------------------------------------------------------------------
 # coverage on real scripts (crude masking of our own, only to find grammar gaps)
 # --------------------------------------------------------------------------------------------
 

@@ -514,7 +514,13 @@ def _write_tables(parser: Any, path: Path, key: str) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def _make_tokenizer_class(tok: Any) -> Any:
+# A word the tokenizer can read in one step: characters that are neither a break (blank,
+# newline, `()<>;&|`) nor start a quote, an escape or an expansion (`\\ ' " ` $`).
+_PLAIN_WORD = re.compile(r"[^\s()<>;&|\\'\"`$]+")
+_BREAKS_AFTER_PLAIN = frozenset(" \t\n();&|")
+
+
+def _make_tokenizer_class(tok: Any, fast_words: bool = True) -> Any:
     """A subclass of bashlex's tokenizer with its decisions corrected where they differ from
     bash's parse.y (each found by parsing real scripts or by comparing with ``bash -n``):
 
@@ -644,16 +650,85 @@ def _make_tokenizer_class(tok: Any) -> Any:
             return as_word(self, current)
         return current
 
-    return type(
-        "QuotecheckTokenizer",
-        (base,),
-        {
-            "token": token,
-            "_qc_case_header": False,
-            "_time_command_acceptable": time_acceptable,
-            "_reserved_word_acceptable": reserved_word_acceptable,
-        },
-    )
+    ps_flags = tok.parserflags
+    word_flags = tok.wordflags
+    reserved = tok.valid_reserved_first_command
+    number_after = frozenset({tt.LESS_AND, tt.GREATER_AND})
+    slow_read_word = base._readtokenword
+
+    def read_word(self: Any, c: Any) -> Any:
+        """bashlex's ``_readtokenword`` for a word of plain characters, read with one match.
+
+        bashlex reads a word a character at a time through half a dozen method calls per
+        character: a fifth of the parse. For a word that is all plain characters followed by a
+        break, what it decides is re-expressed below from the word and what follows it; any
+        other word (quotes, escapes, `$`, `<(`, open delimiters, the end of the text) takes
+        bashlex's own path. tests/test_grammar.py compares both on real and generated text."""
+        line = self._shell_input_line
+        start = self._shell_input_line_index  # just after `c`
+        if self._dstack or self._eol_ungetc_lookahead is not None or \
+                not _PLAIN_WORD.match(c or "\\"):
+            return slow_read_word(self, c)
+        found = _PLAIN_WORD.match(line, start)
+        end = found.end() if found else start
+        if end >= len(line) or line[end] not in _BREAKS_AFTER_PLAIN:
+            return slow_read_word(self, c)
+        # bashlex would read the break after the word and push it back.
+        self._shell_input_line_index = end
+        self._recordpos()
+        value = c + line[start:end]
+        last = self._last_read_token
+        state = self._parserstate
+        if value.isdigit() and last.ttype in number_after and tok.shutils.legal_number(value):
+            return self._createtoken(tt.NUMBER, int(value))
+        special = self._specialcasetokens(value)
+        if special:
+            return self._createtoken(special, value)
+        kind = reserved.get(value)
+        # A reserved word where one may stand: but in a case pattern only `esac` is one, and
+        # `time` only where a pipeline may start.
+        if kind is not None and self._reserved_word_acceptable(last) and not (
+                (state & casepat and kind is not tt.ESAC)
+                or (kind is tt.TIME and not self._time_command_acceptable())):
+            if kind is tt.ESAC:
+                state.discard(casepat)
+                state.discard(ps_flags.CASESTMT)
+            elif kind is tt.CASE:
+                state.add(ps_flags.CASESTMT)
+            elif kind is tt.COND_END:
+                state.discard(ps_flags.CONDCMD)
+                state.discard(ps_flags.CONDEXPR)
+            elif kind is tt.COND_START:
+                state.add(ps_flags.CONDCMD)
+            elif kind is tt.LEFT_CURLY:
+                self._open_brace_count += 1
+            elif kind is tt.RIGHT_CURLY and self._open_brace_count:
+                self._open_brace_count -= 1
+            return self._createtoken(kind, value)
+        word = self._createtoken(tt.WORD, value, tok.utils.typedset(word_flags))
+        if self._is_assignment(value, bool(state & ps_flags.COMPASSIGN)):
+            word.flags.add(word_flags.ASSIGNMENT)
+            if self._assignment_acceptable(last):
+                word.flags.add(word_flags.NOSPLIT)
+                if state & ps_flags.COMPASSIGN:
+                    word.flags.add(word_flags.NOGLOB)
+        # (bashlex's `{var}>file` check is not needed: `<` or `>` after a word takes its path)
+        if word_flags.ASSIGNMENT in word.flags and word_flags.NOSPLIT in word.flags:
+            word.ttype = tt.ASSIGNMENT_WORD
+        if last.ttype is tt.FUNCTION:
+            state.add(ps_flags.ALLOWOPNBRC)
+            self._function_dstart = self._line_number
+        return word
+
+    members: dict[str, Any] = {
+        "token": token,
+        "_qc_case_header": False,
+        "_time_command_acceptable": time_acceptable,
+        "_reserved_word_acceptable": reserved_word_acceptable,
+    }
+    if fast_words:
+        members["_readtokenword"] = read_word
+    return type("QuotecheckTokenizer", (base,), members)
 
 
 # --------------------------------------------------------------------------------------------
