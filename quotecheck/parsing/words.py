@@ -54,7 +54,8 @@ class Part:
     name: str | None = None  # the parameter's name, for parameter and special parts
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "offsets", compact_offsets(self.offsets))
+        if type(self.offsets) is not range:
+            object.__setattr__(self, "offsets", compact_offsets(self.offsets))
 
     @property
     def dynamic(self) -> bool:
@@ -285,12 +286,12 @@ class _Segmenter:
 
     def _literal(self, quoting: Quoting, span: tuple[int, int], chars: list[str],
                  offs: list[int]) -> None:
-        self.parts.append(Part("literal", quoting, span, "".join(chars), tuple(offs)))
+        self.parts.append(Part("literal", quoting, span, "".join(chars), offs))
 
     def _expansion(self, start: int, end: int, quoting: Quoting) -> None:
         text = self.text
         raw = text[start:end]
-        offs = tuple(range(start, end))
+        offs = range(start, end)
         kind: PartKind
         name: str | None = None
         value = raw
@@ -385,7 +386,7 @@ class _Segmenter:
                 body_end = close - 1 if text[close - 1:close] == "'" and close > q + 1 else close
                 value, offs = decode_ansi_c(text[q + 1:body_end], q + 1)
                 self.parts.append(
-                    Part("literal", "ansi_c", (i, close), value, tuple(offs))
+                    Part("literal", "ansi_c", (i, close), value, offs)
                 )
                 i = close
                 continue
@@ -419,7 +420,7 @@ class _Segmenter:
                 flush(i)
                 stop = min(self.scan.ends[i], end)
                 self.parts.append(
-                    Part("literal", "none", (i, stop), text[i:stop], tuple(range(i, stop)))
+                    Part("literal", "none", (i, stop), text[i:stop], range(i, stop))
                 )
                 i = stop
                 continue
@@ -472,7 +473,7 @@ class _Segmenter:
             if a >= b:
                 continue
             span = (offs[a], offs[b - 1] + 1)
-            self.parts.append(Part(kind, "none", span, s[a:b], tuple(offs[a:b])))
+            self.parts.append(Part(kind, "none", span, s[a:b], offs[a:b]))
 
     # -- word-level expansions ----------------------------------------------------------------
 
@@ -820,7 +821,7 @@ def heredoc_body(scan: Scan, start: int, end: int, quoted: bool, strip_tabs: boo
             chars.append(text[i])
             offs.append(i)
         parts: tuple[Part, ...] = (
-            Part("literal", "heredoc", (start, end), "".join(chars), tuple(offs)),
+            Part("literal", "heredoc", (start, end), "".join(chars), offs),
         )
     else:
         seg = _Segmenter(scan, scan.dialect)
@@ -848,7 +849,7 @@ def _strip_leading_tabs(parts: tuple[Part, ...]) -> list[Part]:
             at_line_start = ch == "\n"
             chars.append(ch)
             offs.append(off)
-        out.append(Part(p.kind, p.quoting, p.span, "".join(chars), tuple(offs), p.name))
+        out.append(Part(p.kind, p.quoting, p.span, "".join(chars), offs, p.name))
     return out
 
 
