@@ -513,21 +513,11 @@ def test_a_huge_heredoc(tmp_path: Path, kind: str) -> None:
 DEEP = 10_000
 
 
-_SWALLOWED = pytest.mark.xfail(
-    strict=True, reason="parser bug (parsing/scanner.py): past max-nesting levels of quotes or "
-    "${...} the outermost one takes the rest of the file, so the next line is not analysed "
-    "(reported as not analysed). Reproducer: check_source('echo \"$(\"$(x)\")\"\\nssh h "
-    "\"echo $HOME\"\\n', Options(limits=Limits(max_nesting=1))) gives one QC002 spanning "
-    "(5, 36), the end of the text, and no QC101 on line 2; with the default limit the same "
-    "with 65 levels of '\"$(' or '${x:-'")
-
-
 @pytest.mark.parametrize(("opener", "closer", "limit"), [
     ("$(", ")", 64),  # the default limit
     ("<(", ")", 16), ("$(echo \"", "\")", 16), ("`", "`", 16),
     ("$((", "))", 16),  # arithmetic nests without recursion: no limit applies
-    pytest.param('"$(', ')"', 16, marks=_SWALLOWED),
-    pytest.param("${x:-", "}", 16, marks=_SWALLOWED),
+    ('"$(', ')"', 16), ("${x:-", "}", 16),  # the outermost is skipped to where it closes
 ])
 def test_10000_deep_substitutions(tmp_path: Path, opener: str, closer: str, limit: int) -> None:
     """10,000 levels: QC002 at the max-nesting limit (64, or 16 to make it quicker), and the
@@ -1040,3 +1030,18 @@ def test_the_configured_limits_reach_the_check_command(tmp_path: Path) -> None:
     result = check([path], tmp_path, limits={"max-nesting": 4})
     assert result.returncode == 1
     assert "nesting deeper than 4 levels is not analysed" in result.stdout
+
+
+@pytest.mark.parametrize(("text", "skipped"), [
+    ('echo "$("$(x)")" after\n', '"$("$(x)")"'),
+    ("echo ${a:-${b:-${c}}} after\n", "${a:-${b:-${c}}}"),
+    ("echo \"${x:-\"$(y ')' \\\") \")}\" after\n", "\"${x:-\"$(y ')' \\\") \")}\""),
+])
+def test_a_construct_nested_too_deep_is_skipped_to_where_it_closes(text: str, skipped: str) -> None:
+    from quotecheck.parsing.scanner import scan
+
+    found = scan(text, max_depth=1)
+    start = text.index(skipped)
+    assert found.ends[start] == start + len(skipped)
+    assert [p.code for p in found.problems] == ["QC002"]
+    assert "".join(found.mask).endswith(" after\n")

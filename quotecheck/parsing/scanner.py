@@ -157,6 +157,59 @@ class Scan:
         return "".join(chunk)
 
 
+def _construct_end(text: str, i: int) -> int:
+    """Where the `"..."`, `${...}` or `$(...)` at ``i`` ends, found without recursion.
+
+    Only for constructs nested too deep to scan properly: a stack of what is open (a double
+    quote, a brace, a parenthesis), single quotes and backticks skipped whole, escapes skipped.
+    The end of the text if it never closes."""
+    n = len(text)
+    stack: list[str] = []
+    j = i
+    while j < n:
+        c = text[j]
+        top = stack[-1] if stack else ""
+        if c == "\\":
+            j += 2
+            continue
+        if top == '"':
+            if c == '"':
+                stack.pop()
+            elif c == "$" and text.startswith(("$(", "${"), j):
+                stack.append(text[j + 1])
+                j += 1
+            elif c == "`":
+                j = _past(text, j, "`")
+                continue
+        elif c == '"':
+            stack.append('"')
+        elif c == "'" and '"' not in stack:  # (inside double quotes it is a plain character)
+            j = _past(text, j, "'")
+            continue
+        elif c == "`":
+            j = _past(text, j, "`")
+            continue
+        elif c == "$" and text.startswith(("$(", "${"), j):
+            stack.append(text[j + 1])
+            j += 1
+        elif c == "(" and top == "(":
+            stack.append(c)
+        elif (c == ")" and top == "(") or (c == "}" and top == "{"):
+            stack.pop()
+        j += 1
+        if not stack:
+            return j
+    return n
+
+
+def _past(text: str, j: int, quote: str) -> int:
+    """Past the closing ``quote`` of the one at ``j`` (escapes skipped in backticks)."""
+    k = j + 1
+    while k < len(text) and text[k] != quote:
+        k += 2 if quote == "`" and text[k] == "\\" else 1
+    return min(k + 1, len(text))
+
+
 def skip_line_continuations(text: str, i: int) -> int:
     """The index of the first character at or after ``i`` that is not a line continuation."""
     while text.startswith("\\\n", i):
@@ -438,11 +491,14 @@ class Scanner:
         except _TooDeep:
             if self._quote_depth > 1:
                 raise
-            self._problem("QC002", i, self.n, f"quotes and expansions nested deeper than "
+            # The outermost of them is skipped whole, to where it closes (it used to take the
+            # rest of the text, and the lines after it were lost).
+            end = _construct_end(self.text, i)
+            self._problem("QC002", i, end, f"quotes and expansions nested deeper than "
                           f"{self.max_depth} levels are not analysed")
-            self._fill(i, self.n)
-            self.scan.ends[i] = self.n
-            return self.n
+            self._fill(i, end)
+            self.scan.ends[i] = end
+            return end
         finally:
             self._quote_depth -= 1
 
