@@ -405,3 +405,29 @@ def test_scanner_total_and_bounded(dialect: Dialect, text: str) -> None:
     assert len(word.value) == len(word.offsets)
     assert all(0 <= o < n for o in word.offsets)
     assert list(word.offsets) == sorted(set(word.offsets))
+
+
+@given(st.text(alphabet="abcXYZ019_./:=,+%@-", min_size=1, max_size=12),
+       st.sampled_from(["bash", "sh"]), st.booleans())
+def test_plain_words_take_a_short_cut_to_the_same_word(word: str, dialect: str,
+                                                       assignment: bool) -> None:
+    import re as _re
+
+    import quotecheck.parsing.words as words_module
+    from quotecheck.parsing.scanner import scan as _scan
+    from quotecheck.parsing.words import segment
+
+    text = f"echo {word} end"
+    sc = _scan(text, dialect)  # type: ignore[arg-type]
+    start, end = 5, 5 + len(word)
+    at = start if assignment else None
+    quick = segment(sc, start, end, assignment_value_at=at)
+    saved = words_module._PLAIN_WORD
+    words_module._PLAIN_WORD = _re.compile(r"(?!)")  # never: the whole segmenter
+    try:
+        full = segment(sc, start, end, assignment_value_at=at)
+    finally:
+        words_module._PLAIN_WORD = saved
+    assert quick == full
+    assert [(p.kind, p.quoting, p.span, p.value, list(p.offsets)) for p in quick.parts] == \
+        [(p.kind, p.quoting, p.span, p.value, list(p.offsets)) for p in full.parts]

@@ -115,6 +115,9 @@ _TILDE_BASH = re.compile(r"~(?:\+[0-9]*|[A-Za-z0-9._-]*)")
 _TILDE_SH = re.compile(r"~[A-Za-z0-9._-]*")
 # An argument that looks like an assignment: bash (not in POSIX mode) tilde-expands its value.
 _ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]'\"\\$`]*\])?\+?=")
+# A word of these characters only is its own value: no quotes, escapes, expansions, tildes,
+# globs or braces (segment() takes a short cut for it).
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./:=,+%@-]+")
 # Bytes that cannot be decoded come back as lone surrogates U+DC80..U+DCFF (surrogateescape),
 # the way the tests decode what a shell prints.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
@@ -691,6 +694,11 @@ def segment(
     ``assignment_value_at`` is the offset where an assignment's value begins: tilde expansion
     then also happens after ``=`` and ``:``, and no globbing or brace expansion applies.
     """
+    if _PLAIN_WORD.fullmatch(scan.text, start, end):
+        # Most words: one unquoted literal with nothing to expand, remove or match.
+        raw = scan.text[start:end]
+        span = (start, end)
+        return Word(span, raw, (Part("literal", "none", span, raw, range(start, end)),))
     seg = _Segmenter(scan, dialect or scan.dialect)
     seg.begin(start, end, assignment_value_at)
     seg.unquoted(start, end)
