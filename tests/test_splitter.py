@@ -160,3 +160,26 @@ def test_a_mask_parses_to_the_same_tree_with_or_without_word_expansion(source: s
         assert _shape(plain.nodes) == _shape(expanded.nodes)
     else:
         assert (plain.error, plain.error_offset) == (expanded.error, expanded.error_offset)
+
+
+def test_pieces_left_when_the_time_runs_out_are_one_finding(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "".join(f'ssh h "echo $HOME {i}"\n' for i in range(60))
+    monkeypatch.setattr(parse, "PIECE_LINES", 5)
+    real = parse._Builder._limit
+    calls = {"n": 0}
+
+    def limit(self: parse._Builder) -> float:
+        if self.scan.text != text:
+            return real(self)  # the remote shells' texts: time enough
+        calls["n"] += 1
+        return real(self) if calls["n"] <= 3 else 0.0  # time is up after the first piece
+
+    monkeypatch.setattr(parse._Builder, "_limit", limit)
+    found = check_source(text, Options(dialect="bash")).diagnostics
+    out_of_time = [d for d in found if d.code == "QC002"]
+    assert len(out_of_time) == 1, [(d.span, d.message) for d in out_of_time]
+    assert "the rest of this text" in out_of_time[0].message
+    assert out_of_time[0].span[1] == len(text)
+    analysed = [d for d in found if d.code == "QC101"]
+    assert analysed and all(d.span[0] < out_of_time[0].span[0] for d in analysed)

@@ -191,9 +191,9 @@ class _Builder:
         k = 0
         while k < len(cuts):
             a, b = cuts[k]
+            limit = self._limit()
             merged = 1
-            while True:
-                limit = self._limit()
+            while limit > 0:
                 outcome = grammar.safe_parse(masked[a:b], limit, expand=False)
                 at = outcome.error_offset
                 if outcome.nodes is not None or outcome.timed_out or k + 1 == len(cuts) or \
@@ -203,6 +203,13 @@ class _Builder:
                 k += 1
                 merged += 1
                 b = cuts[k][1]
+                limit = self._limit()
+            if limit <= 0 or (outcome.timed_out and self._limit() <= 0):
+                # Out of time: one finding for the rest of the text, not one for each piece.
+                self.problem("QC002", start + a, end,
+                             f"{self._gave_up(min(limit, 0))}: the rest of this text "
+                             f"({_lines(masked[a:])}) is not analysed")
+                break
             nodes.extend(self._parsed(start + a, start + b, depth, masked[a:b], outcome, limit))
             k += 1
         return nodes
