@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """quotecheck against ShellCheck, in one run, on the same files: a Markdown table.
 
-    python3 benchmarks/speed.py            # everything (about 15-20 minutes on 2 busy cores)
+    python3 benchmarks/speed.py            # everything (about 7-10 minutes on 2 cores)
     python3 benchmarks/speed.py --quick    # a smoke run: 1 run each, small corpus sample, 1k lines
     python3 benchmarks/speed.py --json benchmarks/results/speed.json
 
