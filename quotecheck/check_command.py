@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROGRESS_AFTER = 200  # files; below this a run is quick enough to need no progress display
-IN_FLIGHT_PER_WORKER = 32  # files handed out ahead per worker: enough to keep each one busy
+# Files handed out ahead per worker. Reports come back in input order, so a long file at the
+# head of the window holds the others' results: with 4, the second worker sat idle behind it.
+IN_FLIGHT_PER_WORKER = 32
 # Without --jobs, files are checked in worker processes only if together they are at least this
 # large (~400 lines, ~0.1 s to check): below it starting the workers costs what they save.
 PARALLEL_MIN_BYTES = 16 * 1024

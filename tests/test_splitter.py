@@ -56,6 +56,9 @@ def _lines_at(text: str, breaks: list[int]) -> list[int]:
         ("cmd > if\nz\n", [2, 3]),
         ("for i in 1 2; {\n  echo; }\nz\n", [3, 4]),
         ("for i in 1 2; do {\n  echo; }\ndone\nz\n", [4, 5]),
+        # `do` right after the name (gzexe's `for i do`): a brace group in the body is no loop
+        ("for i do\n  { a; }\ndone\nz\n", [4, 5]),
+        ("select x in a\ndo\n  { b; }\ndone\nz\n", [5, 6]),
         ("case $x in\n  a|esac) b\n  ;;\nesac\nz\n", [5, 6]),
         ("( a\n  b )\nz\n", [3, 4]),
     ],

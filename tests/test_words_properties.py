@@ -81,14 +81,18 @@ def _outputs(shell: str, words: list[GenWord], segs: list[Word]) -> list[list[st
     except ShellWordsError:
         pass
     # One word failed: find it. Only an expansion may fail (`{$,}{}` expands to `${}`, a bad
-    # substitution), and only at run time, not as a syntax error the lexer should have seen.
+    # substitution; `{$,}[/]` to `$[/]`, an arithmetic error: "syntax error: operand expected
+    # (error token is ...)"), and only at run time, not as a syntax error the lexer should
+    # have seen.
     out: list[list[str] | None] = []
     for w, seg in zip(words, segs, strict=True):
         try:
             out.append(shell_word_lists(shell, [w.source])[0])
         except ShellWordsError as exc:
             message = str(exc)
-            if not seg.dynamic or "syntax error" in message or "unexpected EOF" in message:
+            parse_error = ("syntax error" in message and "error token is" not in message) \
+                or "unexpected EOF" in message
+            if not seg.dynamic or parse_error:
                 raise
             out.append(None)
     return out

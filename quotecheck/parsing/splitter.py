@@ -24,7 +24,7 @@ _TOKEN = re.compile(
 )
 _OPENERS = frozenset({"if", "for", "select", "while", "until", "{"})
 _CLOSERS = frozenset({"fi", "done", "}"})
-_OPEN = _OPENERS | {"do"}
+_OPEN = _OPENERS | {"do", "loop-header"}
 # Reserved words after which a command (and so another reserved word) may follow.
 _KEEP_COMMAND_POSITION = frozenset(
     {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
@@ -101,13 +101,15 @@ def top_level_breaks(masked: str) -> list[int]:
             command_position = True
         elif token in _COMMAND_POSITION_AFTER:
             command_position = True
+        elif top in ("for", "select"):
+            stack[-1] = "loop-header"  # the loop's name; its `in` list or `do` follows
+        elif top == "loop-header" and (token == "do" or (token == "{" and command_position)):
+            # `for i do`, `for i in a; do`, or braces standing for do/done (`for i in a; {`)
+            stack[-1] = token
+            command_position = True
         elif command_position:
             if token == "case":
                 stack.append("case-head")
-            elif token == "{" and top in ("for", "select"):
-                stack[-1] = "{"  # `for i in a b; { ...; }`: the braces stand for do/done
-            elif token == "do" and top in ("for", "select"):
-                stack[-1] = "do"
             elif token in _OPENERS:
                 stack.append(token)
             elif (token == "esac" and top == "case-body") or (
