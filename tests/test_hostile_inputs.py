@@ -836,17 +836,17 @@ def test_a_pipe_is_read_and_an_endless_stdin_is_refused(tmp_path: Path) -> None:
 def test_a_region_that_times_out_is_parsed_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """A whole text too slow to parse at once (here: any of more than 20 lines) is parsed a
     chunk of lines at a time, so long scripts are analysed instead of skipped whole."""
-    from quotecheck.parsing import grammar
+    from quotecheck.parsing import bashlex_adapter
     from quotecheck.parsing import parse as parse_module
 
-    real = grammar.safe_parse
+    real = bashlex_adapter.safe_parse
 
     def slow_on_long(text: str, time_limit: float | None = 2.0, **kw: Any) -> Any:
         if text.count("\n") > 20:
-            return grammar.ParseOutcome(None, "parse did not finish", None, True)
+            return bashlex_adapter.ParseOutcome(None, "parse did not finish", None, True)
         return real(text, time_limit, **kw)
 
-    monkeypatch.setattr(parse_module.grammar, "safe_parse", slow_on_long)
+    monkeypatch.setattr(parse_module.bashlex_adapter, "safe_parse", slow_on_long)
     lines = [f'echo {i} "$x"\n' for i in range(50)]
     lines[10:10] = ["for f in a b; do\n", "  echo \"$f\"\n", "done\n"]
     text = "".join(lines) + f'{SSH} "echo $HOME"\n'

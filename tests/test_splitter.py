@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from quotecheck.checker import Options, check_source
-from quotecheck.parsing import grammar, parse, splitter
+from quotecheck.parsing import bashlex_adapter, parse, splitter
 from quotecheck.parsing.scanner import scan
 from quotecheck.parsing.tree import walk
 from tests.test_fuzz import scripts
@@ -82,7 +82,7 @@ def test_each_piece_parses_on_its_own(text: str) -> None:
     assert len(cuts) == 3
     assert "".join(masked[a:b] for a, b in cuts) == masked
     for a, b in cuts:
-        assert grammar.safe_parse(masked[a:b], None).nodes is not None, masked[a:b]
+        assert bashlex_adapter.safe_parse(masked[a:b], None).nodes is not None, masked[a:b]
 
 
 def _findings(text: str) -> list[tuple[str, tuple[int, int], str]]:
@@ -110,13 +110,13 @@ def test_a_long_script_is_parsed_in_pieces_with_the_same_findings(
     body = "".join(f"f{i}() {{\n{one}}}\n" if i % 2 else one for i in range(16))
     monkeypatch.setattr(parse, "PIECE_LINES", 100)
     calls: list[int] = []
-    real = grammar.safe_parse
+    real = bashlex_adapter.safe_parse
 
-    def counting(text: str, *args: object, **kwargs: object) -> grammar.ParseOutcome:
+    def counting(text: str, *args: object, **kwargs: object) -> bashlex_adapter.ParseOutcome:
         calls.append(text.count("\n"))
         return real(text, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(grammar, "safe_parse", counting)
+    monkeypatch.setattr(bashlex_adapter, "safe_parse", counting)
     cut = _findings(body)
     lines = _masked(body).count("\n")  # (a quoted string's lines are one line in the mask)
     assert lines > 400
@@ -147,7 +147,7 @@ def test_a_wrong_cut_is_parsed_again_with_the_next_piece(
 
 def _shape(nodes: list[object]) -> list[tuple[str, object]]:
     # Word nodes' own parts (a tilde, say) exist only when bashlex expands the word.
-    return [(n.kind, n.pos) for n in grammar.iter_nodes(nodes)  # type: ignore[attr-defined]
+    return [(n.kind, n.pos) for n in bashlex_adapter.iter_nodes(nodes)  # type: ignore[attr-defined]
             if n.kind not in ("tilde", "parameter", "commandsubstitution",  # type: ignore[attr-defined]
                               "processsubstitution")]
 
@@ -156,8 +156,8 @@ def _shape(nodes: list[object]) -> list[tuple[str, object]]:
 @given(scripts())
 def test_a_mask_parses_to_the_same_tree_with_or_without_word_expansion(source: str) -> None:
     masked = _masked(source)
-    expanded = grammar.safe_parse(masked, None)
-    plain = grammar.safe_parse(masked, None, expand=False)
+    expanded = bashlex_adapter.safe_parse(masked, None)
+    plain = bashlex_adapter.safe_parse(masked, None, expand=False)
     assert (expanded.nodes is None) == (plain.nodes is None)
     if expanded.nodes is not None and plain.nodes is not None:
         assert _shape(plain.nodes) == _shape(expanded.nodes)

@@ -14,7 +14,7 @@ import time
 from bisect import bisect_left
 from typing import Any
 
-from quotecheck.parsing import grammar, splitter
+from quotecheck.parsing import bashlex_adapter, splitter
 from quotecheck.parsing.scanner import Dialect, HeredocSpec, NestedScript, Problem, Scan, scan
 from quotecheck.parsing.tree import (
     Assignment,
@@ -181,7 +181,7 @@ class _Builder:
             return []
         if masked.count("\n") <= 2 * PIECE_LINES:
             limit = self._limit()
-            outcome = grammar.safe_parse(masked, limit, expand=False)
+            outcome = bashlex_adapter.safe_parse(masked, limit, expand=False)
             return self._parsed(start, end, depth, masked, outcome, limit)
         # A long text is parsed a few hundred lines at a time, cut between top-level commands
         # (splitter.py); a piece still open at its end (a wrong cut) is parsed again together
@@ -194,7 +194,7 @@ class _Builder:
             limit = self._limit()
             merged = 1
             while limit > 0:
-                outcome = grammar.safe_parse(masked[a:b], limit, expand=False)
+                outcome = bashlex_adapter.safe_parse(masked[a:b], limit, expand=False)
                 at = outcome.error_offset
                 if outcome.nodes is not None or outcome.timed_out or k + 1 == len(cuts) or \
                         merged == MAX_MERGED_PIECES or (at is not None and
@@ -215,7 +215,7 @@ class _Builder:
         return nodes
 
     def _parsed(self, start: int, end: int, depth: int, masked: str,
-                outcome: grammar.ParseOutcome, limit: float) -> list[Node]:
+                outcome: bashlex_adapter.ParseOutcome, limit: float) -> list[Node]:
         """The nodes of ``masked`` (the text from ``start`` to ``end``) given how its parse
         went: converted, or recovered a chunk at a time after an error or a time-out."""
         if outcome.nodes is None:
@@ -273,7 +273,7 @@ class _Builder:
                 # not again before the lines of that chunk are done (each would cost as much)
                 retry_at = breaks[min(first + CHUNK_LINES_AFTER_TIMEOUT, len(breaks) - 1)]
             parsed = False
-            first_error: grammar.ParseOutcome | None = None
+            first_error: bashlex_adapter.ParseOutcome | None = None
             for k in range(first, min(first + MAX_CHUNK_LINES, len(breaks))):
                 b = breaks[k]
                 chunk = masked[a:b]
@@ -282,7 +282,7 @@ class _Builder:
                     break
                 work -= len(chunk)
                 limit = self._limit()
-                outcome = grammar.safe_parse(chunk, limit, expand=False)
+                outcome = bashlex_adapter.safe_parse(chunk, limit, expand=False)
                 if outcome.nodes is not None:
                     nodes.extend(self.convert(outcome.nodes, start + a, start + b, depth))
                     parsed, a = True, b
@@ -337,7 +337,7 @@ class _Builder:
             limit = self._limit()
             if limit <= 0:
                 return None
-            outcome = grammar.safe_parse(chunk, limit, expand=False)
+            outcome = bashlex_adapter.safe_parse(chunk, limit, expand=False)
             if outcome.nodes is not None:
                 nodes.extend(self.convert(outcome.nodes, start + a, start + b, depth))
                 return b

@@ -1,4 +1,5 @@
-"""Tests for quotecheck.parsing.grammar: bashlex with our grammar actions, safe_parse, validate."""
+"""Tests for quotecheck.parsing.bashlex_adapter: bashlex with our grammar actions, safe_parse,
+validate."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from quotecheck.parsing import grammar
-from quotecheck.parsing.grammar import ParseOutcome, parse_masked, safe_parse, validate
+from quotecheck.parsing import bashlex_adapter
+from quotecheck.parsing.bashlex_adapter import ParseOutcome, parse_masked, safe_parse, validate
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -65,7 +66,7 @@ def shape(node: Any, text: str) -> str:
     """A compact structural rendering: leaves as kind:'text', containers as kind[...]."""
     if node.kind in ("word", "assignment", "reservedword", "operator", "pipe", "redirect"):
         return f"{node.kind}:{text[node.pos[0] : node.pos[1]]!r}"
-    inside = " ".join(shape(c, text) for c in grammar.child_nodes(node))
+    inside = " ".join(shape(c, text) for c in bashlex_adapter.child_nodes(node))
     return f"{node.kind}[{inside}]"
 
 
@@ -258,7 +259,7 @@ def test_case_redirect_after_esac_and_in_pipelines_and_lists() -> None:
 )
 def test_case_nested_everywhere(text: str) -> None:
     nodes = parse_ok(text)
-    cases = [n for n in grammar.iter_nodes(nodes) if n.kind == "case"]
+    cases = [n for n in bashlex_adapter.iter_nodes(nodes) if n.kind == "case"]
     assert cases
     for case in cases:
         assert case.parts[0].word == "case"
@@ -297,7 +298,7 @@ def test_if_multiline_and_nested_else_if() -> None:
     text2 = "if a; then b; else if c; then d; fi; fi"
     outer = inner(text2, "if")
     assert keywords(outer) == ["if", "then", "else", "fi"]
-    nested = [n for n in grammar.iter_nodes([outer]) if n.kind == "if"]
+    nested = [n for n in bashlex_adapter.iter_nodes([outer]) if n.kind == "if"]
     assert len(nested) == 2
 
 
@@ -716,7 +717,7 @@ def _swallows_the_first_timeout(give_up_after: float) -> Any:
             try:
                 while time.monotonic() < deadline:
                     pass
-            except grammar._Timeout:
+            except bashlex_adapter._Timeout:
                 swallowed += 1
                 if swallowed > 1:
                     raise
@@ -842,7 +843,7 @@ def test_validate_rejects_malformed_nodes() -> None:
 def test_iter_nodes_is_iterative() -> None:
     text = "{ " * 3000 + "a" + "; }" * 3000
     nodes = parse_ok(text)  # validate walks it without recursion
-    assert sum(1 for n in grammar.iter_nodes(nodes) if n.kind == "compound") == 3000
+    assert sum(1 for n in bashlex_adapter.iter_nodes(nodes) if n.kind == "compound") == 3000
 
 
 # --------------------------------------------------------------------------------------------
@@ -924,7 +925,7 @@ def test_generated_scripts_agree_with_bash_n(tmp_path: Any) -> None:
 # the tokenizer's one-step reading of plain words decides exactly what bashlex's own does
 # --------------------------------------------------------------------------------------------
 
-_SLOW_TOKENIZER = grammar._make_tokenizer_class(
+_SLOW_TOKENIZER = bashlex_adapter._make_tokenizer_class(
     importlib.import_module("bashlex.tokenizer"), fast_words=False)
 
 
@@ -944,11 +945,11 @@ def _full_tree(text: str, expand: bool) -> Any:
     return [(getattr(n, "kind", repr(n)), getattr(n, "pos", None),
              _token_view(getattr(n, "word", None)), getattr(n, "op", None),
              getattr(n, "type", None), getattr(n, "input", None))
-            for n in grammar.iter_nodes(nodes)]
+            for n in bashlex_adapter.iter_nodes(nodes)]
 
 
 def _both_ways(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    loaded = grammar._bashlex()
+    loaded = bashlex_adapter._bashlex()
     for expand in (False, True):
         fast = _full_tree(text, expand)
         with monkeypatch.context() as m:
@@ -1181,15 +1182,15 @@ def test_dpkg_maintainer_scripts_coverage() -> None:
 PROBE = textwrap.dedent(
     """\
     import json, sys
-    from quotecheck.parsing import grammar
-    assert "bashlex" not in sys.modules, "importing grammar imported bashlex"
+    from quotecheck.parsing import bashlex_adapter
+    assert "bashlex" not in sys.modules, "importing bashlex_adapter imported bashlex"
     text = "case x in a|b) c;; esac\\nwhile a\\ndo b\\ndone\\ntime -p x | y"
-    nodes = grammar.parse_masked(text)
+    nodes = bashlex_adapter.parse_masked(text)
     import bashlex.parser as P
     tables = [sorted((k, sorted(v.items())) for k, v in P.yaccparser.action.items()),
               sorted((k, sorted(v.items())) for k, v in P.yaccparser.goto.items()),
               [p.str for p in P.yaccparser.productions]]
-    print(json.dumps({"source": grammar.table_source(),
+    print(json.dumps({"source": bashlex_adapter.table_source(),
                       "tree": [n.dump() for n in nodes],
                       "tables": tables}))
     """
@@ -1239,9 +1240,9 @@ def test_table_cache_unwritable_location_falls_back(tmp_path: Any) -> None:
 
 def test_table_cache_dir_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QUOTECHECK_CACHE_DIR", "")
-    assert grammar.table_cache_dir() is None
+    assert bashlex_adapter.table_cache_dir() is None
     monkeypatch.setenv("QUOTECHECK_CACHE_DIR", "/somewhere")
-    assert str(grammar.table_cache_dir()) == "/somewhere"
+    assert str(bashlex_adapter.table_cache_dir()) == "/somewhere"
     monkeypatch.delenv("QUOTECHECK_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", "/xdg")
-    assert str(grammar.table_cache_dir()) == "/xdg/quotecheck"
+    assert str(bashlex_adapter.table_cache_dir()) == "/xdg/quotecheck"

@@ -663,7 +663,8 @@ def _make_tokenizer_class(tok: Any, fast_words: bool = True) -> Any:
         character: a fifth of the parse. For a word that is all plain characters followed by a
         break, what it decides is re-expressed below from the word and what follows it; any
         other word (quotes, escapes, `$`, `<(`, open delimiters, the end of the text) takes
-        bashlex's own path. tests/test_grammar.py compares both on real and generated text."""
+        bashlex's own path. tests/test_bashlex_adapter.py compares both on real and generated
+        text."""
         line = self._shell_input_line
         start = self._shell_input_line_index  # just after `c`
         if self._dstack or self._eol_ungetc_lookahead is not None or \
