@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from quotecheck.layers.argv_options import Grammar, scan
 from quotecheck.layers.awk import awk_unescape
-from quotecheck.layers.grammar import Grammar, scan
 from quotecheck.layers.handoff import (
     AwkHandoff,
     ExecHandoff,

@@ -21,7 +21,7 @@ import re
 from collections.abc import Set as AbstractSet
 from typing import Literal
 
-from quotecheck.layers.grammar import Grammar, Option, scan
+from quotecheck.layers.argv_options import Grammar, Option, scan
 from quotecheck.layers.handoff import AwkAssignment, AwkHandoff, Handler, basename
 
 Dialect = Literal["mawk", "gawk"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar, Literal
 
-from quotecheck.layers.grammar import Option
+from quotecheck.layers.argv_options import Option
 
 __all__ = [
     "AwkAssignment",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 
-from quotecheck.layers.grammar import Grammar, Option, scan
+from quotecheck.layers.argv_options import Grammar, Option, scan
 from quotecheck.layers.handoff import (
     ExecHandoff,
     Handler,

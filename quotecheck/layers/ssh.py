@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from typing import Literal
 
-from quotecheck.layers.grammar import Grammar, Option, scan
+from quotecheck.layers.argv_options import Grammar, Option, scan
 from quotecheck.layers.handoff import Handler, SshHandoff
 
 # `-P tag` takes a value since OpenSSH 9.4 (`Tag` option); 9.2 here still accepts -P as an

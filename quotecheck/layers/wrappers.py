@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from quotecheck.layers.grammar import Grammar, Option, Scan, scan
+from quotecheck.layers.argv_options import Grammar, Option, Scan, scan
 from quotecheck.layers.handoff import (
     ExecHandoff,
     Handler,

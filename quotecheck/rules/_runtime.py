@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from quotecheck.layers import handoff as ho
-from quotecheck.layers.grammar import Grammar, scan
+from quotecheck.layers.argv_options import Grammar, scan
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.parsing.tree import (
     CommandList,
