@@ -72,7 +72,8 @@ class Step:
 
 def plan_via(via: list[str], remote_shell: str = "sh") -> Step:
     """Decide how ``via`` (already split into words) hands on what follows it."""
-    from quotecheck.layers import handoff as ho
+    from quotecheck.layers import dispatch
+    from quotecheck.layers import handoff_types as ho
 
     sentinel = "\0quotecheck-target\0"
     argv = [*via, sentinel]
@@ -81,7 +82,7 @@ def plan_via(via: list[str], remote_shell: str = "sh") -> Step:
         if at == 0:
             # The target argv itself is what this layer runs.
             return Step(tuple(via), "exec", "", f"{' '.join(via)}: argv passed on")
-        h = ho.classify(argv)
+        h = dispatch.classify(argv)
         if isinstance(h, ho.ExecHandoff):
             words = list(h.words)
             if at not in words or h.prefix:

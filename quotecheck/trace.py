@@ -1,7 +1,7 @@
 """Build the layer tree for an input: parse each shell layer, follow every hand-off.
 
 For each simple command of a shell layer the argv is computed (values after quote removal,
-dynamic words kept as written), then ``layers.handoff.classify`` says whether the command opens
+dynamic words kept as written), then ``layers.dispatch.classify`` says whether the command opens
 another layer; if it does, the child layer's text is assembled from the argv with a source map
 back to the input, and the child is analysed the same way. Nothing is ever executed.
 """
@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quotecheck.config import Limits
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import dispatch
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Dialect, Problem
@@ -329,7 +330,7 @@ class _Builder:
         if 0 in dynamic:
             return
         try:
-            handoff = ho.classify(values, frozenset(dynamic))
+            handoff = dispatch.classify(values, frozenset(dynamic))
         except (ValueError, IndexError, KeyError):
             handoff = None
         if handoff is None:
@@ -337,7 +338,7 @@ class _Builder:
         if isinstance(handoff, ho.SshHandoff):
             self.ssh(layer, view, argv, handoff, depth, stdin)
         elif isinstance(handoff, ho.ExecHandoff) and handoff.wrapper == "find":
-            for clause in ho.find_exec_clauses(values, frozenset(dynamic)):
+            for clause in dispatch.find_exec_clauses(values, frozenset(dynamic)):
                 self.exec_wrapper(layer, view, argv, clause, depth, stdin, where)
         elif isinstance(handoff, ho.ExecHandoff):
             self.exec_wrapper(layer, view, argv, handoff, depth, stdin, where)

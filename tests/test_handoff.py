@@ -1,4 +1,5 @@
-"""The argv grammar of every hand-off layer (quotecheck.layers.handoff and friends).
+"""The argv grammar of every hand-off layer (quotecheck.layers.dispatch and the per-program
+modules it dispatches to).
 
 Ground truth comes from the real programs where that needs no network: `ssh -G` (prints the
 resolved configuration without connecting), bash/dash, mawk, GNU env/timeout/nice/xargs/find,
@@ -23,19 +24,17 @@ from hypothesis import strategies as st
 
 from quotecheck.layers.argv_options import Grammar, scan
 from quotecheck.layers.awk import awk_unescape
-from quotecheck.layers.handoff import (
+from quotecheck.layers.dispatch import chain, classify, find_exec_clauses
+from quotecheck.layers.handoff_types import (
     AwkHandoff,
     ExecHandoff,
     JoinHandoff,
     ShellHandoff,
     SshHandoff,
     basename,
-    chain,
-    classify,
-    find_exec_clauses,
     sudo_shell_string,
 )
-from quotecheck.layers.ssh import parse_config_option
+from quotecheck.layers.ssh_settings import parse_config_option
 from quotecheck.layers.wrappers import env_split_string, xargs_replace_string
 
 PRINT0 = ["printf", "%s\\0"]

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import itertools
 import signal
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import pytest
 from harness.shells import ShellWordsError, run_shell
@@ -46,6 +44,7 @@ from quotecheck.parsing.scanner import Dialect, Scan, scan
 from quotecheck.parsing.tree import SimpleCommand, walk
 from quotecheck.parsing.words import EXPANSION_KINDS, Word, segment
 from quotecheck.sourcemap import SourceMap, compact_offsets
+from quotecheck.trace import build_trace
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -321,24 +320,9 @@ def _trace_commands(draw: st.DrawFn) -> str:
     return f"{form} {words[0]}" + (" a0 a1" if draw(st.booleans()) else "")
 
 
-def _build_trace() -> Callable[..., Any]:
-    """``build_trace``, waiting a little if layers/handoff.py is mid-edit by someone else."""
-    for attempt in range(4):
-        try:
-            from quotecheck.trace import build_trace
-        except Exception:  # a module mid-edit may fail in any way
-            if attempt == 3:
-                raise
-            time.sleep(20)
-        else:
-            return build_trace
-    raise AssertionError("unreachable")
-
-
 @examples(0.5)
 @given(_trace_commands())
 def test_trace_layers_map_back_to_source(source: str) -> None:
-    build_trace = _build_trace()
     trace = build_trace(source)
     event(f"{len(trace.layers)} layers")
     for layer in trace.layers:

@@ -22,7 +22,7 @@ from collections.abc import Set as AbstractSet
 from typing import Literal
 
 from quotecheck.layers.argv_options import Grammar, Option, scan
-from quotecheck.layers.handoff import AwkAssignment, AwkHandoff, Handler, basename
+from quotecheck.layers.handoff_types import AwkAssignment, AwkHandoff, Handler, basename
 
 Dialect = Literal["mawk", "gawk"]
 

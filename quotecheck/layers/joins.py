@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 
 from quotecheck.layers.argv_options import Grammar, Option, scan
-from quotecheck.layers.handoff import (
+from quotecheck.layers.handoff_types import (
     ExecHandoff,
     Handler,
     Handoff,

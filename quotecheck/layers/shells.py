@@ -24,13 +24,12 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from quotecheck.layers.argv_options import Grammar, Option, scan
-from quotecheck.layers.handoff import (
+from quotecheck.layers.handoff_types import (
     ExecHandoff,
     Handler,
     Handoff,
     ShellHandoff,
     basename,
-    classify,
 )
 
 SHELL_NAMES = ("sh", "bash", "rbash", "dash", "ash", "zsh", "ksh", "ksh93", "mksh", "lksh",
@@ -140,13 +139,6 @@ def parse_shell(
     return parse_shell_words(
         argv, dynamic, name.lstrip("-"), range(start + 1, end), shell_index=start, login=login
     )
-
-
-def parse_busybox(
-    argv: tuple[str, ...], dynamic: AbstractSet[int], start: int, end: int
-) -> Handoff | None:
-    """`busybox APPLET args`: the applet is the program."""
-    return classify(argv, dynamic, start + 1, end)
 
 
 # -- su / runuser ------------------------------------------------------------------------------
@@ -289,7 +281,6 @@ def parse_script(
 HANDLERS: dict[str, Handler] = {
     **{name: parse_shell for name in SHELL_NAMES},
     **{"-" + name: parse_shell for name in SHELL_NAMES},
-    "busybox": parse_busybox,
     "su": parse_su,
     "runuser": parse_su,
     "script": parse_script,

@@ -29,7 +29,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from quotecheck.layers.argv_options import Grammar, Option, Scan, scan
-from quotecheck.layers.handoff import (
+from quotecheck.layers.handoff_types import (
     ExecHandoff,
     Handler,
     Handoff,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from quotecheck.diagnostics import Edit, Fix, Related, Severity
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.parsing.tree import Compound, Redirect, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.parsing.tree import Compound
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import (
     Compound,

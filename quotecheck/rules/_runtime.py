@@ -32,7 +32,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import dispatch as ho
 from quotecheck.layers.argv_options import Grammar, scan
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.parsing.tree import (

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from itertools import pairwise
 
 from quotecheck.diagnostics import Edit, Fix, Related, Severity
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, Layer
 from quotecheck.rules._crosslayer import Issue, joined_words, literal_view, word_issues
 from quotecheck.rules.api import CheckContext, Finding, Rule

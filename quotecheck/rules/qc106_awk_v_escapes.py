@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.awk import awk_unescape
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.rules._handoffs import arg_span, code, descendants, handoffs

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from quotecheck.diagnostics import Edit, Fix, Severity
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.rules._handoffs import (
     TextWord,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix, Severity
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.words import Part
 from quotecheck.rules._handoffs import code, descendants, handoffs, part_span, where_label

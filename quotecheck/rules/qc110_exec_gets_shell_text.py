@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.rules._handoffs import arg_span, code, descendants, handoffs, sh_quote
 from quotecheck.rules.api import CheckContext, Finding, Rule

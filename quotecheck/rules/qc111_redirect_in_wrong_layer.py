@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Related, Severity
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Pipeline, Redirect
 from quotecheck.rules._handoffs import (

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from quotecheck.diagnostics import Edit, Fix, Related
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.parsing.words import Word

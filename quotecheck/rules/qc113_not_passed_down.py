@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from quotecheck.diagnostics import Related, Severity
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.rules._handoffs import (

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Related
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer
 from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule

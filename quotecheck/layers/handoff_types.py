@@ -1,11 +1,10 @@
-"""Which simple commands hand text or argv on to another interpretation layer, and how.
+"""The kinds of hand-off: what a program that passes text or argv on does with its argv.
 
-`classify(argv, dynamic)` looks at the argv of one simple command (after the local shell's
-quote removal) and, when argv[0] names a program that passes something on (ssh, sudo, sh -c,
-eval, awk...), says exactly which words go where. Pure functions, no I/O: the grammars come
-from manuals and from behaviour verified against the real programs (see each module).
+One frozen dataclass per kind (ssh, exec wrappers, shells, joins, awk), filled in by the
+parser of the program's argv (`ssh.py`, `wrappers.py`, `shells.py`, `joins.py`, `awk.py`), which
+`dispatch.classify` chooses. No argv is parsed here.
 
-Indices always refer to positions in the argv given to `classify`. A word listed in `dynamic`
+Indices always refer to positions in the argv that was classified. A word listed in `dynamic`
 is unknown at analysis time (its text is the word as written, e.g. `$X`); its value is never
 guessed. Each result has `uncertain=True` when such a word sits where the program's grammar
 decides the structure (it may expand to options, several words, or nothing).
@@ -16,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from functools import cache
 from typing import ClassVar, Literal
 
 from quotecheck.layers.argv_options import Option
+from quotecheck.layers.ssh_settings import config_value, first_setting, split_destination
 
 __all__ = [
     "AwkAssignment",
@@ -28,13 +27,9 @@ __all__ = [
     "Handler",
     "Handoff",
     "JoinHandoff",
-    "Option",
     "ShellHandoff",
     "SshHandoff",
     "basename",
-    "chain",
-    "classify",
-    "find_exec_clauses",
     "sudo_shell_string",
 ]
 
@@ -82,28 +77,20 @@ class SshHandoff:
         """The value of `-o Name=value` / `-o "Name value"` / `-oName=value`; keyword matched
         case-insensitively, the first value wins (ssh_config(5): "the first obtained value will
         be used"; verified: `-o Port=1 -o Port=2` gives port 1)."""
-        from quotecheck.layers.ssh import config_value
-
         return config_value(self.option_values("-o"), name)
 
     def port(self) -> str | None:
         """The port ssh will use when given on the command line (-p, -o Port, ssh:// URI):
         whichever comes first in argv wins (verified: `-p 2 -o Port=1` gives 2)."""
-        from quotecheck.layers.ssh import first_setting
-
-        return first_setting(self, "port")
+        return first_setting(self.parsed, self.destination, self.argv, "port")
 
     def user(self) -> str | None:
         """The login name from -l, -o User or `user@` in the destination; the first wins
         (verified: `-l y -o User=x h` gives y, `root@h -l bob` gives root)."""
-        from quotecheck.layers.ssh import first_setting
-
-        return first_setting(self, "user")
+        return first_setting(self.parsed, self.destination, self.argv, "user")
 
     def host(self) -> str | None:
         """The host part of the destination (without user@ or the URI decoration)."""
-        from quotecheck.layers.ssh import split_destination
-
         if self.destination is None:
             return None
         return split_destination(self.argv[self.destination])[1]
@@ -324,77 +311,5 @@ def sudo_shell_string(values: Sequence[str]) -> str:
     )
 
 
+# The parser of one program's argv: (argv, dynamic, start, end) -> its hand-off, or None.
 Handler = Callable[[tuple[str, ...], AbstractSet[int], int, int], "Handoff | None"]
-
-
-@cache
-def _handlers() -> dict[str, Handler]:
-    """Program basename -> parser. Imported lazily: the parser modules import these types."""
-    from quotecheck.layers import awk, joins, shells, ssh, wrappers
-
-    table: dict[str, Handler] = {}
-    for module in (ssh, wrappers, shells, joins, awk):
-        table.update(module.HANDLERS)
-    return table
-
-
-def classify(
-    argv: Sequence[str],
-    dynamic: AbstractSet[int] = frozenset(),
-    start: int = 0,
-    end: int | None = None,
-) -> Handoff | None:
-    """The hand-off performed by the simple command argv[start:end], or None.
-
-    Dispatches on the basename of argv[start] (`/usr/bin/ssh` is ssh). `start`/`end` let a
-    caller classify an inner argv in place (e.g. the words an ExecHandoff runs) and keep
-    indices relative to the full argv. A dynamic program word is never guessed: None.
-    """
-    words = tuple(argv)
-    stop = len(words) if end is None else min(end, len(words))
-    if start >= stop or start in dynamic:
-        return None
-    handler = _handlers().get(basename(words[start]))
-    if handler is None:
-        return None
-    return handler(words, dynamic, start, stop)
-
-
-def find_exec_clauses(
-    argv: Sequence[str],
-    dynamic: AbstractSet[int] = frozenset(),
-    start: int = 0,
-    end: int | None = None,
-) -> list[ExecHandoff]:
-    """Every -exec/-execdir/-ok/-okdir clause of a find command, in order."""
-    from quotecheck.layers.wrappers import find_clauses
-
-    words = tuple(argv)
-    stop = len(words) if end is None else end
-    return find_clauses(words, dynamic, start, stop)
-
-
-def chain(
-    argv: Sequence[str], dynamic: AbstractSet[int] = frozenset()
-) -> list[Handoff]:
-    """Follow exec wrappers: `sudo -u u timeout 5 sh -c X` gives sudo, timeout, then sh.
-
-    Stops at the first non-exec hand-off or when the inner argv is not a plain run of argv
-    words (a prefix from env -S, xargs' default echo or docker --entrypoint; permuted words).
-    For find it follows the first -exec clause.
-    """
-    words = tuple(argv)
-    result: list[Handoff] = []
-    start = 0
-    end = len(words)
-    while True:
-        found = classify(words, dynamic, start, end)
-        if found is None:
-            return result
-        result.append(found)
-        if not isinstance(found, ExecHandoff) or found.prefix or not found.words:
-            return result
-        if found.words != tuple(range(found.words[0], found.words[-1] + 1)):
-            return result
-        start, end = found.words[0], found.words[-1] + 1
-
