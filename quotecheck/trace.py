@@ -173,9 +173,9 @@ class _Builder:
         # Nesting depth, layer depth, parsing time (config.Limits; the defaults unless given).
         self.limits = limits if limits is not None else Limits()
         # Time budgets for parsing: one for the input's own text, one shared by every layer it
-        # hands text on to (each layer had its own, so many ssh commands each sending a
-        # hard-to-parse string multiplied it; one for all would leave nothing for the layers
-        # of a long script).
+        # hands text on to (one per layer would be multiplied by many ssh commands each
+        # sending a hard-to-parse string; one for all would leave nothing for the layers of a
+        # long script).
         self.deadline = time.monotonic() + self.limits.parse_time
         self.inner_deadline: float | None = None
 
@@ -293,7 +293,8 @@ class _Builder:
         if not argv or depth >= max_layers:
             if argv and depth >= max_layers:
                 # Said on the shell layer whose command this is: an exec layer (`env env ...`,
-                # `sudo sudo ...`) has no script of its own, and the limit used to pass silently.
+                # `sudo sudo ...`) has no script of its own to say it on, and the limit must not
+                # pass silently.
                 shell = layer
                 while shell.script is None and shell.parent is not None:
                     shell = self.layers[shell.parent]

@@ -324,7 +324,7 @@ def test_read_ahead_costs_one_probe_per_construct(unit: str,
 ])
 def test_read_ahead_inside_read_ahead_is_not_exponential(nest: Any,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    # Each probe used to probe again for every construct inside it: 2**depth scans.
+    # A probe that probed again for every construct inside it would make 2**depth scans.
     counter = _CountingScanner(monkeypatch)
     result = scan(nest(60))
     assert counter.count < 20_000

@@ -219,11 +219,11 @@ def _commands(text: str) -> list[list[str]]:
 @pytest.mark.parametrize(
     "text",
     [
-        # The double quote around a $(...) no longer fills the script's own words into one.
+        # The double quote around a $(...) does not fill the script's own words into one.
         "echo \"$(printf '%s\\0' x 'y z')\"",
         "echo \"${v:-$(printf '%s\\0' x 'y z')}\"",
         "[[ -n \"$(printf '%s\\0' x 'y z')\" ]]",
-        # An unquoted heredoc body is no longer blanked before its $(...) is scanned.
+        # An unquoted heredoc body is not blanked before its $(...) is scanned.
         "cat <<E\n$(printf '%s\\0' x 'y z')\nE\n",
         # Command substitutions inside $((...)) are nested scripts too.
         "echo $(( $(printf '%s\\0' x 'y z') + 1 ))",

@@ -1,4 +1,4 @@
-"""``quotecheck explain --format json``: the layer-trace contract (docs/explain-json.md)."""
+"""``quotecheck explain --format json``: the layer-trace contract (its fields: README.md)."""
 
 from __future__ import annotations
 

@@ -201,7 +201,7 @@ def _check_tree_unsafe(nodes: Any, text: str) -> tuple[str, int | None] | None:
     size = len(text)
     covered: list[tuple[int, int]] = []
     # (node, its span, parent start, parent end); top-level nodes are bounded by the text only.
-    # Each span is read once, when the node is met as a child (it was read twice).
+    # Each span is read once, when the node is met as a child.
     stack: list[tuple[Any, tuple[int, int], int, int]] = []
     prev_end = 0
     for node in nodes:

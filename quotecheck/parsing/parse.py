@@ -225,9 +225,9 @@ class _Builder:
                              "it is not analysed")
                 self._nested_in(start, end, depth)
                 return []
-            # A region that timed out used to be skipped whole, which left every script of more
-            # than a few thousand lines unanalysed: parse it a chunk of lines at a time instead,
-            # each chunk with its own time limit.
+            # Skipping a region that timed out would leave every script of more than a few
+            # thousand lines unanalysed: parse it a chunk of lines at a time, each chunk with its
+            # own time limit.
             return self.piecewise(start, end, depth, masked, after_timeout=outcome.timed_out)
         return self.convert(outcome.nodes, start, end, depth)
 
@@ -293,7 +293,7 @@ class _Builder:
                     break
                 # The LR parser stops at the first token no continuation can make valid: unless
                 # the error is at the end of the chunk (a construct left open), more lines
-                # cannot help, and trying up to MAX_CHUNK_LINES of them for every line was cubic.
+                # cannot help, and trying up to MAX_CHUNK_LINES of them for every line is cubic.
                 at = outcome.error_offset
                 if at is not None and at < len(chunk.rstrip()):
                     break
@@ -352,8 +352,8 @@ class _Builder:
         saved, self.depth = self.depth, depth
         saved_bounds, self.bounds = self.bounds, (start, end)
         try:
-            # node() leaves out only the smallest node it cannot read (one QC002 for it):
-            # a failure here used to drop the whole region, a whole file at times.
+            # node() leaves out only the smallest node it cannot read (one QC002 for it), so a
+            # failure never costs the whole region (a whole file at times).
             nodes = [self.node(n, start) for n in parsed]
         finally:
             self.depth = saved

@@ -1,9 +1,9 @@
 """Lexical scan of shell text: where every quote, expansion, nested script and heredoc is.
 
-bashlex mis-parses quoted text and many expansions (see docs/parsing.md), so bashlex never sees
-them: the scanner produces a *mask*, a copy of the text of the same length in which every quoted
-string, expansion, escape and heredoc body is replaced by filler, while words, operators and
-reserved words stay where they are. Offsets into the mask are offsets into the text.
+bashlex mis-parses quoted text and many expansions, so bashlex never sees them: the scanner
+produces a *mask*, a copy of the text of the same length in which every quoted string,
+expansion, escape and heredoc body is replaced by filler, while words, operators and reserved
+words stay where they are. Offsets into the mask are offsets into the text.
 
 The scanner also records, for every construct it passes, where it ends (``ends``), so the word
 segmenter (``words.py``) never has to re-discover the extent of a ``$(...)`` or a quote, and the
@@ -140,8 +140,8 @@ class Scan:
         chunk = self.mask[start:end]
         scripts, ends = self._level(depth + 1)
         # Scripts of one level do not overlap, so sorted by start their ends are sorted too:
-        # only those overlapping [start, end) are visited (each region used to visit all of
-        # them, quadratic in the number of substitutions of a text).
+        # only those overlapping [start, end) are visited (every region visiting all of them
+        # would be quadratic in the number of substitutions of a text).
         for k in range(bisect_right(ends, start), len(scripts)):
             script = scripts[k]
             if script.start >= end:
@@ -245,7 +245,7 @@ class Scanner:
         # Read-ahead probes (``_probe``) are scanners on a window of the text: where the window
         # starts in the whole text, whether it stops short of the text's end, and the answers
         # already known (shared by all probes of one scan: a probe inside a probe inside ...
-        # for `(( $( (( $( ...` was exponential in the nesting without them).
+        # for `(( $( (( $( ...` is exponential in the nesting without them).
         self._base = 0
         self._truncated = False
         self._is_probe = False
@@ -491,8 +491,8 @@ class Scanner:
         except _TooDeep:
             if self._quote_depth > 1:
                 raise
-            # The outermost of them is skipped whole, to where it closes (it used to take the
-            # rest of the text, and the lines after it were lost).
+            # The outermost of them is skipped whole, to where it closes, so that the lines
+            # after it are still analysed.
             end = _construct_end(self.text, i)
             self._problem("QC002", i, end, f"quotes and expansions nested deeper than "
                           f"{self.max_depth} levels are not analysed")
@@ -995,7 +995,7 @@ class Scanner:
         # _dollar filled expansion characters with FILL; the body must stay blank at this level.
         mask = self.scan.mask
         # Mark the nested scripts' insides once: testing every span for every body character
-        # was quadratic (a body with thousands of `$(...)` took seconds).
+        # is quadratic (a body with thousands of `$(...)` takes seconds).
         keep = [False] * (end - start)
         for s in self.scan.nested[before:]:
             if s.depth == depth + 1:

@@ -1,10 +1,10 @@
 """Where a long text can be cut between top-level commands.
 
-bashlex parses a whole text in one call, and a long script used to be handed to it whole: past
-a few tens of thousands of lines that call ran into the per-call time limit, and the recovery
-(chunks of lines grown until they parse) cost more than the parse itself. Parsing a long text a
-few hundred lines at a time, cut where one top-level command ends and the next begins, costs
-one parse of each line.
+bashlex parses a whole text in one call. Handed a long script whole, past a few tens of
+thousands of lines that call runs into the per-call time limit, and the recovery (chunks of
+lines grown until they parse) costs more than the parse itself. Parsing a long text a few
+hundred lines at a time, cut where one top-level command ends and the next begins, costs one
+parse of each line.
 
 The cuts are found on the scanner's mask (quotes, expansions, comments and heredoc bodies are
 already blanked out there), by keeping a stack of the compound commands opened by reserved
