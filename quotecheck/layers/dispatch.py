@@ -29,13 +29,12 @@ from quotecheck.layers.handoff_types import (
     basename,
 )
 
-# The hand-off kinds are part of what `classify` answers, so a caller that classifies and then
-# reads the result can take both from here.
+# The hand-off kinds (and `basename`, the name `classify` dispatches on) are re-exported: a
+# caller that classifies and then reads the result can take all of it from here.
 __all__ = [
     "AwkAssignment",
     "AwkHandoff",
     "ExecHandoff",
-    "Handler",
     "Handoff",
     "JoinHandoff",
     "ShellHandoff",
