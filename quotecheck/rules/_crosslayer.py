@@ -783,16 +783,12 @@ def expansions_of(layer: Layer, view: CommandView,
 
 
 def analyse(ctx: CheckContext) -> Analysis:
-    cached = _CACHE.get("last")
-    if cached is not None and cached.trace is ctx.trace:
-        return cached
-    analysis = Analysis(ctx.trace)
-    _run(ctx, analysis)
-    _CACHE["last"] = analysis
-    return analysis
-
-
-_CACHE: dict[str, Analysis] = {}
+    """The decision for every expansion of the check, made once for the four rules."""
+    def make() -> Analysis:
+        analysis = Analysis(ctx.trace)
+        _run(ctx, analysis)
+        return analysis
+    return ctx.memo.get_or_compute("crosslayer", ctx.trace, make)
 
 
 def findings(ctx: CheckContext, code: Code) -> Iterator[Finding]:

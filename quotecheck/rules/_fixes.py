@@ -304,7 +304,7 @@ def send_on_stdin(ctx: CheckContext, remote: Layer) -> tuple[Edit, ...] | None:
             continue
         if not other.context.background and _first_in_pipeline(other) and _reads_stdin(other):
             return None
-    for job in rt.background_jobs(remote):
+    for job in rt.background_jobs(ctx, remote):
         node = job.node
         if job.script is not script or job.node is not job.last:
             continue

@@ -26,11 +26,10 @@ import re
 import shlex
 import warnings
 from bisect import bisect_left
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Literal
 
 from quotecheck.layers import handoff as ho
 from quotecheck.layers.grammar import Grammar, scan
@@ -45,35 +44,10 @@ from quotecheck.parsing.tree import (
     SimpleCommand,
 )
 from quotecheck.positions import LineIndex
+from quotecheck.rules.api import CheckContext
 
 Syntax = Literal["basic", "extended", "fixed", "perl"]
-T = TypeVar("T")
 
-
-class _IdCache:
-    """Facts computed once per object (a script, a layer) and reused by every rule.
-
-    Keyed by identity; holding the object keeps its id from being reused while cached.
-    """
-
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self.data: OrderedDict[tuple[str, int], tuple[object, object]] = OrderedDict()
-
-    def get(self, kind: str, obj: object, make: Callable[[], T]) -> T:
-        key = (kind, id(obj))
-        hit = self.data.get(key)
-        if hit is not None and hit[0] is obj:
-            self.data.move_to_end(key)
-            return hit[1]  # type: ignore[return-value]
-        value = make()
-        self.data[key] = (obj, value)
-        if len(self.data) > self.size:
-            self.data.popitem(last=False)
-        return value
-
-
-_CACHE = _IdCache(4096)
 
 # ----------------------------------------------------------------------------------------------
 # POSIX regular expressions -> Python re
@@ -914,32 +888,33 @@ def flatten_body(body: Sequence[Node]) -> tuple[list[Node], list[str]]:
     return items, ops
 
 
-def _body_ids(script: Script) -> frozenset[int]:
-    return _CACHE.get("body", script, lambda: frozenset(id(b) for b in script.body))
+def _body_ids(ctx: CheckContext, script: Script) -> frozenset[int]:
+    return ctx.memo.get_or_compute("body", script,
+                                   lambda: frozenset(id(b) for b in script.body))
 
 
-def flat_body(script: Script) -> tuple[list[Node], list[str], dict[int, int]]:
+def flat_body(ctx: CheckContext, script: Script) -> tuple[list[Node], list[str], dict[int, int]]:
     """``flatten_body`` of a script, with the index of each item, computed once."""
     def make() -> tuple[list[Node], list[str], dict[int, int]]:
         items, ops = flatten_body(script.body)
         return items, ops, {id(n): i for i, n in enumerate(items)}
-    return _CACHE.get("flat", script, make)
+    return ctx.memo.get_or_compute("flat", script, make)
 
 
-def local_chain(view: CommandView) -> tuple[Node, ...]:
+def local_chain(ctx: CheckContext, view: CommandView) -> tuple[Node, ...]:
     """The nodes from the top of the command's own script down to the command."""
     chain: tuple[Node, ...] = (*view.context.ancestors, view.command)
-    body = _body_ids(view.context.script)
+    body = _body_ids(ctx, view.context.script)
     for k, node in enumerate(chain):
         if id(node) in body:
             return chain[k:]
     return (view.command,)
 
 
-def slot_of(view: CommandView, node: Node | None = None) -> Slot | None:
+def slot_of(ctx: CheckContext, view: CommandView, node: Node | None = None) -> Slot | None:
     """The list the command (or its enclosing ``node``) is an item of."""
     script = view.context.script
-    chain = local_chain(view)
+    chain = local_chain(ctx, view)
     if node is not None:
         for k, n in enumerate(chain):
             if n is node:
@@ -959,7 +934,7 @@ def slot_of(view: CommandView, node: Node | None = None) -> Slot | None:
             return Slot(script, list(parent.items), ops, idx, False)
         if isinstance(parent, Compound):
             return Slot(script, [chain[k + 1]], ["\n"], 0, False)
-    items, ops, where = flat_body(script)
+    items, ops, where = flat_body(ctx, script)
     target = chain[1] if len(chain) > 1 and isinstance(chain[0], CommandList) else chain[0]
     top_idx = where.get(id(target))
     if top_idx is None:
@@ -1048,7 +1023,7 @@ def layer_position(layer: Layer, script: Script, offset: int) -> int:
     return offset
 
 
-def _set_points(layer: Layer) -> tuple[list[int], list[dict[str, bool]]]:
+def _set_points(ctx: CheckContext, layer: Layer) -> tuple[list[int], list[dict[str, bool]]]:
     def make() -> tuple[list[int], list[dict[str, bool]]]:
         points: list[tuple[int, dict[str, bool]]] = []
         for v in layer.commands:
@@ -1060,17 +1035,18 @@ def _set_points(layer: Layer) -> tuple[list[int], list[dict[str, bool]]]:
                 points.append((pos, flags))
         points.sort(key=lambda p: p[0])
         return [p for p, _ in points], [f for _, f in points]
-    return _CACHE.get("set", layer, make)
+    return ctx.memo.get_or_compute("set", layer, make)
 
 
-def option_in_effect(layer: Layer, offset: int, script: Script, name: str) -> bool:
+def option_in_effect(ctx: CheckContext, layer: Layer, offset: int, script: Script,
+                     name: str) -> bool:
     """Whether ``set -e`` (name ``errexit``) or ``set -o pipefail`` holds at ``offset``.
 
     Looks at the shell's own flags and the ``set`` commands of the layer before ``offset``
     (a position in ``script``: the layer's text or a script nested in it).
     """
     state = shell_flags(layer).get(name, False)
-    positions, flags = _set_points(layer)
+    positions, flags = _set_points(ctx, layer)
     upto = bisect_left(positions, layer_position(layer, script, offset))
     for k in range(upto - 1, -1, -1):
         if name in flags[k]:
@@ -1106,7 +1082,7 @@ class ScriptIndex:
         return any(self.by_name.get(n, [pos])[0] < pos for n in names)
 
 
-def script_index(layer: Layer, script: Script) -> ScriptIndex:
+def script_index(ctx: CheckContext, layer: Layer, script: Script) -> ScriptIndex:
     def make() -> ScriptIndex:
         views = sorted((v for v in layer.commands if v.context.script is script),
                        key=lambda v: v.command.span[0])
@@ -1115,7 +1091,7 @@ def script_index(layer: Layer, script: Script) -> ScriptIndex:
             if v.argv:
                 by_name.setdefault(v.values[0], []).append(v.command.span[0])
         return ScriptIndex([v.command.span[0] for v in views], views, by_name)
-    return _CACHE.get(f"index:{id(layer)}", script, make)
+    return ctx.memo.get_or_compute(f"index:{id(layer)}", script, make)
 
 
 def node_text(script: Script, node: Node, limit: int = 60) -> str:
@@ -1435,7 +1411,7 @@ def loop_kill(node: Node, views: dict[int, CommandView]) -> tuple[CommandView, s
     return None
 
 
-def kill_sites(layer: Layer) -> Iterator[KillSite]:
+def kill_sites(ctx: CheckContext, layer: Layer) -> Iterator[KillSite]:
     """Every place in a shell layer where processes chosen by pattern get a signal."""
     script = layer.script
     if script is None:
@@ -1463,7 +1439,7 @@ def kill_sites(layer: Layer) -> Iterator[KillSite]:
         eff = view_effective(view)
         if eff is None:
             continue
-        chain = local_chain(view)
+        chain = local_chain(ctx, view)
         pipeline = next((n for n in reversed(chain[:-1]) if isinstance(n, Pipeline)), None)
         # pkill / pgrep | xargs kill / ps | grep | xargs kill: decided at the first stage.
         if eff.name == "pkill" and not eff.via_xargs:
@@ -1747,8 +1723,9 @@ def apply_redirects(fds: FdTable, redirects: Sequence[Redirect]) -> FdTable:
     return out
 
 
-def base_fds(trace: Trace, layer: Layer, tty: bool = False) -> FdTable:
+def base_fds(ctx: CheckContext, layer: Layer, tty: bool = False) -> FdTable:
     """stdout/stderr of a shell layer when it starts: the ssh channel for a remote shell."""
+    trace = ctx.trace
     if layer.parent is None:
         return {0: "local", 1: "local", 2: "local"}
     parent = trace.layers[layer.parent]
@@ -1759,17 +1736,17 @@ def base_fds(trace: Trace, layer: Layer, tty: bool = False) -> FdTable:
     if opened is None:
         return {0: "local", 1: "local", 2: "local"}
     shell, view = opened
-    fds = fds_before(trace, shell, view)
-    return fds_of_command(fds, view)
+    fds = fds_before(ctx, shell, view)
+    return fds_of_command(ctx, fds, view)
 
 
-def fds_before(trace: Trace, layer: Layer, view: CommandView) -> FdTable:
+def fds_before(ctx: CheckContext, layer: Layer, view: CommandView) -> FdTable:
     """The shell's fds at ``view``: its start, then every earlier ``exec >file``."""
-    fds = base_fds(trace, layer, ssh_tty(trace, layer))
+    fds = base_fds(ctx, layer, ssh_tty(ctx.trace, layer))
     if layer.script is None:
         return fds
     pos = layer_position(layer, view.context.script, view.command.span[0])
-    for v in script_index(layer, layer.script).named("exec", pos):
+    for v in script_index(ctx, layer, layer.script).named("exec", pos):
         if (v.values == ["exec"] and not v.context.in_pipeline
                 and not any(isinstance(n, Compound) and n.kind == "subshell"
                             for n in v.context.ancestors)):
@@ -1777,16 +1754,16 @@ def fds_before(trace: Trace, layer: Layer, view: CommandView) -> FdTable:
     return fds
 
 
-def fds_of_command(fds: FdTable, view: CommandView) -> FdTable:
+def fds_of_command(ctx: CheckContext, fds: FdTable, view: CommandView) -> FdTable:
     """Apply enclosing compound redirects, the pipe, then the command's own redirects."""
     out = dict(fds)
-    for node in local_chain(view)[:-1]:
+    for node in local_chain(ctx, view)[:-1]:
         if isinstance(node, Compound):
             out = apply_redirects(out, node.redirects)
-    ctx = view.context
-    if ctx.in_pipeline:
+    where = view.context
+    if where.in_pipeline:
         out[0] = "pipe"
-        if not ctx.pipeline_last:
+        if not where.pipeline_last:
             out[1] = "pipe"
     return apply_redirects(out, view.command.redirects)
 
@@ -1851,13 +1828,13 @@ class Job:
         return self.script.origin.span(a, max(b, a + 1))
 
 
-def background_jobs(layer: Layer) -> list[Job]:
+def background_jobs(ctx: CheckContext, layer: Layer) -> list[Job]:
     jobs: dict[int, Job] = {}
     order: list[int] = []
     for view in layer.commands:
         if not view.context.background or view.context.in_substitution:
             continue
-        found = job_node(view)
+        found = job_node(ctx, view)
         if found is None:
             continue
         first, last = found
@@ -1869,9 +1846,9 @@ def background_jobs(layer: Layer) -> list[Job]:
     return [jobs[k] for k in order]
 
 
-def job_node(view: CommandView) -> tuple[Node, Node] | None:
+def job_node(ctx: CheckContext, view: CommandView) -> tuple[Node, Node] | None:
     """The and-or list followed by ``&`` that contains the command: its first and last item."""
-    chain = local_chain(view)
+    chain = local_chain(ctx, view)
     for k in range(len(chain) - 2, -1, -1):
         parent = chain[k]
         if isinstance(parent, CommandList):
@@ -1890,11 +1867,11 @@ def job_node(view: CommandView) -> tuple[Node, Node] | None:
     return None
 
 
-def waits_after(layer: Layer, job: Job) -> bool:
+def waits_after(ctx: CheckContext, layer: Layer, job: Job) -> bool:
     """A ``wait`` after the job in the same script (the session is meant to last)."""
     if job.script is None:
         return False
-    return script_index(layer, job.script).any_named_after("wait", job.span[1])
+    return script_index(ctx, layer, job.script).any_named_after("wait", job.span[1])
 
 
 

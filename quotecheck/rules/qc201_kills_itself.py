@@ -46,11 +46,11 @@ def _consequence(trace: Trace, layer: Layer, signal: str, printed_before: bool) 
     return f"{who} ends with status {status}" if status else f"{who} ends"
 
 
-def _next_command(layer: Layer, view: CommandView, item: Node) -> tuple[
+def _next_command(ctx: CheckContext, layer: Layer, view: CommandView, item: Node) -> tuple[
         CommandView | None, CommandView | None]:
     """The first command after the kill step, and the first one that prints something."""
     first: CommandView | None = None
-    for v in rt.script_index(layer, view.context.script).after(item.span[1]):
+    for v in rt.script_index(ctx, layer, view.context.script).after(item.span[1]):
         if first is None:
             first = v
         if v.argv and v.values[0] in ("echo", "printf"):
@@ -72,8 +72,8 @@ def _words_around(layer: Layer, offset: int) -> str | None:
     return None
 
 
-def _printed_before(layer: Layer, item: Node, view: CommandView) -> bool:
-    index = rt.script_index(layer, view.context.script)
+def _printed_before(ctx: CheckContext, layer: Layer, item: Node, view: CommandView) -> bool:
+    index = rt.script_index(ctx, layer, view.context.script)
     return index.any_named_before(("echo", "printf", "cat"), item.span[0])
 
 
@@ -83,7 +83,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
-        for site in rt.kill_sites(layer):
+        for site in rt.kill_sites(ctx, layer):
             sel = site.selector
             if sel.uncertain:
                 continue
@@ -142,7 +142,7 @@ def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
                      "there and nothing resumes it, so the script hangs (and ssh with it).")
     item_view = site.killer
     stopped = site.signal in ("STOP", "TSTP", "TTIN", "TTOU")
-    nxt, printing = _next_command(layer, item_view, site.item)
+    nxt, printing = _next_command(ctx, layer, item_view, site.item)
     if stopped:
         pass
     elif nxt is not None:
@@ -156,7 +156,7 @@ def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
                      f"({where.at(pat)}) never prints")
         else:
             tail += "; nothing after the kill runs"
-        before = _printed_before(layer, site.item, item_view)
+        before = _printed_before(ctx, layer, site.item, item_view)
         parts.append(f"`{rt.short(killer, 40)}` sends {signal} to that shell too: {tail}, and "
                      f"{_consequence(trace, cand.layer, site.signal, before)}.")
     else:

@@ -21,10 +21,10 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 _KINDS = ("grep", "egrep", "fgrep", "awk", "gawk", "mawk", "nawk")
 
 
-def _pipelines(layer: Layer) -> Iterator[tuple[Pipeline, CommandView]]:
+def _pipelines(ctx: CheckContext, layer: Layer) -> Iterator[tuple[Pipeline, CommandView]]:
     seen: set[int] = set()
     for view in layer.commands:
-        chain = rt.local_chain(view)
+        chain = rt.local_chain(ctx, view)
         if len(chain) < 2:
             continue
         parent = chain[-2]
@@ -72,7 +72,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if layer.kind != "shell" or layer.script is None:
             continue
         views = rt.views_by_command(layer)
-        for pipeline, first in _pipelines(layer):
+        for pipeline, first in _pipelines(ctx, layer):
             eff = rt.view_effective(first)
             if eff is None or eff.name != "ps":
                 continue

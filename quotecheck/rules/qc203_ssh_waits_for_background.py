@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from quotecheck.layers.model import Layer, Trace
+from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import CommandList, Compound, Pipeline, SimpleCommand
 from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
@@ -39,8 +39,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             # With a pty the session does not wait (QC204 covers what happens); with -f ssh
             # itself goes to the background, so nothing waits for it.
             continue
-        for job in rt.background_jobs(layer):
-            finding = _job_finding(trace, layer, ssh, job)
+        for job in rt.background_jobs(ctx, layer):
+            finding = _job_finding(ctx, layer, ssh, job)
             if finding is not None:
                 yield finding
 
@@ -85,14 +85,14 @@ def _holder_fds(job: rt.Job, base: rt.FdTable, dash: bool) -> rt.FdTable | None:
     return base
 
 
-def _job_finding(trace: Trace, layer: Layer, ssh: Layer, job: rt.Job) -> Finding | None:
-    if job.script is None or not job.views or rt.waits_after(layer, job):
+def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: rt.Job) -> Finding | None:
+    if job.script is None or not job.views or rt.waits_after(ctx, layer, job):
         return None
     effs = [(v, rt.view_effective(v)) for v in job.views]
     lasting = [(v, e) for v, e in effs if e is None or e.name not in _QUICK]
     if not lasting:
         return None
-    base = rt.fds_before(trace, layer, job.views[0])
+    base = rt.fds_before(ctx, layer, job.views[0])
     dest = ssh.destination or "the host"
     text = job.text(50)
     _, prog_eff = lasting[-1]
@@ -118,7 +118,7 @@ def _job_finding(trace: Trace, layer: Layer, ssh: Layer, job: rt.Job) -> Finding
                f"`exec` (`cd dir && exec nohup cmd > log 2>&1 &`).")
         return Finding(span, msg, layer)
     for view, eff in lasting:
-        fds = rt.fds_of_command(base, view)
+        fds = rt.fds_of_command(ctx, base, view)
         open_fds = _open_fds(fds)
         if not open_fds:
             continue

@@ -38,10 +38,10 @@ def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | Non
     return None
 
 
-def _ignores_hup(layer: Layer, before: int, job: rt.Job) -> bool:
+def _ignores_hup(ctx: CheckContext, layer: Layer, before: int, job: rt.Job) -> bool:
     if job.script is None:
         return False
-    for v in rt.script_index(layer, job.script).named("trap", before):
+    for v in rt.script_index(ctx, layer, job.script).named("trap", before):
         if len(v.values) >= 3 and v.values[1] == "" and any(
                 rt.signal_name(x) == "HUP" for x in v.values[2:]):
             return True
@@ -51,11 +51,11 @@ def _ignores_hup(layer: Layer, before: int, job: rt.Job) -> bool:
 _TRIVIAL = frozenset({"echo", "printf", "true", ":", "exit", "return"})
 
 
-def _busy_after(layer: Layer, job: rt.Job) -> bool:
+def _busy_after(ctx: CheckContext, layer: Layer, job: rt.Job) -> bool:
     """Commands other than messages run after the job (the shell does not exit at once)."""
     if job.script is None:
         return False
-    for v in rt.script_index(layer, job.script).after(job.span[1]):
+    for v in rt.script_index(ctx, layer, job.script).after(job.span[1]):
         if v.argv and v.values[0] not in _TRIVIAL:
             return True
     return False
@@ -72,15 +72,15 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         h = rt.ssh_handoff(ssh)
         if h is None or h.tty == 0 or h.no_command:
             continue
-        for job in rt.background_jobs(layer):
-            if job.script is None or not job.views or rt.waits_after(layer, job):
+        for job in rt.background_jobs(ctx, layer):
+            if job.script is None or not job.views or rt.waits_after(ctx, layer, job):
                 continue
-            if _ignores_hup(layer, job.span[0], job):
+            if _ignores_hup(ctx, layer, job.span[0], job):
                 continue
             first = rt.view_effective(job.views[0])
             detached = first is not None and bool({"setsid", "nohup"} & {
                 *first.wrappers, first.name})
-            if detached and _busy_after(layer, job):
+            if detached and _busy_after(ctx, layer, job):
                 continue  # nohup/setsid had time to run before the shell exits
             text = job.text(50)
             word = _tty_word(ssh, h)

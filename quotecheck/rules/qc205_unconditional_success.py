@@ -99,7 +99,7 @@ def _check_view(ctx: CheckContext, where: rt.Locator, layer: Layer, view: Comman
     c = view.context
     if c.in_substitution or c.in_pipeline or c.background:
         return None
-    slot = rt.slot_of(view)
+    slot = rt.slot_of(ctx, view)
     if slot is None or slot.item is not view.command:
         return None
     i = slot.index
@@ -128,7 +128,7 @@ def _check_view(ctx: CheckContext, where: rt.Locator, layer: Layer, view: Comman
         # "started"/"launched" after `cmd &` is true: the job was started. Only a claim that
         # it finished or worked ("done", "deployed") is reported for a background step.
         return None
-    if not background and rt.option_in_effect(layer, view.command.span[0], slot.script,
+    if not background and rt.option_in_effect(ctx, layer, view.command.span[0], slot.script,
                                               "errexit"):
         return None
     span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]

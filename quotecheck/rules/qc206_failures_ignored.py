@@ -90,13 +90,13 @@ def _risky(view: CommandView) -> str | None:
     return name
 
 
-def _unchecked(layer: Layer, view: CommandView) -> bool:
+def _unchecked(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
     c = view.context
     if c.conditional or c.background or c.in_substitution or c.in_pipeline:
         return False
     if c.script is not layer.script:
         return False
-    return not rt.option_in_effect(layer, view.command.span[0], c.script, "errexit")
+    return not rt.option_in_effect(ctx, layer, view.command.span[0], c.script, "errexit")
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -116,24 +116,24 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield finding
 
 
-def _has_later_step(layer: Layer, view: CommandView) -> bool:
+def _has_later_step(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
     assert layer.script is not None
-    index = rt.script_index(layer, layer.script)
+    index = rt.script_index(ctx, layer, layer.script)
     return bool(index.starts) and index.starts[-1] >= view.command.span[1]
 
 
 def _first_unchecked(ctx: CheckContext, trace: Trace, where: rt.Locator,
                      layer: Layer) -> Finding | None:
     assert layer.script is not None
-    items, _, _ = rt.flat_body(layer.script)
+    items, _, _ = rt.flat_body(ctx, layer.script)
     if len(items) < 2:
         return None
     found: list[tuple[CommandView, str]] = []
     for view in layer.commands:
         name = _risky(view)
-        if name is None or not _unchecked(layer, view):
+        if name is None or not _unchecked(ctx, layer, view):
             continue
-        if not _has_later_step(layer, view):
+        if not _has_later_step(ctx, layer, view):
             continue
         found.append((view, name))
     if not found:
@@ -141,11 +141,11 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: rt.Locator,
     view, name = found[0]
     step = rt.node_text(view.context.script, view.command, 50)
     at = where.at(view.source_span[0] if view.source_span else None)
-    last_views = [v for v in rt.script_index(layer, layer.script).views if v.argv]
+    last_views = [v for v in rt.script_index(ctx, layer, layer.script).views if v.argv]
     last_note = ""
     if last_views:
         last = last_views[-1]
-        slot = rt.slot_of(last)
+        slot = rt.slot_of(ctx, last)
         if slot is not None:
             lo, hi = slot.group()
             node_lo, node_hi = slot.items[lo], slot.items[hi]
@@ -178,7 +178,7 @@ def _stop_fixes(ctx: CheckContext, layer: Layer, views: list[CommandView]) -> tu
     """Each unchecked step stops the script with a message when it fails."""
     edits: list[Edit] = []
     for view in views:
-        slot = rt.slot_of(view)
+        slot = rt.slot_of(ctx, view)
         if slot is None or not slot.top or slot.item is not view.command or any(
                 r.heredoc is not None for r in view.command.redirects):
             return ()
@@ -207,7 +207,7 @@ def _failure_reported_as_success(ctx: CheckContext, trace: Trace, where: rt.Loca
     script = layer.script
     if script is None:
         return None
-    items, ops, _ = rt.flat_body(script)
+    items, ops, _ = rt.flat_body(ctx, script)
     if len(items) < 2:
         return None
     last = items[-1]
@@ -244,7 +244,7 @@ def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
     views = rt.views_by_command(layer)
     seen: set[int] = set()
     for view in layer.commands:
-        chain = rt.local_chain(view)
+        chain = rt.local_chain(ctx, view)
         if len(chain) < 2 or not isinstance(chain[-2], Pipeline):
             continue
         pipe = chain[-2]
@@ -255,9 +255,9 @@ def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
         if eff is None or eff.name != "tee" or len(pipe.commands) < 2:
             continue
         script = view.context.script
-        if rt.option_in_effect(layer, view.command.span[0], script, "pipefail"):
+        if rt.option_in_effect(ctx, layer, view.command.span[0], script, "pipefail"):
             continue
-        why = _tee_matters(layer, view, pipe)
+        why = _tee_matters(ctx, layer, view, pipe)
         if why is None or _only_feeds(pipe, views):
             continue
         first = pipe.commands[0]
@@ -285,18 +285,19 @@ def _only_feeds(pipe: Pipeline, views: dict[int, CommandView]) -> bool:
     return True
 
 
-def _tee_matters(layer: Layer, view: CommandView, pipe: Pipeline) -> str | None:
+def _tee_matters(ctx: CheckContext, layer: Layer, view: CommandView,
+                 pipe: Pipeline) -> str | None:
     c = view.context
     if c.conditional:
         return "the test sees success"
     if c.background or c.in_substitution:
         return None
-    if rt.option_in_effect(layer, view.command.span[0], c.script, "errexit"):
+    if rt.option_in_effect(ctx, layer, view.command.span[0], c.script, "errexit"):
         return "`set -e` does not stop the script"
     if layer.parent is not None and c.script is layer.script:
         assert layer.script is not None
-        items, _, _ = rt.flat_body(layer.script)
-        if items and (items[-1] is pipe or any(n is pipe for n in rt.local_chain(view)
+        items, _, _ = rt.flat_body(ctx, layer.script)
+        if items and (items[-1] is pipe or any(n is pipe for n in rt.local_chain(ctx, view)
                                                if n is items[-1])):
             return "the caller sees success"
     return None

@@ -526,7 +526,7 @@ class _Scan:
         layer = relaunch.layer
         if kill.event.layer is not layer or layer.script is None or layer.text is None:
             return ()
-        slot = rt.slot_of(kill.event.view)
+        slot = rt.slot_of(self.ctx, kill.event.view)
         if slot is None or not slot.top or slot.script is not layer.script:
             return ()
         values = _identifying_words(_process_argv(self.ctx, relaunch.view), matcher)
