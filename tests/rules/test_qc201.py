@@ -8,11 +8,12 @@ bash's exec of a last command).
 
 from __future__ import annotations
 
-import re
+import contextlib
 import subprocess
 from pathlib import Path
 
 import pytest
+from _support import EXPECT, Finder, fixture_test, fixtures
 
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
@@ -21,21 +22,10 @@ from quotecheck.positions import LineIndex
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
-FIXTURES = sorted((ROOT / "fixtures" / "runtime").glob("*.sh"))
+FIXTURES = fixtures("runtime")
 MINE = ("QC201", "QC202", "QC203", "QC204", "QC205", "QC206")
 CODE = "QC201"
-
-
-def found(src: str, code: str = CODE, *, remote_shell: str | None = None,
-          path: str | None = None) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[code], remote_shell=remote_shell), path=path)
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == code, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE)
 
 
 def where(src: str, offset: int) -> tuple[int, int]:
@@ -238,29 +228,22 @@ def test_correct_code_is_not_reported(src: str) -> None:
 
 # -- fixtures --------------------------------------------------------------------------------
 
-_EXPECT = re.compile(r"^# expect: (.*)$", re.M)
 
-
-@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
-def test_fixture_expectations(fixture: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    src = fixture.read_text()
-    m = _EXPECT.search(src)
-    assert m, "each fixture says what it expects"
-    expected = [] if m.group(1).strip() == "none" else sorted(m.group(1).split())
-    rel = fixture.relative_to(ROOT).as_posix()
+def _check_as_the_cli_does(path: Path, text: str) -> list[Diagnostic]:
     # as `quotecheck check FILE` does: the #! line chooses the local dialect
-    result = check_source(src, Options(select=list(MINE), dialect=local_dialect(src)), path=rel)
-    got = sorted(f"{d.code}@{where(src, d.span[0])[0]}:{where(src, d.span[0])[1]}"
-                 for d in result.diagnostics)
-    assert got == expected, [d.message for d in result.diagnostics]
+    with contextlib.chdir(ROOT):
+        return check_source(text, Options(select=list(MINE), dialect=local_dialect(text)),
+                            path=path.relative_to(ROOT).as_posix()).diagnostics
+
+
+test_fixture_expectations = fixture_test("runtime", None, _check_as_the_cli_does)
 
 
 def test_fixtures_cover_every_runtime_rule_and_clean_code() -> None:
     codes: set[str] = set()
     clean = 0
     for fixture in FIXTURES:
-        m = _EXPECT.search(fixture.read_text())
+        m = EXPECT.search(fixture.read_text())
         assert m
         if m.group(1).strip() == "none":
             clean += 1
