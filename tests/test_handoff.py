@@ -1101,32 +1101,3 @@ def test_nice_numeric_adjustment_and_attached_options() -> None:
     assert opt.attached and opt.value == "2222"
     assert not ssh_of(["ssh", "-p", "2222", "h"]).parsed[0].attached
 
-
-def test_the_rules_remember_a_commands_handoffs_only_while_it_lives() -> None:
-    """rules/_handoffs.handoffs() is asked by nine rules of every command: it keeps each
-    command's answer, keyed by id, and must never hand one command's answer to another that
-    was later given the same id."""
-    import gc
-
-    from quotecheck.rules import _handoffs
-    from quotecheck.trace import build_trace
-
-    def view(command: str) -> object:
-        return build_trace(command + "\n", dialect="bash").layers[0].commands[0]
-
-    first = view("sudo sh -c 'echo a'")
-    kinds = [type(h).__name__ for h in _handoffs.handoffs(first)]
-    assert _handoffs.handoffs(first) is _handoffs.handoffs(first)  # asked again: remembered
-    assert kinds and kinds == [type(h).__name__ for h in _handoffs._handoffs(first)]
-    other = view("echo plain")
-    # What a reused id looks like: the entry under the new view's id belongs to another view
-    # (alive here, or dead: its weak reference then gives None).
-    entry = _handoffs._SEEN[id(first)]
-    _handoffs._SEEN[id(other)] = entry
-    assert _handoffs.handoffs(other) == []
-    del first
-    gc.collect()
-    assert entry[0]() is None and entry[1]
-    third = view("echo plain too")
-    _handoffs._SEEN[id(third)] = entry
-    assert _handoffs.handoffs(third) == []

@@ -466,7 +466,7 @@ def test_100000_commands_on_separate_lines(tmp_path: Path) -> None:
 def test_a_huge_heredoc(tmp_path: Path, kind: str) -> None:
     """100,000 lines of heredoc: data (default limits), a script for the remote shell (its
     layer gets the 5 s of parse-time for inner layers), and data with a `$(date)` on every
-    line, on which QC101 and QC301 are quadratic in time and memory (rules/_crosslayer.py
+    line, on which QC101 and QC301 are quadratic in time and memory (rules/crosslayer/chars.py
     scripts_of, rules/_portability.py all_scripts walk every substitution once per
     substitution; 20,000 lines took 97 s and 1.6 GB): rule-time and rule-memory stop them."""
     n = 100_000

@@ -22,8 +22,12 @@ from quotecheck.diagnostics import Edit
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
 from quotecheck.quoting import quote_word
-from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext
+from quotecheck.rules.runtime.display import short
+from quotecheck.rules.runtime.effective import view_effective
+from quotecheck.rules.runtime.jobs import background_jobs
+from quotecheck.rules.runtime.slots import commands_in
+from quotecheck.rules.runtime.ssh import ssh_handoff
 
 # Seconds a stop-and-wait fix waits for the old process before giving up.
 STOP_TIMEOUT = 60
@@ -158,7 +162,7 @@ def line_indent(text: str, offset: int) -> str:
 
 def summary(text: str, limit: int = 60) -> str:
     """``text`` with its blanks and newlines collapsed, cut to ``limit`` characters."""
-    return rt.short(" ".join(text.split()), limit)
+    return short(" ".join(text.split()), limit)
 
 
 def stop_on_failure(step: str) -> str:
@@ -238,7 +242,7 @@ _SHELL_FOR = {"sh": "sh", "dash": "sh", "bash": "bash", "zsh": "zsh"}
 
 
 def _reads_stdin(view: CommandView) -> bool:
-    eff = rt.view_effective(view)
+    eff = view_effective(view)
     if eff is None or eff.name not in _STDIN_READERS:
         return False
     if any(r.fd in (None, 0) and r.op in ("<", "<<", "<<-", "<<<", "<>")
@@ -257,7 +261,7 @@ def _first_in_pipeline(view: CommandView) -> bool:
     for node in reversed(view.context.ancestors):
         if isinstance(node, Pipeline):
             first = node.commands[0]
-            return first is view.command or any(c is view.command for c in rt.commands_in(first))
+            return first is view.command or any(c is view.command for c in commands_in(first))
     return True
 
 
@@ -278,7 +282,7 @@ def send_on_stdin(ctx: CheckContext, remote: Layer) -> tuple[Edit, ...] | None:
         return None
     if not any(v is view for v in ctx.layers[0].commands) or view.context.in_substitution:
         return None
-    handoff = rt.ssh_handoff(ssh)
+    handoff = ssh_handoff(ssh)
     if handoff is None or not handoff.command or handoff.stdin_null or handoff.tty \
             or handoff.no_command or handoff.subsystem:
         return None
@@ -304,7 +308,7 @@ def send_on_stdin(ctx: CheckContext, remote: Layer) -> tuple[Edit, ...] | None:
             continue
         if not other.context.background and _first_in_pipeline(other) and _reads_stdin(other):
             return None
-    for job in rt.background_jobs(remote):
+    for job in background_jobs(ctx, remote):
         node = job.node
         if job.script is not script or job.node is not job.last:
             continue

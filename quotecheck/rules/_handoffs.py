@@ -2,19 +2,18 @@
 
 These rules judge what one simple command hands to the next layer: which of its words become
 the text of an inner shell, an ssh remote command, an awk program, or the argv of an exec-style
-wrapper. Everything here reads the trace and `layers.handoff`; nothing re-parses options.
+wrapper. Everything here reads the trace and `layers.dispatch`; nothing re-parses options.
 """
 
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
 from quotecheck.layers import dispatch as ho
-from quotecheck.layers.model import Arg, CommandView, Layer, Trace
+from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
 from quotecheck.rules.api import CheckContext
@@ -26,24 +25,12 @@ POSIX_SHELLS = frozenset({"sh", "dash", "ash", "posh", "busybox", "busybox-sh", 
 DEFINITELY_NOT_BASH = frozenset({"dash", "ash", "posh", "busybox", "busybox-sh", "yash"})
 
 
-# handoffs() of the commands seen lately: nine rules ask it of every command. Keyed by id, with
-# a weak reference telling a live view from a dead one whose id was reused.
-_SEEN: dict[int, tuple[weakref.ref[CommandView], list[ho.Handoff]]] = {}
-_SEEN_MAX = 4096
-
-
-def handoffs(view: CommandView) -> list[ho.Handoff]:
+def handoffs(ctx: CheckContext, view: CommandView) -> list[ho.Handoff]:
     """The hand-offs of one command, following exec wrappers (`sudo timeout 5 sh -c X`).
 
-    The list is shared by every caller: do not change it."""
-    seen = _SEEN.get(id(view))
-    if seen is not None and seen[0]() is view:
-        return seen[1]
-    found = _handoffs(view)
-    if len(_SEEN) >= _SEEN_MAX:
-        _SEEN.clear()
-    _SEEN[id(view)] = (weakref.ref(view), found)
-    return found
+    Nine rules ask it of every command: it is found once per check. The list is shared by
+    every caller: do not change it."""
+    return ctx.memo.get_or_compute("handoffs", view, lambda: _handoffs(view))
 
 
 def _handoffs(view: CommandView) -> list[ho.Handoff]:
@@ -93,31 +80,21 @@ def arg_span(ctx: CheckContext, layer: Layer, view: CommandView, arg: Arg) -> Sp
 
 @dataclass
 class _Index:
-    trace: weakref.ref[Trace]
     opened: dict[int, list[Layer]]  # id(view) -> layers whose opened_by is that view
     views: dict[int, set[int]]  # layer id -> ids of its command views
 
 
-# Keyed by id(trace); an entry is dropped when its trace is garbage collected.
-_INDEX: dict[int, _Index] = {}
-
-
 def index(ctx: CheckContext) -> _Index:
-    """Per-trace lookups, built once (the rules of one run share them)."""
-    trace = ctx.trace
-    found = _INDEX.get(id(trace))
-    if found is not None and found.trace() is trace:
-        return found
-    opened: dict[int, list[Layer]] = {}
-    views: dict[int, set[int]] = {}
-    for layer in ctx.layers:
-        if layer.opened_by is not None:
-            opened.setdefault(id(layer.opened_by), []).append(layer)
-        views[layer.id] = {id(v) for v in layer.commands}
-    built = _Index(weakref.ref(trace), opened, views)
-    _INDEX[id(trace)] = built
-    weakref.finalize(trace, _INDEX.pop, id(trace), None)
-    return built
+    """Lookups over the check's trace, built once (the rules of one check share them)."""
+    def make() -> _Index:
+        opened: dict[int, list[Layer]] = {}
+        views: dict[int, set[int]] = {}
+        for layer in ctx.layers:
+            if layer.opened_by is not None:
+                opened.setdefault(id(layer.opened_by), []).append(layer)
+            views[layer.id] = {id(v) for v in layer.commands}
+        return _Index(opened, views)
+    return ctx.memo.get_or_compute("handoff_index", ctx.trace, make)
 
 
 def owns(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
@@ -208,7 +185,7 @@ class TextWord:
 
 def text_words(ctx: CheckContext, view: CommandView) -> list[TextWord]:
     out: list[TextWord] = []
-    for h in handoffs(view):
+    for h in handoffs(ctx, view):
         if isinstance(h, ho.SshHandoff):
             if h.no_command or h.subsystem:
                 continue

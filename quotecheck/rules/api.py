@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from quotecheck.diagnostics import Applicability, Fix, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,28 @@ class Finding:
     severity: Severity | None = None  # overrides the rule's default for this finding
 
 
+class Memo:
+    """What the rules of one check compute once and share (the same layer or command is
+    analysed by many rules). It belongs to one check's context, so a value never outlives
+    the input it was computed from."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, int], tuple[object, object]] = {}
+
+    def get_or_compute(self, kind: str, of: object, compute: Callable[[], T]) -> T:
+        """``compute()`` the first time ``kind`` is asked of the object ``of`` (by identity),
+        then the same value. The entry holds ``of``, so its id cannot be reused meanwhile."""
+        key = (kind, id(of))
+        hit = self._values.get(key)
+        if hit is not None and hit[0] is of:
+            return hit[1]  # type: ignore[return-value]
+        value = compute()
+        self._values[key] = (of, value)
+        return value
+
+
 @dataclass
 class CheckContext:
     """The analysed input as rules see it."""
@@ -33,6 +58,7 @@ class CheckContext:
     source: str
     trace: Trace
     remote_shell_known: bool = False
+    memo: Memo = field(default_factory=Memo)  # results shared by the rules of this check
 
     @property
     def layers(self) -> list[Layer]:

@@ -16,8 +16,8 @@ from itertools import pairwise
 from quotecheck.diagnostics import Edit, Fix, Related, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, Layer
-from quotecheck.rules._crosslayer import Issue, joined_words, literal_view, word_issues
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.crosslayer.joined_words import Issue, joined_words, literal_view, word_issues
 from quotecheck.rules.qc107_quote_closes_early import closes_early
 
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"})

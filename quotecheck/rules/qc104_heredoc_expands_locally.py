@@ -1,14 +1,14 @@
 """QC104 heredoc-expands-locally: an unquoted heredoc feeds a script to an inner shell.
 
-The decision (which of QC101/QC103/QC104/QC105 an expansion gets) lives in ``_crosslayer``.
+The decision (which of QC101/QC103/QC104/QC105 an expansion gets) lives in ``crosslayer.decide``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from quotecheck.rules._crosslayer import findings
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.crosslayer.decide import findings
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

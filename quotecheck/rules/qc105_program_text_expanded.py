@@ -1,14 +1,14 @@
 """QC105 program-text-expanded: the shell expands `$...` inside an awk/sed/perl/jq program.
 
-The decision (which of QC101/QC103/QC104/QC105 an expansion gets) lives in ``_crosslayer``.
+The decision (which of QC101/QC103/QC104/QC105 an expansion gets) lives in ``crosslayer.decide``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from quotecheck.rules._crosslayer import findings
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.crosslayer.decide import findings
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

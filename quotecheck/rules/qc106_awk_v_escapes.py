@@ -79,7 +79,7 @@ def _suggestion(name: str, program_known: bool) -> str:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
-        for h in handoffs(view):
+        for h in handoffs(ctx, view):
             if not isinstance(h, ho.AwkHandoff):
                 continue
             impl = "gawk" if h.implementation == "gawk" else "mawk"

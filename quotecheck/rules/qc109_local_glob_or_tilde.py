@@ -48,7 +48,7 @@ def _runs_as(h: ho.Handoff) -> str | None:
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
         seen: set[int] = set()
-        for h in handoffs(view):
+        for h in handoffs(ctx, view):
             found = _words(h)
             if found is None:
                 continue

@@ -74,7 +74,7 @@ def _program(h: ho.ExecHandoff) -> int | None:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
-        for h in handoffs(view):
+        for h in handoffs(ctx, view):
             if not isinstance(h, ho.ExecHandoff) or h.wrapper in _SHELL_WRAPPERS:
                 continue
             index = _program(h)

@@ -136,7 +136,7 @@ def _looks_like_name(arg: Arg) -> bool:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
-        for h in handoffs(view):
+        for h in handoffs(ctx, view):
             if not isinstance(h, ho.ShellHandoff) or h.mode != "c" or h.script is None:
                 continue
             if h.wrapper in ("su", "runuser"):

@@ -227,9 +227,9 @@ def _barrier(ctx: CheckContext, outer: Layer, inner: Layer,
     for m in mids:
         if m.kind == "ssh":
             return Barrier("ssh", f"ssh to {m.destination}", frozenset(),
-                           _send_env(m.opened_by or opener))
+                           _send_env(ctx, m.opened_by or opener))
     values = opener.values
-    for h in handoffs(opener):
+    for h in handoffs(ctx, opener):
         if not isinstance(h, ho.ExecHandoff):
             continue
         first = h.words[0] if h.words else len(values)
@@ -256,23 +256,23 @@ def _barrier(ctx: CheckContext, outer: Layer, inner: Layer,
     return None
 
 
-def _given(opener: CommandView) -> set[str]:
+def _given(ctx: CheckContext, opener: CommandView) -> set[str]:
     """Names set for the inner command on the wrapper's command line: `env X=1 sh -c`,
     `sudo X=1 sh -c`."""
     out: set[str] = set()
     values = opener.values
-    for h in handoffs(opener):
+    for h in handoffs(ctx, opener):
         if isinstance(h, ho.ExecHandoff) and h.wrapper in ("env", "sudo", "doas"):
             first = h.words[0] if h.words else len(values)
             out.update(m.group(1) for v in values[1:first] if (m := _ASSIGN_WORD.match(v)))
     return out
 
 
-def _send_env(opener: CommandView) -> tuple[str, ...]:
+def _send_env(ctx: CheckContext, opener: CommandView) -> tuple[str, ...]:
     """Every `-o SendEnv=...` of the ssh command: unlike most options, SendEnv accumulates
     (ssh_config(5): "spread across multiple SendEnv directives")."""
     out: list[str] = []
-    for h in handoffs(opener):
+    for h in handoffs(ctx, opener):
         if isinstance(h, ho.SshHandoff):
             for v in h.option_values("-o"):
                 key, _, value = v.replace("=", " ", 1).partition(" ")
@@ -351,7 +351,7 @@ def _trace_variable(ctx: CheckContext, inner: Layer, hops: list[Hop],
     crossed: list[Hop] = []
     for hop in hops:
         crossed.append(hop)
-        prefix = {a.name for a in hop.opener.command.assignments} | _given(hop.opener)
+        prefix = {a.name for a in hop.opener.command.assignments} | _given(ctx, hop.opener)
         state = states.get(hop.outer.id)
         if state is None:
             state = states[hop.outer.id] = OuterState(hop.outer)

@@ -16,8 +16,20 @@ from quotecheck.diagnostics import Fix, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node
 from quotecheck.rules import _fixes
-from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.cmdline import comm_name
+from quotecheck.rules.runtime.display import Locator, node_text, short, show_argv
+from quotecheck.rules.runtime.killsites import KillSite, kill_sites
+from quotecheck.rules.runtime.processes import (
+    Candidate,
+    blocked_ranges,
+    map_match,
+    running_processes,
+    shell_program,
+)
+from quotecheck.rules.runtime.script_index import script_index
+from quotecheck.rules.runtime.selectors import Match
+from quotecheck.rules.runtime.toolcalls import exit_status_for
 
 
 def _who(trace: Trace, layer: Layer) -> str:
@@ -28,29 +40,29 @@ def _who(trace: Trace, layer: Layer) -> str:
         return f"the remote shell that runs this script on {parent.destination}"
     if layer.stdin_script:
         return "the shell reading this script"
-    name = rt.shell_program(layer) or "shell"
+    name = shell_program(layer) or "shell"
     if name == "login shell":
         return "the login shell that runs this `-c` script"
     return f"the `{name} -c` shell that runs this script"
 
 
 def _consequence(trace: Trace, layer: Layer, signal: str, printed_before: bool) -> str:
-    status = rt.exit_status_for(signal)
+    status = exit_status_for(signal)
     if layer.parent is not None and trace.layers[layer.parent].kind == "ssh":
         out = "with no output at all" if not printed_before else "with no further output"
         return (f"ssh exits 255 {out}, the same status as a failed connection")
     if layer.parent is None:
         return (f"the script ends with status {status}" if status else "the script ends")
-    name = rt.shell_program(layer)
+    name = shell_program(layer)
     who = f"`{name}`" if name and name != "login shell" else "the shell"
     return f"{who} ends with status {status}" if status else f"{who} ends"
 
 
-def _next_command(layer: Layer, view: CommandView, item: Node) -> tuple[
+def _next_command(ctx: CheckContext, layer: Layer, view: CommandView, item: Node) -> tuple[
         CommandView | None, CommandView | None]:
     """The first command after the kill step, and the first one that prints something."""
     first: CommandView | None = None
-    for v in rt.script_index(layer, view.context.script).after(item.span[1]):
+    for v in script_index(ctx, layer, view.context.script).after(item.span[1]):
         if first is None:
             first = v
         if v.argv and v.values[0] in ("echo", "printf"):
@@ -68,32 +80,32 @@ def _words_around(layer: Layer, offset: int) -> str | None:
                 else:
                     words = [view.values[0], "…", *view.values[k - 1:k + 2]]
                 more = " …" if k + 2 < len(view.argv) else ""
-                return rt.short(" ".join(words), 50) + more
+                return short(" ".join(words), 50) + more
     return None
 
 
-def _printed_before(layer: Layer, item: Node, view: CommandView) -> bool:
-    index = rt.script_index(layer, view.context.script)
+def _printed_before(ctx: CheckContext, layer: Layer, item: Node, view: CommandView) -> bool:
+    index = script_index(ctx, layer, view.context.script)
     return index.any_named_before(("echo", "printf", "cat"), item.span[0])
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     trace = ctx.trace
-    where = rt.Locator(ctx.source)
+    where = Locator(ctx.source)
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
-        for site in rt.kill_sites(layer):
+        for site in kill_sites(ctx, layer):
             sel = site.selector
             if sel.uncertain:
                 continue
-            candidates = rt.running_processes(trace, layer, site.killer, site.replaceable,
-                                              site.item)
-            hits: list[tuple[rt.Candidate, rt.Match]] = []
+            candidates = running_processes(trace, layer, site.killer, site.replaceable,
+                                           site.item)
+            hits: list[tuple[Candidate, Match]] = []
             for cand in candidates:
                 if sel.pgrep is not None and sel.pgrep.ignore_ancestors:
                     continue
-                m = sel.match(cand.argv, rt.blocked_ranges(cand.layer, cand.argv))
+                m = sel.match(cand.argv, blocked_ranges(cand.layer, cand.argv))
                 if m is not None:
                     hits.append((cand, m))
             if not hits:
@@ -101,14 +113,14 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield _finding(ctx, trace, where, layer, site, hits)
 
 
-def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
-             site: rt.KillSite, hits: list[tuple[rt.Candidate, rt.Match]]) -> Finding:
+def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
+             site: KillSite, hits: list[tuple[Candidate, Match]]) -> Finding:
     sel = site.selector
     cand, m = hits[0]
     flt = m.filter
     related: list[Related] = []
     # Where the matched text is in the input.
-    inside = rt.map_match(cand.layer, cand.argv, m.start, m.end)
+    inside = map_match(cand.layer, cand.argv, m.start, m.end)
     matched_at = ""
     if inside is not None:
         span = ctx.span_in_source(cand.layer, inside[0], inside[1])
@@ -116,51 +128,51 @@ def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
         context = _words_around(cand.layer, span[0])
         if context:
             matched_at += f" (in `{context}`)"
-        related.append(Related(span, f"`{rt.short(m.text, 40)}` in the command line of "
+        related.append(Related(span, f"`{short(m.text, 40)}` in the command line of "
                                      f"{_who(trace, cand.layer)} comes from here"))
     what = (f"`{flt.describe()}` ({flt.syntax})" if flt.tool != "awk"
             else f"the awk pattern `/{flt.pattern}/`")
     by_name = (sel.source == "ps" and sel.ps is not None and sel.ps.shows == "comm") or (
         sel.pgrep is not None and not sel.pgrep.full)
     if by_name:
-        line = f"the process name `{rt.comm_name(cand.argv)}`"
+        line = f"the process name `{comm_name(cand.argv)}`"
     else:
-        line = f"the command line `{rt.show_argv(cand.argv)}`"
+        line = f"the command line `{show_argv(cand.argv)}`"
     parts = [
         f"{what} matches {_who(trace, cand.layer)}: its own command line holds the script, and "
-        f"the pattern finds `{rt.short(m.text, 50)}`{matched_at} in {line}."
+        f"the pattern finds `{short(m.text, 50)}`{matched_at} in {line}."
     ]
     if flt.tool == "grep" and "[" in flt.pattern and "]" in flt.pattern:
         parts.append("The `[x]` bracket only keeps grep from matching its own command line.")
     for other, om in hits[1:]:
         parts.append(f"It also matches {_who(trace, other.layer)} "
-                     f"(`{rt.short(om.text, 30)}` in `{rt.show_argv(other.argv, 50)}`).")
+                     f"(`{short(om.text, 30)}` in `{show_argv(other.argv, 50)}`).")
     killer = " ".join(site.killer.values)
     signal = "SIGKILL" if site.signal == "KILL" else f"SIG{site.signal}"
     if site.signal in ("STOP", "TSTP", "TTIN", "TTOU"):
-        parts.append(f"`{rt.short(killer, 40)}` sends {signal} to that shell too: it stops "
+        parts.append(f"`{short(killer, 40)}` sends {signal} to that shell too: it stops "
                      "there and nothing resumes it, so the script hangs (and ssh with it).")
     item_view = site.killer
     stopped = site.signal in ("STOP", "TSTP", "TTIN", "TTOU")
-    nxt, printing = _next_command(layer, item_view, site.item)
+    nxt, printing = _next_command(ctx, layer, item_view, site.item)
     if stopped:
         pass
     elif nxt is not None:
         at = nxt.source_span[0] if nxt.source_span else None
-        tail = f"it dies before `{rt.node_text(nxt.context.script, nxt.command, 40)}` " \
+        tail = f"it dies before `{node_text(nxt.context.script, nxt.command, 40)}` " \
                f"({where.at(at)})"
         if printing is not None and printing is not nxt:
             pat = printing.source_span[0] if printing.source_span else None
             tail += (f"; nothing after the kill runs, so "
-                     f"`{rt.node_text(printing.context.script, printing.command, 40)}` "
+                     f"`{node_text(printing.context.script, printing.command, 40)}` "
                      f"({where.at(pat)}) never prints")
         else:
             tail += "; nothing after the kill runs"
-        before = _printed_before(layer, site.item, item_view)
-        parts.append(f"`{rt.short(killer, 40)}` sends {signal} to that shell too: {tail}, and "
+        before = _printed_before(ctx, layer, site.item, item_view)
+        parts.append(f"`{short(killer, 40)}` sends {signal} to that shell too: {tail}, and "
                      f"{_consequence(trace, cand.layer, site.signal, before)}.")
     else:
-        parts.append(f"`{rt.short(killer, 40)}` sends {signal} to that shell too, so "
+        parts.append(f"`{short(killer, 40)}` sends {signal} to that shell too, so "
                      f"{_consequence(trace, cand.layer, site.signal, True)}.")
     if cand.alive == "depends":
         parts.append(f"This holds {cand.note}; the remote login shell is not known (set "
@@ -192,7 +204,7 @@ def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
                    fixes=_fixes_for(ctx, layer, hits))
 
 
-def _fixes_for(ctx: CheckContext, layer: Layer, hits: list[tuple[rt.Candidate, rt.Match]]
+def _fixes_for(ctx: CheckContext, layer: Layer, hits: list[tuple[Candidate, Match]]
                ) -> tuple[Fix, ...]:
     """Send the remote script on stdin, when the shell it kills is that script's own."""
     if any(cand.layer is not layer for cand, _ in hits):

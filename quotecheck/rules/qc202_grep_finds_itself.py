@@ -15,16 +15,23 @@ from collections.abc import Iterator
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
-from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.cmdline import render_cmdline
+from quotecheck.rules.runtime.display import short
+from quotecheck.rules.runtime.effective import view_effective
+from quotecheck.rules.runtime.killsites import loop_kill
+from quotecheck.rules.runtime.regex import UnsupportedPattern, translate
+from quotecheck.rules.runtime.selectors import Filter, Selector, selector_from_stages
+from quotecheck.rules.runtime.slots import local_chain, views_by_command
+from quotecheck.rules.runtime.toolcalls import parse_grep
 
 _KINDS = ("grep", "egrep", "fgrep", "awk", "gawk", "mawk", "nawk")
 
 
-def _pipelines(layer: Layer) -> Iterator[tuple[Pipeline, CommandView]]:
+def _pipelines(ctx: CheckContext, layer: Layer) -> Iterator[tuple[Pipeline, CommandView]]:
     seen: set[int] = set()
     for view in layer.commands:
-        chain = rt.local_chain(view)
+        chain = local_chain(ctx, view)
         if len(chain) < 2:
             continue
         parent = chain[-2]
@@ -34,16 +41,16 @@ def _pipelines(layer: Layer) -> Iterator[tuple[Pipeline, CommandView]]:
             yield parent, view
 
 
-def _use(pipeline: Pipeline, first: CommandView, sel: rt.Selector,
+def _use(pipeline: Pipeline, first: CommandView, sel: Selector,
          views: dict[int, CommandView], end: int) -> str | None:
     """How the pipeline's result is used, or None when it is only displayed."""
     ctx = first.context
     for view in sel.views[1:]:
-        eff = rt.view_effective(view)
+        eff = view_effective(view)
         if eff is None:
             continue
         if eff.name in ("grep", "egrep", "fgrep"):
-            call = rt.parse_grep(eff.values, eff.start)
+            call = parse_grep(eff.values, eff.start)
             if call is not None and call.count:
                 return "count"
             if call is not None and call.quiet:
@@ -51,9 +58,9 @@ def _use(pipeline: Pipeline, first: CommandView, sel: rt.Selector,
     rest: list[Node] = list(pipeline.commands[end:])
     for node in rest:
         if not isinstance(node, SimpleCommand):
-            return "kill" if rt.loop_kill(node, views) else "value"
+            return "kill" if loop_kill(node, views) else "value"
         stage = views.get(id(node))
-        eff = rt.view_effective(stage) if stage is not None else None
+        eff = view_effective(stage) if stage is not None else None
         if eff is None:
             continue
         if eff.name == "wc":
@@ -71,12 +78,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
-        views = rt.views_by_command(layer)
-        for pipeline, first in _pipelines(layer):
-            eff = rt.view_effective(first)
+        views = views_by_command(layer)
+        for pipeline, first in _pipelines(ctx, layer):
+            eff = view_effective(first)
             if eff is None or eff.name != "ps":
                 continue
-            found = rt.selector_from_stages(pipeline.commands, views, stop_at_kill=True)
+            found = selector_from_stages(pipeline.commands, views, stop_at_kill=True)
             if found is None:
                 continue
             sel, end = found
@@ -90,9 +97,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 yield finding
 
 
-def _self_match(ctx: CheckContext, layer: Layer, sel: rt.Selector, use: str) -> Finding | None:
+def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str) -> Finding | None:
     for view in sel.views[1:]:
-        eff = rt.view_effective(view)
+        eff = view_effective(view)
         if eff is None or eff.name not in _KINDS:
             continue
         argv = eff.argv
@@ -105,7 +112,7 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: rt.Selector, use: str) -> 
             continue
         flt = own[0]
         tool = eff.name
-        line = rt.render_cmdline(argv)
+        line = render_cmdline(argv)
         effect = {
             "count": "the count is one too high (it counts grep's own line)",
             "test": "the test always succeeds, even when no such process runs",
@@ -117,9 +124,9 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: rt.Selector, use: str) -> 
         }[use]
         pattern = flt.pattern
         fix_pattern = None if flt.syntax == "fixed string" else _bracketed(pattern)
-        msg = (f"`{rt.short(line, 50)}` lists itself: the processes of a pipeline start "
+        msg = (f"`{short(line, 50)}` lists itself: the processes of a pipeline start "
                f"together, so `ps` usually sees {tool}'s own command line, "
-               f"`{rt.short(line, 40)}`, which contains `{rt.short(m.text, 30)}`, and no later "
+               f"`{short(line, 40)}`, which contains `{short(m.text, 30)}`, and no later "
                f"filter drops it: {effect.replace('grep', tool)}.")
         if dynamic:
             msg += (" (The pattern comes from a variable: this holds whenever its value "
@@ -145,15 +152,15 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: rt.Selector, use: str) -> 
     return None
 
 
-def _still_matches(fixed: str, flt: rt.Filter, argv: tuple[str, ...], pattern: str) -> bool:
+def _still_matches(fixed: str, flt: Filter, argv: tuple[str, ...], pattern: str) -> bool:
     """Whether the bracketed pattern would still find its own command line."""
     syntax = {"basic regex": "basic", "extended regex": "extended", "awk regex": "extended"}
     try:
-        regex = rt.translate(fixed, syntax.get(flt.syntax, "basic"),  # type: ignore[arg-type]
-                             ignore_case=bool(flt.regex.flags & re.IGNORECASE))
-    except rt.UnsupportedPattern:
+        regex = translate(fixed, syntax.get(flt.syntax, "basic"),  # type: ignore[arg-type]
+                          ignore_case=bool(flt.regex.flags & re.IGNORECASE))
+    except UnsupportedPattern:
         return True
-    own = rt.render_cmdline([a.replace(pattern, fixed, 1) for a in argv])
+    own = render_cmdline([a.replace(pattern, fixed, 1) for a in argv])
     return regex.search(own) is not None
 
 

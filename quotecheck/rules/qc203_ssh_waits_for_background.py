@@ -13,16 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from quotecheck.layers.model import Layer, Trace
+from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import CommandList, Compound, Pipeline, SimpleCommand
-from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.effective import view_effective
+from quotecheck.rules.runtime.fds import FdTable, apply_redirects, fds_before, fds_of_command
+from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
+from quotecheck.rules.runtime.processes import shell_program
+from quotecheck.rules.runtime.ssh import ssh_handoff, ssh_layer_above
 
 _QUICK = frozenset({"echo", "printf", "true", ":", "false", "cd", "export", "umask", "ulimit",
                     "set", "test", "[", "source", ".", "pushd", "unset", "local"})
 
 
-def _open_fds(fds: rt.FdTable) -> list[int]:
+def _open_fds(fds: FdTable) -> list[int]:
     return [fd for fd in (1, 2) if fds.get(fd) == "channel"]
 
 
@@ -31,21 +35,21 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
-        ssh = rt.ssh_layer_above(trace, layer)
+        ssh = ssh_layer_above(trace, layer)
         if ssh is None:
             continue
-        h = rt.ssh_handoff(ssh)
+        h = ssh_handoff(ssh)
         if h is not None and (h.tty > 0 or h.no_command or h.subsystem or h.background):
             # With a pty the session does not wait (QC204 covers what happens); with -f ssh
             # itself goes to the background, so nothing waits for it.
             continue
-        for job in rt.background_jobs(layer):
-            finding = _job_finding(trace, layer, ssh, job)
+        for job in background_jobs(ctx, layer):
+            finding = _job_finding(ctx, layer, ssh, job)
             if finding is not None:
                 yield finding
 
 
-def _single_process(job: rt.Job) -> bool:
+def _single_process(job: Job) -> bool:
     """The job is one process (or a pipeline of them) that the shell forks directly."""
     if job.node is not job.last:
         return False
@@ -62,7 +66,7 @@ def _single_process(job: rt.Job) -> bool:
     return False
 
 
-def _holder_fds(job: rt.Job, base: rt.FdTable, dash: bool) -> rt.FdTable | None:
+def _holder_fds(job: Job, base: FdTable, dash: bool) -> FdTable | None:
     """fds of the subshell that runs a compound job while it waits, if one stays around.
 
     Verified with OpenSSH 9.2: bash keeps a subshell for `a && b &`, `{ ...; } &`,
@@ -77,7 +81,7 @@ def _holder_fds(job: rt.Job, base: rt.FdTable, dash: bool) -> rt.FdTable | None:
         return None  # the subshell becomes the last command (its own fds are checked)
     node = job.node
     if job.node is job.last and isinstance(node, Compound):
-        return None if dash else rt.apply_redirects(base, node.redirects)
+        return None if dash else apply_redirects(base, node.redirects)
     if dash:
         if isinstance(last, Compound) and last.redirects:
             return base
@@ -85,20 +89,20 @@ def _holder_fds(job: rt.Job, base: rt.FdTable, dash: bool) -> rt.FdTable | None:
     return base
 
 
-def _job_finding(trace: Trace, layer: Layer, ssh: Layer, job: rt.Job) -> Finding | None:
-    if job.script is None or not job.views or rt.waits_after(layer, job):
+def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Finding | None:
+    if job.script is None or not job.views or waits_after(ctx, layer, job):
         return None
-    effs = [(v, rt.view_effective(v)) for v in job.views]
+    effs = [(v, view_effective(v)) for v in job.views]
     lasting = [(v, e) for v, e in effs if e is None or e.name not in _QUICK]
     if not lasting:
         return None
-    base = rt.fds_before(trace, layer, job.views[0])
+    base = fds_before(ctx, layer, job.views[0])
     dest = ssh.destination or "the host"
     text = job.text(50)
     _, prog_eff = lasting[-1]
     prog = prog_eff.name if prog_eff is not None and prog_eff.name else "the job"
     span = job.source_span() or job.views[0].source_span or (0, 0)
-    shell = rt.shell_program(layer)
+    shell = shell_program(layer)
     dash = shell in ("dash", "ash", "busybox")
     known_bash = shell in ("bash", "zsh") or layer.dialect in ("bash", "zsh")
     held_bash = _holder_fds(job, base, False)
@@ -118,7 +122,7 @@ def _job_finding(trace: Trace, layer: Layer, ssh: Layer, job: rt.Job) -> Finding
                f"`exec` (`cd dir && exec nohup cmd > log 2>&1 &`).")
         return Finding(span, msg, layer)
     for view, eff in lasting:
-        fds = rt.fds_of_command(base, view)
+        fds = fds_of_command(ctx, base, view)
         open_fds = _open_fds(fds)
         if not open_fds:
             continue

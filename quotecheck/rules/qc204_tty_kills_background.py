@@ -16,8 +16,12 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Related
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer
-from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.effective import view_effective
+from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
+from quotecheck.rules.runtime.script_index import script_index
+from quotecheck.rules.runtime.ssh import ssh_handoff, ssh_layer_above
+from quotecheck.rules.runtime.toolcalls import signal_name
 
 
 def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | None:
@@ -38,12 +42,12 @@ def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | Non
     return None
 
 
-def _ignores_hup(layer: Layer, before: int, job: rt.Job) -> bool:
+def _ignores_hup(ctx: CheckContext, layer: Layer, before: int, job: Job) -> bool:
     if job.script is None:
         return False
-    for v in rt.script_index(layer, job.script).named("trap", before):
+    for v in script_index(ctx, layer, job.script).named("trap", before):
         if len(v.values) >= 3 and v.values[1] == "" and any(
-                rt.signal_name(x) == "HUP" for x in v.values[2:]):
+                signal_name(x) == "HUP" for x in v.values[2:]):
             return True
     return False
 
@@ -51,11 +55,11 @@ def _ignores_hup(layer: Layer, before: int, job: rt.Job) -> bool:
 _TRIVIAL = frozenset({"echo", "printf", "true", ":", "exit", "return"})
 
 
-def _busy_after(layer: Layer, job: rt.Job) -> bool:
+def _busy_after(ctx: CheckContext, layer: Layer, job: Job) -> bool:
     """Commands other than messages run after the job (the shell does not exit at once)."""
     if job.script is None:
         return False
-    for v in rt.script_index(layer, job.script).after(job.span[1]):
+    for v in script_index(ctx, layer, job.script).after(job.span[1]):
         if v.argv and v.values[0] not in _TRIVIAL:
             return True
     return False
@@ -66,21 +70,21 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
-        ssh = rt.ssh_layer_above(trace, layer)
+        ssh = ssh_layer_above(trace, layer)
         if ssh is None:
             continue
-        h = rt.ssh_handoff(ssh)
+        h = ssh_handoff(ssh)
         if h is None or h.tty == 0 or h.no_command:
             continue
-        for job in rt.background_jobs(layer):
-            if job.script is None or not job.views or rt.waits_after(layer, job):
+        for job in background_jobs(ctx, layer):
+            if job.script is None or not job.views or waits_after(ctx, layer, job):
                 continue
-            if _ignores_hup(layer, job.span[0], job):
+            if _ignores_hup(ctx, layer, job.span[0], job):
                 continue
-            first = rt.view_effective(job.views[0])
+            first = view_effective(job.views[0])
             detached = first is not None and bool({"setsid", "nohup"} & {
                 *first.wrappers, first.name})
-            if detached and _busy_after(layer, job):
+            if detached and _busy_after(ctx, layer, job):
                 continue  # nohup/setsid had time to run before the shell exits
             text = job.text(50)
             word = _tty_word(ssh, h)

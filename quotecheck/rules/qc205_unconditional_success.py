@@ -14,8 +14,12 @@ from quotecheck.diagnostics import Fix
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
 from quotecheck.rules import _fixes
-from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.display import Locator, node_text, short
+from quotecheck.rules.runtime.effective import view_effective
+from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
+from quotecheck.rules.runtime.shell_options import option_in_effect
+from quotecheck.rules.runtime.slots import Slot, commands_in, slot_of, views_by_command
 
 _NEUTRAL = frozenset({"sleep", "echo", "printf", "true", ":", "date", "sync", "logger",
                       "export", "local", "declare", "typeset", "readonly", "unset", "shift",
@@ -25,12 +29,12 @@ _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive"
 
 
 def _claims(text: str) -> list[str]:
-    return [m.group(0) for m in rt.SUCCESS_WORDS.finditer(text)]
+    return [m.group(0) for m in SUCCESS_WORDS.finditer(text)]
 
 
 def _names(node: Node, views: dict[int, CommandView]) -> list[str]:
     out: list[str] = []
-    for cmd in rt.commands_in(node):
+    for cmd in commands_in(node):
         v = views.get(id(cmd))
         out.append(v.values[0] if v is not None and v.argv else "")
     return out
@@ -50,7 +54,7 @@ def _handled(items: list[Node], ops: list[str], views: dict[int, CommandView]) -
     return "||" in ops
 
 
-def _hint(step: list[Node], slot: rt.Slot, views: dict[int, CommandView]) -> str:
+def _hint(step: list[Node], slot: Slot, views: dict[int, CommandView]) -> str:
     hints: list[str] = []
     node = step[-1]
     if isinstance(node, Pipeline) and len(node.commands) > 1:
@@ -58,8 +62,8 @@ def _hint(step: list[Node], slot: rt.Slot, views: dict[int, CommandView]) -> str
         last_view = views.get(id(last)) if isinstance(last, SimpleCommand) else None
         if last_view is not None:
             hints.append(f"a pipeline's status is only that of its last command, "
-                         f"`{rt.node_text(slot.script, last, 30)}`")
-            eff = rt.view_effective(last_view)
+                         f"`{node_text(slot.script, last, 30)}`")
+            eff = view_effective(last_view)
             if eff is not None and eff.via_xargs and any(
                     v in ("-r", "--no-run-if-empty") for v in last_view.values[1:eff.start]):
                 hints[-1] += " (with no match at all, `xargs -r` runs nothing and exits 0)"
@@ -70,7 +74,7 @@ def _hint(step: list[Node], slot: rt.Slot, views: dict[int, CommandView]) -> str
             hints[-2:] = [", ".join(hints[-2:])] if len(hints) >= 2 else hints[-1:]
     elif isinstance(node, SimpleCommand):
         v = views.get(id(node))
-        eff = rt.view_effective(v) if v is not None else None
+        eff = view_effective(v) if v is not None else None
         if eff is not None and eff.name in ("grep", "egrep", "fgrep"):
             hints.append("grep exits 1 when nothing matches and 2 when the file is missing")
     if len(step) > 1:
@@ -80,26 +84,26 @@ def _hint(step: list[Node], slot: rt.Slot, views: dict[int, CommandView]) -> str
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    where = rt.Locator(ctx.source)
+    where = Locator(ctx.source)
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
-        views = rt.views_by_command(layer)
+        views = views_by_command(layer)
         for view in layer.commands:
             finding = _check_view(ctx, where, layer, view, views)
             if finding is not None:
                 yield finding
 
 
-def _check_view(ctx: CheckContext, where: rt.Locator, layer: Layer, view: CommandView,
+def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandView,
                 views: dict[int, CommandView]) -> Finding | None:
-    text = rt.message_text(view)
-    if not text or not rt.SUCCESS_WORDS.search(text) or rt.NEGATIVE_WORDS.search(text):
+    text = message_text(view)
+    if not text or not SUCCESS_WORDS.search(text) or NEGATIVE_WORDS.search(text):
         return None
     c = view.context
     if c.in_substitution or c.in_pipeline or c.background:
         return None
-    slot = rt.slot_of(view)
+    slot = slot_of(ctx, view)
     if slot is None or slot.item is not view.command:
         return None
     i = slot.index
@@ -128,14 +132,14 @@ def _check_view(ctx: CheckContext, where: rt.Locator, layer: Layer, view: Comman
         # "started"/"launched" after `cmd &` is true: the job was started. Only a claim that
         # it finished or worked ("done", "deployed") is reported for a background step.
         return None
-    if not background and rt.option_in_effect(layer, view.command.span[0], slot.script,
-                                              "errexit"):
+    if not background and option_in_effect(ctx, layer, view.command.span[0], slot.script,
+                                           "errexit"):
         return None
     span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]
-    step_text = rt.short(" ".join(span_text.split()), 70)
+    step_text = short(" ".join(span_text.split()), 70)
     src = slot.script.origin.span(step[0].span[0], max(step[-1].span[1], step[0].span[0] + 1))
     at = where.at(src[0] if src else None)
-    message = rt.node_text(slot.script, view.command, 50)
+    message = node_text(slot.script, view.command, 50)
     if background:
         msg = (f"`{message}` claims success whatever happened: the step it reports on, "
                f"`{step_text}` ({at}), was only started in the background (`&`): it has not "
@@ -159,7 +163,7 @@ def _check_view(ctx: CheckContext, where: rt.Locator, layer: Layer, view: Comman
     return Finding(span, msg, layer, fixes=fixes)
 
 
-def _stop_fix(ctx: CheckContext, layer: Layer, slot: rt.Slot, step: list[Node],
+def _stop_fix(ctx: CheckContext, layer: Layer, slot: Slot, step: list[Node],
               step_text: str) -> tuple[Fix, ...]:
     """``step || { echo "FAILED ..." >&2; exit 1; }``: the message after it is then true.
 
@@ -168,7 +172,7 @@ def _stop_fix(ctx: CheckContext, layer: Layer, slot: rt.Slot, step: list[Node],
     the operator's line is the heredoc's)."""
     if not slot.top or slot.script is not layer.script:
         return ()
-    if any(r.heredoc is not None for node in step for cmd in rt.commands_in(node)
+    if any(r.heredoc is not None for node in step for cmd in commands_in(node)
            for r in cmd.redirects):
         return ()
     at = step[-1].span[1]

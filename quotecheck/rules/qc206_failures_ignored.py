@@ -17,8 +17,16 @@ from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
 from quotecheck.rules import _fixes
-from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.display import Locator, node_text, short
+from quotecheck.rules.runtime.effective import view_effective
+from quotecheck.rules.runtime.processes import shell_program
+from quotecheck.rules.runtime.script_index import script_index
+from quotecheck.rules.runtime.script_messages import message_text
+from quotecheck.rules.runtime.shell_options import option_in_effect
+from quotecheck.rules.runtime.slots import flat_body, local_chain, slot_of, views_by_command
+from quotecheck.rules.runtime.ssh import ssh_layer_above
+from quotecheck.rules.runtime.toolcalls import HARMLESS_SIGNALS, parse_kill
 
 _EFFECT = {
     "cd": "the next commands run in the wrong directory",
@@ -48,7 +56,7 @@ def _who(trace: Trace, layer: Layer) -> str:
     parent = trace.layers[layer.parent] if layer.parent is not None else None
     if parent is not None and parent.kind == "ssh":
         return f"The script the remote shell on {parent.destination} runs"
-    name = rt.shell_program(layer) or "shell"
+    name = shell_program(layer) or "shell"
     if name == "login shell":
         return "The `-c` script of the target user's login shell"
     if layer.stdin_script:
@@ -57,13 +65,13 @@ def _who(trace: Trace, layer: Layer) -> str:
 
 
 def _status_sink(trace: Trace, layer: Layer) -> str:
-    if rt.ssh_layer_above(trace, layer) is not None:
+    if ssh_layer_above(trace, layer) is not None:
         return "ssh's exit status"
     return "its exit status"
 
 
 def _risky(view: CommandView) -> str | None:
-    eff = rt.view_effective(view)
+    eff = view_effective(view)
     if eff is None or eff.via_xargs:
         return None
     name = eff.name
@@ -73,8 +81,8 @@ def _risky(view: CommandView) -> str | None:
     if name == "cd" and not args:
         return None
     if name == "kill":
-        parsed = rt.parse_kill(eff.values, eff.start)
-        if parsed is None or parsed[0] in rt.HARMLESS_SIGNALS:
+        parsed = parse_kill(eff.values, eff.start)
+        if parsed is None or parsed[0] in HARMLESS_SIGNALS:
             return None
     if name == "mkdir" and any(a in ("-p", "--parents") or (a.startswith("-") and "p" in a
                                                            and not a.startswith("--"))
@@ -90,18 +98,18 @@ def _risky(view: CommandView) -> str | None:
     return name
 
 
-def _unchecked(layer: Layer, view: CommandView) -> bool:
+def _unchecked(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
     c = view.context
     if c.conditional or c.background or c.in_substitution or c.in_pipeline:
         return False
     if c.script is not layer.script:
         return False
-    return not rt.option_in_effect(layer, view.command.span[0], c.script, "errexit")
+    return not option_in_effect(ctx, layer, view.command.span[0], c.script, "errexit")
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     trace = ctx.trace
-    where = rt.Locator(ctx.source)
+    where = Locator(ctx.source)
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
@@ -116,40 +124,40 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield finding
 
 
-def _has_later_step(layer: Layer, view: CommandView) -> bool:
+def _has_later_step(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
     assert layer.script is not None
-    index = rt.script_index(layer, layer.script)
+    index = script_index(ctx, layer, layer.script)
     return bool(index.starts) and index.starts[-1] >= view.command.span[1]
 
 
-def _first_unchecked(ctx: CheckContext, trace: Trace, where: rt.Locator,
+def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
                      layer: Layer) -> Finding | None:
     assert layer.script is not None
-    items, _, _ = rt.flat_body(layer.script)
+    items, _, _ = flat_body(ctx, layer.script)
     if len(items) < 2:
         return None
     found: list[tuple[CommandView, str]] = []
     for view in layer.commands:
         name = _risky(view)
-        if name is None or not _unchecked(layer, view):
+        if name is None or not _unchecked(ctx, layer, view):
             continue
-        if not _has_later_step(layer, view):
+        if not _has_later_step(ctx, layer, view):
             continue
         found.append((view, name))
     if not found:
         return None
     view, name = found[0]
-    step = rt.node_text(view.context.script, view.command, 50)
+    step = node_text(view.context.script, view.command, 50)
     at = where.at(view.source_span[0] if view.source_span else None)
-    last_views = [v for v in rt.script_index(layer, layer.script).views if v.argv]
+    last_views = [v for v in script_index(ctx, layer, layer.script).views if v.argv]
     last_note = ""
     if last_views:
         last = last_views[-1]
-        slot = rt.slot_of(last)
+        slot = slot_of(ctx, last)
         if slot is not None:
             lo, hi = slot.group()
             node_lo, node_hi = slot.items[lo], slot.items[hi]
-            text = rt.short(" ".join(
+            text = short(" ".join(
                 slot.script.text[node_lo.span[0]:node_hi.span[1]].split()), 60)
             src = slot.script.origin.span(node_lo.span[0], max(node_hi.span[1],
                                                                 node_lo.span[0] + 1))
@@ -158,18 +166,18 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: rt.Locator,
             if ops and ops[-1] == "||" and isinstance(node_hi, SimpleCommand) and \
                     node_hi.words and node_hi.words[0].value in ("echo", "printf", "true", ":"):
                 last_note += ", which is 0 even when everything before it failed"
-    others = [f"`{rt.node_text(v.context.script, v.command, 30)}` "
+    others = [f"`{node_text(v.context.script, v.command, 30)}` "
               f"({where.at(v.source_span[0] if v.source_span else None)})"
               for v, _ in found[1:4]]
     also = f" Also unchecked: {', '.join(others)}." if others else ""
     effect = _EFFECT[name]
-    if name == "cd" and rt.ssh_layer_above(trace, layer) is not None:
+    if name == "cd" and ssh_layer_above(trace, layer) is not None:
         effect += " (the login directory)"
     msg = (f"{_who(trace, layer)} has no `set -e` and does not chain its steps with `&&`: "
            f"if `{step}` ({at}) fails, the script goes on and {effect}; "
            f"{_status_sink(trace, layer)} is only that of the last command{last_note}.{also} "
            f"Start the script with `set -e` (and `set -o pipefail` under bash), or stop on "
-           f"the failure: `{rt.short(step, 40)} || exit 1`.")
+           f"the failure: `{short(step, 40)} || exit 1`.")
     span = view.source_span or (0, 0)
     return Finding(span, msg, layer, fixes=_stop_fixes(ctx, layer, [v for v, _ in found]))
 
@@ -178,7 +186,7 @@ def _stop_fixes(ctx: CheckContext, layer: Layer, views: list[CommandView]) -> tu
     """Each unchecked step stops the script with a message when it fails."""
     edits: list[Edit] = []
     for view in views:
-        slot = rt.slot_of(view)
+        slot = slot_of(ctx, view)
         if slot is None or not slot.top or slot.item is not view.command or any(
                 r.heredoc is not None for r in view.command.redirects):
             return ()
@@ -200,30 +208,30 @@ _FAILURE_WORDS = re.compile(
     r"not found|not started|timeout|timed out)\b|✗|✘", re.IGNORECASE)
 
 
-def _failure_reported_as_success(ctx: CheckContext, trace: Trace, where: rt.Locator,
+def _failure_reported_as_success(ctx: CheckContext, trace: Trace, where: Locator,
                                  layer: Layer) -> Finding | None:
     """The script's last step reports a failure (`check && echo OK || echo FAILED`) and
     then ends with that message's status, 0: the caller cannot tell."""
     script = layer.script
     if script is None:
         return None
-    items, ops, _ = rt.flat_body(script)
+    items, ops, _ = flat_body(ctx, script)
     if len(items) < 2:
         return None
     last = items[-1]
     if ops[-2] != "||" or not isinstance(last, SimpleCommand):
         return None
-    views = rt.views_by_command(layer)
+    views = views_by_command(layer)
     view = views.get(id(last))
-    text = rt.message_text(view) if view is not None else None
+    text = message_text(view) if view is not None else None
     if view is None or text is None or not _FAILURE_WORDS.search(text):
         return None
     lo = len(items) - 1
     while lo > 0 and ops[lo - 1] in ("&&", "||"):
         lo -= 1
-    check_text = rt.short(" ".join(script.text[items[lo].span[0]:items[-2].span[1]].split()),
-                          50)
-    message = rt.node_text(script, last, 40)
+    check_text = short(" ".join(script.text[items[lo].span[0]:items[-2].span[1]].split()),
+                       50)
+    message = node_text(script, last, 40)
     at = where.at(view.source_span[0] if view.source_span else None)
     msg = (f"`{message}` ({at}) reports that `{check_text}` failed, and then the script ends "
            f"with the status of that message, 0: {_status_sink(trace, layer)} says success "
@@ -241,29 +249,29 @@ def _exit_fix(ctx: CheckContext, layer: Layer, node: Node) -> tuple[Fix, ...]:
 
 
 def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
-    views = rt.views_by_command(layer)
+    views = views_by_command(layer)
     seen: set[int] = set()
     for view in layer.commands:
-        chain = rt.local_chain(view)
+        chain = local_chain(ctx, view)
         if len(chain) < 2 or not isinstance(chain[-2], Pipeline):
             continue
         pipe = chain[-2]
         if id(pipe) in seen or pipe.commands[-1] is not view.command:
             continue
         seen.add(id(pipe))
-        eff = rt.view_effective(view)
+        eff = view_effective(view)
         if eff is None or eff.name != "tee" or len(pipe.commands) < 2:
             continue
         script = view.context.script
-        if rt.option_in_effect(layer, view.command.span[0], script, "pipefail"):
+        if option_in_effect(ctx, layer, view.command.span[0], script, "pipefail"):
             continue
-        why = _tee_matters(layer, view, pipe)
+        why = _tee_matters(ctx, layer, view, pipe)
         if why is None or _only_feeds(pipe, views):
             continue
         first = pipe.commands[0]
         first_view = views.get(id(first)) if isinstance(first, SimpleCommand) else None
-        first_text = rt.node_text(script, first, 30)
-        msg = (f"`{rt.node_text(script, pipe, 50)}`: a pipeline's exit status is that of "
+        first_text = node_text(script, first, 30)
+        msg = (f"`{node_text(script, pipe, 50)}`: a pipeline's exit status is that of "
                f"its last command, and `tee` succeeds even when `{first_text}` fails, so "
                f"{why}. Add `set -o pipefail` before it (bash, zsh, ksh; dash 0.5.12 has "
                f"none), or check the first command's status (`${{PIPESTATUS[0]}}` in bash).")
@@ -279,24 +287,25 @@ def _only_feeds(pipe: Pipeline, views: dict[int, CommandView]) -> bool:
     """`echo 1 | sudo tee /proc/...`: tee is the step that matters, and its status is seen."""
     for node in pipe.commands[:-1]:
         view = views.get(id(node)) if isinstance(node, SimpleCommand) else None
-        eff = rt.view_effective(view) if view is not None else None
+        eff = view_effective(view) if view is not None else None
         if eff is None or eff.name not in _FEEDERS or (eff.name == "cat" and len(eff.argv) > 2):
             return False
     return True
 
 
-def _tee_matters(layer: Layer, view: CommandView, pipe: Pipeline) -> str | None:
+def _tee_matters(ctx: CheckContext, layer: Layer, view: CommandView,
+                 pipe: Pipeline) -> str | None:
     c = view.context
     if c.conditional:
         return "the test sees success"
     if c.background or c.in_substitution:
         return None
-    if rt.option_in_effect(layer, view.command.span[0], c.script, "errexit"):
+    if option_in_effect(ctx, layer, view.command.span[0], c.script, "errexit"):
         return "`set -e` does not stop the script"
     if layer.parent is not None and c.script is layer.script:
         assert layer.script is not None
-        items, _, _ = rt.flat_body(layer.script)
-        if items and (items[-1] is pipe or any(n is pipe for n in rt.local_chain(view)
+        items, _, _ = flat_body(ctx, layer.script)
+        if items and (items[-1] is pipe or any(n is pipe for n in local_chain(ctx, view)
                                                if n is items[-1])):
             return "the caller sees success"
     return None

@@ -28,9 +28,10 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
 from quotecheck.positions import LineIndex
 from quotecheck.rules import _fixes
-from quotecheck.rules import _runtime as rt
 from quotecheck.rules._portability import basename, short
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
+from quotecheck.rules.runtime.slots import slot_of, views_by_command
 
 TERMINATING = frozenset({"TERM", "KILL", "INT", "QUIT", "ABRT", "15", "9", "2", "3", "6"})
 NOT_A_LAUNCH = frozenset({
@@ -526,7 +527,7 @@ class _Scan:
         layer = relaunch.layer
         if kill.event.layer is not layer or layer.script is None or layer.text is None:
             return ()
-        slot = rt.slot_of(kill.event.view)
+        slot = slot_of(self.ctx, kill.event.view)
         if slot is None or not slot.top or slot.script is not layer.script:
             return ()
         values = _identifying_words(_process_argv(self.ctx, relaunch.view), matcher)
@@ -535,7 +536,7 @@ class _Scan:
         lo, hi = slot.group()
         if not all(isinstance(n, (SimpleCommand, Pipeline)) for n in slot.items[lo:hi + 1]):
             return ()
-        views = rt.views_by_command(layer)
+        views = views_by_command(layer)
         end = slot.items[hi].span[1]
         stopped: str | None = None
         k = hi + 1
@@ -545,11 +546,11 @@ class _Scan:
                 isinstance(slot.items[k], SimpleCommand):
             view = views.get(id(slot.items[k]))
             name = view.values[0] if view is not None and view.argv else ""
-            text = rt.message_text(view) if view is not None else None
+            text = message_text(view) if view is not None else None
             if name == "sleep":
                 end = slot.items[k].span[1]
-            elif stopped is None and text and rt.SUCCESS_WORDS.search(text) and \
-                    not rt.NEGATIVE_WORDS.search(text) and slot.ops[k] in ("\n", ";"):
+            elif stopped is None and text and SUCCESS_WORDS.search(text) and \
+                    not NEGATIVE_WORDS.search(text) and slot.ops[k] in ("\n", ";"):
                 node = slot.items[k]
                 stopped = layer.script.text[node.span[0]:node.span[1]]
                 end = node.span[1]

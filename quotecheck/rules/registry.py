@@ -1,7 +1,8 @@
 """The one registry: rule code -> Rule, discovered from the ``qcNNN_name.py`` modules here.
 
 Each rule lives in its own module beside this one, with its document at ``rules/QCnnn.md`` and
-its tests at ``tests/rules/test_qcnnn.py``; a test keeps the three in step.
+its tests at ``tests/rules/test_qcnnn.py``; tests/test_rule_layout.py keeps them in step (and
+says where the exceptions are).
 """
 
 from __future__ import annotations

@@ -3,55 +3,33 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from _support import CROSSLAYER, Finder, at, fixture_test, fixtures
 from harness.shells import run_shell
 
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
 
 CODE = "QC101"
-MINE = ["QC101", "QC102", "QC103", "QC104", "QC105"]
-FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "crosslayer").glob("*.sh"))
-
-
-def found(src: str, code: str = CODE) -> list[Diagnostic]:
-    result = check_source(src, Options(select=MINE))
-    return [d for d in result.diagnostics if d.code == code]
+MINE = list(CROSSLAYER)
+found = Finder(CODE, group=CROSSLAYER).diagnostics
 
 
 def mine(src: str) -> list[Diagnostic]:
     return [d for d in check_source(src, Options(select=MINE)).diagnostics if d.code in MINE]
 
 
-def at(src: str, d: Diagnostic) -> tuple[int, int]:
-    line, col = LineIndex(src).position(d.span[0])
-    return line + 1, col + 1
-
-
-def expected(path: Path, code: str) -> list[str]:
-    m = re.search(r"^# expect: (.*)$", path.read_text(), re.M)
-    assert m, f"{path.name} has no `# expect:` line"
-    items = [] if m.group(1).strip() == "none" else m.group(1).split()
-    return sorted(i for i in items if i.startswith(code + "@"))
-
-
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
-def test_fixture_expectations(path: Path) -> None:
-    text = path.read_text()
-    result = check_source(text, Options(select=MINE), path=str(path))
-    got = sorted(f"{d.code}@{at(text, d)[0]}:{at(text, d)[1]}"
-                 for d in result.diagnostics if d.code == CODE)
-    assert got == expected(path, CODE)
+test_fixture_expectations = fixture_test(
+    "crosslayer", [CODE], lambda path, text: found(text, path=str(path)))
 
 
 def test_fixture_directory_has_enough_scripts() -> None:
-    assert len(FIXTURES) >= 10
-    clean = [p for p in FIXTURES if "# expect: none" in p.read_text()]
+    scripts = fixtures("crosslayer")
+    assert len(scripts) >= 10
+    clean = [p for p in scripts if "# expect: none" in p.read_text()]
     assert len(clean) >= 3
-    codes = {c for p in FIXTURES for c in re.findall(r"(QC10[1-5])@", p.read_text())}
+    codes = {c for p in scripts for c in re.findall(r"(QC10[1-5])@", p.read_text())}
     assert codes == set(MINE)
 
 

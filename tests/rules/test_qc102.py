@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
+from _support import CROSSLAYER, Finder, at, fixture_test
 from harness.shells import dash_words
 
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
 from quotecheck.trace import build_trace
 
 CODE = "QC102"
-MINE = ["QC101", "QC102", "QC103", "QC104", "QC105"]
-FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "crosslayer").glob("*.sh"))
-
-
-def found(src: str) -> list[Diagnostic]:
-    return [d for d in check_source(src, Options(select=MINE)).diagnostics if d.code == CODE]
-
-
-def at(src: str, d: Diagnostic) -> tuple[int, int]:
-    line, col = LineIndex(src).position(d.span[0])
-    return line + 1, col + 1
+MINE = list(CROSSLAYER)
+found = Finder(CODE, group=CROSSLAYER).diagnostics
 
 
 def apply(src: str, d: Diagnostic) -> str:
@@ -42,16 +30,8 @@ def sent(src: str) -> str:
     return layer.text
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
-def test_fixture_expectations(path: Path) -> None:
-    text = path.read_text()
-    m = re.search(r"^# expect: (.*)$", text, re.M)
-    assert m
-    want = sorted(i for i in m.group(1).split() if i.startswith(CODE + "@"))
-    result = check_source(text, Options(select=MINE), path=str(path))
-    got = sorted(f"{d.code}@{at(text, d)[0]}:{at(text, d)[1]}"
-                 for d in result.diagnostics if d.code == CODE)
-    assert got == want
+test_fixture_expectations = fixture_test(
+    "crosslayer", [CODE], lambda path, text: found(text, path=str(path)))
 
 
 def test_space_in_a_word_shows_the_sent_string_and_the_remote_split() -> None:

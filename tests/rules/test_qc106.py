@@ -2,48 +2,20 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
+from _support import Finder, fixture_test
 
-from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
 from quotecheck.layers.awk import awk_unescape
-from quotecheck.positions import LineIndex
 
 CODE = "QC106"
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+found = Finder(CODE, severity="hint")
 
 
-def found(src: str, code: str = CODE,
-          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[code], severity="hint",
-                                       remote_shell=remote_shell))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == code, d.message  # a crash would show up as QC002
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
-
-
-def fixture_expectations(path: Path, code: str) -> tuple[list[str], list[str]]:
-    text = path.read_text()
-    m = re.search(r"^# expect: (.*)$", text, re.M)
-    assert m, f"{path.name} has no `# expect:` line"
-    expected = sorted(e for e in m.group(1).split() if e.startswith(code + "@"))
-    got = sorted(f"{d.code}@{line}:{col}" for line, col, d in found(text, code, ))
-    return expected, got
-
-
-@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
-def test_fixture_expectations(path: Path) -> None:
-    expected, got = fixture_expectations(path, CODE)
-    assert got == expected
+test_fixture_expectations = fixture_test(
+    "handoffs", [CODE], lambda path, text: [d for _, _, d in found(text)])
 
 
 def awk_value(awk: str, raw: str) -> str:

@@ -2,41 +2,20 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
+from _support import Finder, fixture_test
 
 from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
 
 CODE = "QC108"
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+found = Finder(CODE, severity="hint")
 
 
-def found(src: str, code: str = CODE,
-          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[code], severity="hint",
-                                       remote_shell=remote_shell))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == code, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
-
-
-@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
-def test_fixture_expectations(path: Path) -> None:
-    text = path.read_text()
-    m = re.search(r"^# expect: (.*)$", text, re.M)
-    assert m
-    expected = sorted(e for e in m.group(1).split() if e.startswith(CODE + "@"))
-    assert sorted(f"{CODE}@{ln}:{c}" for ln, c, _ in found(text)) == expected
+test_fixture_expectations = fixture_test(
+    "handoffs", [CODE], lambda path, text: [d for _, _, d in found(text)])
 
 
 def run(shell: str, script: str, *args: str) -> str:

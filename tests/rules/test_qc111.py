@@ -2,42 +2,21 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from _support import Finder, fixture_test
 
 from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
 
 CODE = "QC111"
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoffs"
+found = Finder(CODE, severity="hint")
 
 
-def found(src: str, code: str = CODE,
-          remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[code], severity="hint",
-                                       remote_shell=remote_shell))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == code, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
-
-
-@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
-def test_fixture_expectations(path: Path) -> None:
-    text = path.read_text()
-    m = re.search(r"^# expect: (.*)$", text, re.M)
-    assert m
-    expected = sorted(e for e in m.group(1).split() if e.startswith(CODE + "@"))
-    # The fixtures' expectations are at the default threshold (hints are not shown).
-    got = [(ln, c) for ln, c, d in found(text) if d.severity != "hint"]
-    assert sorted(f"{CODE}@{ln}:{c}" for ln, c in got) == expected
+# The fixtures' expectations are at the default threshold (hints are not shown).
+test_fixture_expectations = fixture_test(
+    "handoffs", [CODE], lambda path, text: [d for _, _, d in found(text) if d.severity != "hint"])
 
 
 def test_real_shell_opens_the_redirect_before_the_wrapper_runs(tmp_path: Path) -> None:

@@ -1,47 +1,31 @@
-"""QC201 kills-itself, the pattern translator it relies on, and the runtime fixtures.
+"""QC201 kills-itself, and the fixtures of the runtime rules (QC201-QC206).
 
-The facts are checked with the real tools, never by killing anything: grep runs on printed
-lines, `ps`/`pgrep -P <this test>` look at a child that exits by itself, and bash/dash run
-`sh -c 'echo $PPID'` to show whether the shell exec'd its last command in place.
+The fact is checked with the real pgrep, which only lists: the shell running a `-c` script
+matches a pattern found in its own text. The helpers QC201 relies on are tested with the real
+tools in tests/rules/test_runtime_*.py (the pattern translator, ps and pgrep command lines,
+bash's exec of a last command).
 """
 
 from __future__ import annotations
 
-import os
-import re
+import contextlib
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from _support import EXPECT, Finder, fixture_test, fixtures
 
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.files import local_dialect
 from quotecheck.positions import LineIndex
-from quotecheck.rules import _runtime as rt
-from quotecheck.trace import build_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
-FIXTURES = sorted((ROOT / "fixtures" / "runtime").glob("*.sh"))
+FIXTURES = fixtures("runtime")
 MINE = ("QC201", "QC202", "QC203", "QC204", "QC205", "QC206")
 CODE = "QC201"
-
-
-def found(src: str, code: str = CODE, *, remote_shell: str | None = None,
-          path: str | None = None) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[code], remote_shell=remote_shell), path=path)
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == code, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE)
 
 
 def where(src: str, offset: int) -> tuple[int, int]:
@@ -49,139 +33,7 @@ def where(src: str, offset: int) -> tuple[int, int]:
     return line + 1, col + 1
 
 
-# -- the regex translator against the real grep ----------------------------------------------
-
-LINES = [
-    "python3 train_dflash_online.py", "grep [p]ython3.*train_dflash", "a+b", "a{2}", "aab",
-    "x*y", "^caret", "dollar$", "ab|cd", "(paren)", "a.b", "ABC", "abab", "a\\b", "[x]",
-    "", "a-b", "aaaa", "b{1,2}", "digits 123", "tab\there",
-]
-
-
-def grep_lines(pattern: str, flags: list[str], lines: list[str]) -> list[int] | None:
-    """1-based numbers of the lines real grep selects (None if grep rejects the pattern)."""
-    res = subprocess.run(["grep", "-n", *flags, "-e", pattern], input="\n".join(lines) + "\n",
-                         capture_output=True, text=True, timeout=10,
-                         env={**os.environ, "LC_ALL": "C"})
-    if res.returncode not in (0, 1) or res.stderr:
-        return None
-    return [int(x.split(":", 1)[0]) for x in res.stdout.splitlines()]
-
-
-def mine(pattern: str, syntax: rt.Syntax, lines: list[str], **kw: bool) -> list[int] | None:
-    try:
-        regex = rt.translate(pattern, syntax, **kw)
-    except rt.UnsupportedPattern:
-        return None
-    return [i + 1 for i, line in enumerate(lines) if regex.search(line)]
-
-
-@pytest.mark.parametrize(("pattern", "syntax"), [
-    ("[p]ython3.*train_dflash", "basic"), ("a\\+b", "basic"), ("a+b", "basic"),
-    ("a+b", "extended"), ("a\\{2\\}", "basic"), ("a{2}", "basic"), ("a{2}", "extended"),
-    ("*y", "basic"), ("^caret", "basic"), ("a^c", "basic"), ("$$", "basic"),
-    ("ab\\|cd", "basic"), ("ab|cd", "extended"), ("(paren)", "basic"), ("\\(ab\\)\\1", "basic"),
-    ("(ab)\\1", "extended"), ("[[:upper:]]\\{3\\}", "basic"), ("[^a-z ]", "basic"),
-    ("[]a]", "basic"), ("a.b", "fixed"), ("\\<b", "basic"), ("(a|b)+*", "extended"),
-    ("[[:digit:]]+", "extended"), ("[a\\]", "basic"), ("b{1,2}", "extended"),
-    ("^$", "basic"), ("x\\?y", "basic"), ("[.]", "basic"), ("\\[x]", "basic"),
-])
-def test_translator_agrees_with_grep(pattern: str, syntax: rt.Syntax) -> None:
-    flag = {"basic": "-G", "extended": "-E", "fixed": "-F", "perl": "-P"}[syntax]
-    real = grep_lines(pattern, [flag], LINES)
-    assert real is not None
-    assert mine(pattern, syntax, LINES) == real
-
-
-ATOMS = ["a", "b", ".", "*", "+", "?", "|", "^", "$", "(", ")", "{", "}", "{1,2}", "\\",
-         "[", "]", "[ab]", "[^a]", "[[:alpha:]]", "-", "\\(", "\\)", "\\|", "\\{2\\}", "\\+",
-         "\\.", "x", "B", "\\1", "\\<", "\\>", "\\b", "\\B", "\\w", "\\s", "[[:space:]]",
-         "[a-c]", "[]x]", "\\$"]
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(ATOMS), min_size=1, max_size=6), st.sampled_from(
-    ["basic", "extended", "fixed"]), st.booleans(),
-    st.lists(st.text(alphabet="ab.x*+?|^$(){}[]-B\\ ", max_size=8), min_size=1, max_size=8))
-def test_translator_agrees_with_grep_on_generated_patterns(
-        atoms: list[str], syntax: rt.Syntax, icase: bool, lines: list[str]) -> None:
-    pattern = "".join(atoms)
-    flags = [{"basic": "-G", "extended": "-E", "fixed": "-F"}[syntax]] + (["-i"] if icase else [])
-    ours = mine(pattern, syntax, lines, ignore_case=icase)
-    assume(ours is not None)
-    real = grep_lines(pattern, flags, lines)
-    assume(real is not None)
-    assert ours == real, (pattern, syntax, icase)
-
-
-def test_translator_supports_most_generated_patterns() -> None:
-    """Coverage guard: the property above must not pass by skipping everything."""
-    import random
-
-    rnd = random.Random(201)
-    supported = 0
-    for _ in range(400):
-        p = "".join(rnd.choice(ATOMS) for _ in range(rnd.randint(1, 5)))
-        if mine(p, rnd.choice(["basic", "extended"]), ["x"]) is not None:
-            supported += 1
-    assert supported > 150
-
-
-def test_word_and_line_flags_agree_with_grep() -> None:
-    lines = ["foo", "foobar", "a foo b", "foo_x", "x-foo"]
-    for flags, kw in ((["-w"], {"word": True}), (["-x"], {"line": True})):
-        assert mine("foo", "basic", lines, **kw) == grep_lines("foo", flags, lines)
-
-
-# -- command lines as ps and pgrep see them --------------------------------------------------
-
-
-def test_render_cmdline_matches_ps_and_pgrep() -> None:
-    """A child with a newline, a tab and a CR in its argv, exiting once stdin closes."""
-    argv = [sys.executable, "-c", "import sys; sys.stdin.read()", "qc201 one\ntwo\tthree\rfour"]
-    child = subprocess.Popen(argv, stdin=subprocess.PIPE)
-    try:
-        time.sleep(0.3)
-        # ps cuts lines at $COLUMNS when it is set (pytest may set it); a script's ps has none.
-        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-        shown = subprocess.run(["ps", "-o", "args=", "-p", str(child.pid)], capture_output=True,
-                               text=True, timeout=10, env=env).stdout.rstrip("\n")
-        assert shown == rt.render_cmdline(argv)
-        assert "qc201 one two?three?four" in shown
-        me = str(os.getpid())
-        for pattern in ("one two", "one.two", "two\\?three", "two three", "^python", "four$"):
-            sel = rt.Selector("pgrep", [], [], pgrep=rt.PgrepCall(
-                "pgrep", pattern, 0, True, False, False, False, False, False, False, False,
-                "TERM"))
-            sel.filters.append(rt.Filter("pgrep", pattern, rt.translate(pattern, "extended"),
-                                         False, "extended regex", None, None))  # type: ignore[arg-type]
-            real = subprocess.run(["pgrep", "-P", me, "-f", pattern], capture_output=True,
-                                  text=True, timeout=10).stdout.split()
-            assert (str(child.pid) in real) == (sel.match(argv) is not None), pattern
-    finally:
-        assert child.stdin is not None
-        child.stdin.close()
-        child.wait(timeout=10)
-
-
-@pytest.mark.parametrize("args", [["aux"], ["-ef"], ["-eo", "pid,args"], ["-e"],
-                                  ["-eo", "pid,comm"], ["axo", "pid,command"], ["-e", "-o", "cmd="],
-                                  ["x"], ["-A"]])
-def test_ps_formats_show_the_command_line_or_only_the_name(args: list[str]) -> None:
-    argv = [sys.executable, "-c", "import sys; sys.stdin.read()", "qc201_ps_marker"]
-    child = subprocess.Popen(argv, stdin=subprocess.PIPE)
-    try:
-        time.sleep(0.3)
-        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-        out = subprocess.run(["ps", *args], capture_output=True, text=True, timeout=30,
-                             env=env).stdout
-        call = rt.parse_ps(["ps", *args])
-        assert call is not None and not call.restricted
-        assert ("qc201_ps_marker" in out) == (call.shows == "args")
-    finally:
-        assert child.stdin is not None
-        child.stdin.close()
-        child.wait(timeout=30)
+# -- the fact --------------------------------------------------------------------------------
 
 
 def test_pgrep_sees_its_own_shell_unless_told_to_ignore_ancestors() -> None:
@@ -195,33 +47,6 @@ def test_pgrep_sees_its_own_shell_unless_told_to_ignore_ancestors() -> None:
     assert res.stdout.split() == ["end"]
     assert len(found(f"ssh h {_sq(script.replace('pgrep', 'pkill'))}")) == 1
     assert found(f"ssh h {_sq(script.replace('pgrep', 'pkill -A'))}") == []
-
-
-# -- bash execs the last simple command of a -c string; dash never does ------------------------
-
-EXEC_CASES = [
-    'pkill_stand_in', 'true; pkill_stand_in', 'true\npkill_stand_in', 'true && pkill_stand_in',
-    'false || pkill_stand_in', 'pkill_stand_in 2>/dev/null', 'true; pkill_stand_in 2>/dev/null',
-    'pkill_stand_in | cat', '{ true; pkill_stand_in; }', 'true; true && pkill_stand_in',
-    'pkill_stand_in\n', 'pkill_stand_in\n\n', 'pkill_stand_in # c', 'pkill_stand_in\n# c',
-    'trap "echo t" EXIT; pkill_stand_in', 'true & pkill_stand_in', 'x=1 pkill_stand_in',
-    'pkill_stand_in;', 'true && true; pkill_stand_in',
-]
-STAND_IN = 'sh -c "echo \\$PPID"'
-
-
-@pytest.mark.parametrize("shell", ["bash", "dash"])
-@pytest.mark.parametrize("script", EXEC_CASES)
-def test_exec_in_place_model_matches_the_shell(shell: str, script: str) -> None:
-    real_script = script.replace("pkill_stand_in", STAND_IN)
-    res = subprocess.run([shell, "-c", real_script], capture_output=True, text=True, timeout=60)
-    lines = res.stdout.split()
-    assert lines, res.stderr
-    exec_d = lines[-1] == str(os.getpid())
-    trace = build_trace(f"{shell} -c {_sq(script)}")
-    layer = trace.layers[1]
-    view = next(v for v in layer.commands if v.argv and v.values[0] == "pkill_stand_in")
-    assert rt.exec_in_place(layer, view) == ("yes" if exec_d else "no")
 
 
 def _sq(text: str) -> str:
@@ -403,29 +228,22 @@ def test_correct_code_is_not_reported(src: str) -> None:
 
 # -- fixtures --------------------------------------------------------------------------------
 
-_EXPECT = re.compile(r"^# expect: (.*)$", re.M)
 
-
-@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
-def test_fixture_expectations(fixture: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    src = fixture.read_text()
-    m = _EXPECT.search(src)
-    assert m, "each fixture says what it expects"
-    expected = [] if m.group(1).strip() == "none" else sorted(m.group(1).split())
-    rel = fixture.relative_to(ROOT).as_posix()
+def _check_as_the_cli_does(path: Path, text: str) -> list[Diagnostic]:
     # as `quotecheck check FILE` does: the #! line chooses the local dialect
-    result = check_source(src, Options(select=list(MINE), dialect=local_dialect(src)), path=rel)
-    got = sorted(f"{d.code}@{where(src, d.span[0])[0]}:{where(src, d.span[0])[1]}"
-                 for d in result.diagnostics)
-    assert got == expected, [d.message for d in result.diagnostics]
+    with contextlib.chdir(ROOT):
+        return check_source(text, Options(select=list(MINE), dialect=local_dialect(text)),
+                            path=path.relative_to(ROOT).as_posix()).diagnostics
+
+
+test_fixture_expectations = fixture_test("runtime", None, _check_as_the_cli_does)
 
 
 def test_fixtures_cover_every_runtime_rule_and_clean_code() -> None:
     codes: set[str] = set()
     clean = 0
     for fixture in FIXTURES:
-        m = _EXPECT.search(fixture.read_text())
+        m = EXPECT.search(fixture.read_text())
         assert m
         if m.group(1).strip() == "none":
             clean += 1

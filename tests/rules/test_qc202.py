@@ -10,23 +10,10 @@ import os
 import subprocess
 
 import pytest
-
-from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
+from _support import Finder
 
 CODE = "QC202"
-
-
-def found(src: str) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[CODE]))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == CODE, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE)
 
 
 def run_stdin_script(script: str) -> str:

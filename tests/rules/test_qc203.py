@@ -14,11 +14,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from _support import Finder
 from harness.sshd import SshServer
-
-from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
 
 CODE = "QC203"
 SLEEP = 4.0
@@ -52,15 +49,7 @@ CASES: list[tuple[str, bool, bool]] = [
 INTENDED = {"sleep 4 > /dev/null 2>&1 & wait"}
 
 
-def found(src: str, remote_shell: str | None = None) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[CODE], remote_shell=remote_shell))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == CODE, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE)
 
 
 def _sq(text: str) -> str:

@@ -6,25 +6,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
+from _support import Finder
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
 CODE = "QC205"
-
-
-def found(src: str) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[CODE]))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == CODE, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE)
 
 
 def bash(script: str) -> str:

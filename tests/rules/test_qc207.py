@@ -7,33 +7,21 @@ does is checked, not assumed.
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from _support import Finder, expected, fixture_test, fixtures
 
 from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
 from quotecheck.positions import LineIndex
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
-FIXTURES = ROOT / "fixtures" / "operations"
 MINE = ["QC207", "QC208", "QC209", "QC210", "QC211", "QC301", "QC302"]
 
 
-def found(src: str, code: str = "QC207", path: str | None = None,
-          **opts: str) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[code], **opts), path=path)  # type: ignore[arg-type]
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code != "QC002" or "failed on this input" not in d.message, d.message
-        if d.code == code:
-            line, col = index.position(d.span[0])
-            out.append((line + 1, col + 1, d))
-    return out
+found = Finder("QC207", others="drop")
 
 
 def where(src: str, code: str = "QC207", **opts: str) -> list[tuple[int, int]]:
@@ -299,27 +287,14 @@ def test_correct_code_is_clean_of_the_operations_rules(src: str, path: str | Non
     assert [(d.code, d.message[:80]) for d in result.diagnostics] == []
 
 
-def _expected(text: str) -> set[str]:
-    m = re.search(r"^# expect: (.*)$", text, re.M)
-    assert m, "fixture without an `# expect:` line"
-    return set(m.group(1).split()) - {"none"}
-
-
-@pytest.mark.parametrize("script", sorted(FIXTURES.glob("*.sh")), ids=lambda p: p.name)
-def test_operations_fixture_expectations(script: Path) -> None:
-    text = script.read_text()
-    result = check_source(text, Options(select=MINE), path=str(script.relative_to(ROOT)))
-    index = LineIndex(text)
-    got = set()
-    for d in result.diagnostics:
-        line, col = index.position(d.span[0])
-        got.add(f"{d.code}@{line + 1}:{col + 1}")
-    assert got == _expected(text)
+test_operations_fixture_expectations = fixture_test(
+    "operations", None, lambda path, text: check_source(
+        text, Options(select=MINE), path=str(path.relative_to(ROOT))).diagnostics)
 
 
 def test_fixture_set_covers_every_rule_and_has_clean_scripts() -> None:
-    texts = [p.read_text() for p in FIXTURES.glob("*.sh")]
+    texts = [p.read_text() for p in fixtures("operations")]
     assert len(texts) >= 10
-    assert sum(1 for t in texts if not _expected(t)) >= 3
-    codes = {e.split("@")[0] for t in texts for e in _expected(t)}
+    assert sum(1 for t in texts if not expected(t)) >= 3
+    codes = {e.split("@")[0] for t in texts for e in expected(t)}
     assert codes == set(MINE)

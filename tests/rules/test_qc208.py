@@ -10,23 +10,10 @@ import shutil
 import subprocess
 
 import pytest
-
-from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
+from _support import Finder
 
 CODE = "QC208"
-
-
-def found(src: str, path: str | None = "deploy.sh") -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[CODE]), path=path)
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == CODE, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE, path="deploy.sh")
 
 
 def ssh_config(*args: str) -> dict[str, str]:

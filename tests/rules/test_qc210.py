@@ -15,25 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
+from _support import Finder
 
-from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
 from quotecheck.positions import LineIndex
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
 CODE = "QC210"
-
-
-def found(src: str) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[CODE]))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == CODE, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE)
 
 
 def position(src: str, offset: int) -> tuple[int, int]:

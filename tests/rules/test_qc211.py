@@ -10,28 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
 from quotecheck.positions import LineIndex
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _support import Finder
 from harness.shells import run_shell
 from harness.sshd import SshServer
 from harness.stubs import StubDir
 
 CODE = "QC211"
-
-
-def found(src: str) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[CODE]))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == CODE, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE)
 
 
 def status(remote: SshServer, stubs: StubDir, remote_cmd: str) -> int:

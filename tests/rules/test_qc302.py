@@ -12,24 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from quotecheck.checker import Options, check_source
-from quotecheck.diagnostics import Diagnostic
-from quotecheck.positions import LineIndex
+from _support import Finder
 
 CODE = "QC302"
 SECRET = "hunter2-QC302"
 
 
-def found(src: str) -> list[tuple[int, int, Diagnostic]]:
-    result = check_source(src, Options(select=[CODE]))
-    index = LineIndex(src)
-    out = []
-    for d in result.diagnostics:
-        assert d.code == CODE, d.message
-        line, col = index.position(d.span[0])
-        out.append((line + 1, col + 1, d))
-    return out
+found = Finder(CODE)
 
 
 def cmdlines_while_running(script: str, tmp_path: Path) -> str:

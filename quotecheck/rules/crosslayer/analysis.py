@@ -1,0 +1,63 @@
+"""What the cross-layer decision reads of each layer, computed once per check."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from quotecheck.layers.model import Layer, Trace
+from quotecheck.rules.crosslayer.assignments import Assigned, assigned_names
+from quotecheck.rules.crosslayer.chars import CharInfo, char_map
+from quotecheck.rules.crosslayer.expansions import Result
+from quotecheck.rules.crosslayer.programs import Program, programs_in_view
+from quotecheck.rules.crosslayer.text import source_offsets
+
+
+@dataclass
+class Analysis:
+    trace: Trace
+    results: list[Result] = field(default_factory=list)
+    _chars: dict[int, dict[int, CharInfo]] = field(default_factory=dict)
+    _assigned: dict[int, dict[str, list[Assigned]]] = field(default_factory=dict)
+    _programs: dict[int, list[Program]] = field(default_factory=dict)
+    _children: dict[int, list[int]] = field(default_factory=dict)
+
+    def chars(self, layer: Layer) -> dict[int, CharInfo]:
+        if layer.id not in self._chars:
+            self._chars[layer.id] = char_map(layer)
+        return self._chars[layer.id]
+
+    def assigned(self, layer: Layer) -> dict[str, list[Assigned]]:
+        if layer.id not in self._assigned:
+            self._assigned[layer.id] = assigned_names(layer)
+        return self._assigned[layer.id]
+
+    def programs(self, layer: Layer) -> list[Program]:
+        """Program texts read by ``layer`` (an awk layer) or by commands of ``layer``."""
+        if layer.id not in self._programs:
+            found: list[Program] = []
+            if layer.kind == "awk" and layer.text is not None and layer.origin is not None:
+                found.append(Program(
+                    "awk", layer, layer.text, layer.opened_by,
+                    frozenset(source_offsets(layer.origin.runs())), frozenset(),
+                    tuple(layer.origin[i] for i in range(len(layer.text)))))
+            elif layer.kind == "shell":
+                for view in layer.commands:
+                    found.extend(programs_in_view(layer, view))
+            self._programs[layer.id] = found
+        return self._programs[layer.id]
+
+    def subtree(self, roots: Iterable[int]) -> list[Layer]:
+        if not self._children:
+            for layer in self.trace.layers:
+                if layer.parent is not None:
+                    self._children.setdefault(layer.parent, []).append(layer.id)
+        seen: set[int] = set()
+        stack = list(roots)
+        while stack:
+            i = stack.pop()
+            if i in seen or i < 0 or i >= len(self.trace.layers):
+                continue
+            seen.add(i)
+            stack.extend(self._children.get(i, []))
+        return [self.trace.layers[i] for i in sorted(seen)]

@@ -1,0 +1,157 @@
+"""Where a shell layer gives a variable a value, and which values are shell-quoted output
+(printf %q, ${x@Q}, getopt...)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quotecheck.layers.model import Layer
+from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
+from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
+from quotecheck.rules.crosslayer.chars import DECLARERS, scripts_of
+from quotecheck.rules.crosslayer.parameters import IDENTIFIER
+from quotecheck.rules.crosslayer.text import basename
+
+_READ_VALUE_OPTIONS = frozenset("pdnNtui")
+
+
+@dataclass
+class Assigned:
+    """Where a layer gives a variable a value."""
+
+    span: tuple[int, int] | None  # source span of the assignment
+    value: Word | None  # the value word, when it is `name=value`
+    script: Script | None
+    quoted: bool = False  # the value is shell-quoted output (printf %q, ${x@Q}, getopt)
+    handover: bool = False  # `name=$name`: takes over a value an outer layer pasted in
+
+
+def _value_part_of(word: Word, name: str) -> Word:
+    """The value of an `export name=value` word, as a Word of its own parts after `=`."""
+    parts: list[Part] = []
+    seen_eq = False
+    for p in word.parts:
+        if seen_eq:
+            parts.append(p)
+        elif p.kind == "literal" and "=" in p.value:
+            seen_eq = True
+    return Word(word.span, word.raw, tuple(parts))
+
+
+def assigned_names(layer: Layer) -> dict[str, list[Assigned]]:
+    out: dict[str, list[Assigned]] = {}
+    if layer.script is None:
+        return out
+
+    def add(name: str, a: Assigned) -> None:
+        out.setdefault(name, []).append(a)
+
+    for view in layer.commands:
+        cmd = view.command
+        script = view.context.script
+        for a in cmd.assignments:
+            add(a.name, Assigned(script.origin.span(*a.span), a.value, script))
+        argv = view.argv
+        if not argv or argv[0].dynamic:
+            continue
+        prog = argv[0].value
+        values = [x.value for x in argv]
+        if prog in DECLARERS:
+            for x in argv[1:]:
+                if x.value.startswith(("-", "+")) or x.word is None:
+                    continue
+                name, eq, _ = x.value.partition("=")
+                if IDENTIFIER.fullmatch(name):
+                    add(name, Assigned(x.source_span, _value_part_of(x.word, name) if eq
+                                       else None, script))
+        elif prog == "read":
+            i = 1
+            while i < len(values):
+                v = values[i]
+                if v == "--":
+                    i += 1
+                    break
+                if v.startswith("-") and len(v) > 1:
+                    if v[-1] == "a" and i + 1 < len(values):
+                        add(values[i + 1], Assigned(argv[i + 1].source_span, None, script))
+                        i += 2
+                        continue
+                    i += 2 if v[-1] in _READ_VALUE_OPTIONS else 1
+                    continue
+                break
+            for x in argv[i:]:
+                if IDENTIFIER.fullmatch(x.value):
+                    add(x.value, Assigned(x.source_span, None, script))
+        elif prog == "printf" and len(values) > 2 and values[1] == "-v":
+            quoted = len(values) > 3 and ("%q" in values[3] or "%Q" in values[3])
+            add(values[2].partition("[")[0],
+                Assigned(argv[2].source_span, None, script, quoted=quoted))
+        elif prog in ("mapfile", "readarray") and len(values) > 1:
+            last = values[-1]
+            if IDENTIFIER.fullmatch(last):
+                add(last, Assigned(argv[-1].source_span, None, script))
+        elif prog == "getopts" and len(values) > 2:
+            add(values[2], Assigned(argv[2].source_span, None, script))
+    for script in scripts_of(layer.script):
+        for node in iter_nodes(script.body):
+            if isinstance(node, Compound) and node.kind in ("for", "select") and node.name:
+                add(node.name, Assigned(script.origin.span(*node.span), None, script))
+    # Values that are shell-quoted output; `name=$name` hand-overs.
+    for name, assigns in out.items():
+        for found in assigns:
+            if found.value is not None and found.value.raw.strip("\"'") in (
+                    f"${name}", f"${{{name}}}"):
+                found.handover = True
+            if found.value is not None and found.script is not None and is_quoted_output(
+                    found.value, found.script):
+                found.quoted = True
+    return out
+
+
+def substitution_words(script: Script, part: Part) -> list[str] | None:
+    """The words of the first simple command of a `$(...)`/backtick part (as written)."""
+    inner = script.substitutions.get(part.span[0])
+    if inner is None:
+        found = script.substitutions_in(part.span)
+        inner = found[0] if found else None
+    if inner is None:
+        return None
+    for node in iter_nodes(inner.body):
+        if isinstance(node, SimpleCommand) and node.words:
+            return [w.value for w in node.words]
+    return None
+
+
+def quoting_command(words: Sequence[str]) -> bool:
+    """A command whose output is shell-quoted text: printf %q, getopt, declare -p/-f..."""
+    if not words:
+        return False
+    prog = basename(words[0])
+    if prog == "printf":
+        return any("%q" in w or "%Q" in w for w in words[1:])
+    if prog == "getopt":
+        return True
+    if prog in ("declare", "typeset") and any(
+            w.startswith("-") and ("p" in w or "f" in w) for w in words[1:]):
+        return True
+    if prog in ("export", "alias") and "-p" in words[1:]:
+        return True
+    if prog == "jq" and any("@sh" in w for w in words[1:]):
+        return True
+    return any("shlex.quote" in w or "shlex.join" in w for w in words)
+
+
+def part_is_quoted_output(part: Part, script: Script) -> bool:
+    if part.kind == "parameter" and re.search(r"@[QK]\}$", part.value):
+        return True
+    if part.kind in ("command", "backtick"):
+        words = substitution_words(script, part)
+        return words is not None and quoting_command(words)
+    return False
+
+
+def is_quoted_output(word: Word, script: Script) -> bool:
+    exps = [p for p in word.parts if p.kind in EXPANSION_KINDS]
+    return bool(exps) and all(part_is_quoted_output(p, script) for p in exps)

@@ -1,0 +1,229 @@
+"""An expansion that lands unquoted in an inner shell's code: QC101 when the inner layer
+has a value of its own (or the command was meant to run there), else QC103."""
+
+from __future__ import annotations
+
+from quotecheck.diagnostics import Related, Severity
+from quotecheck.layers.model import Layer
+from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.crosslayer.advice import (
+    escape_fix,
+    local_value,
+    lowercase_first,
+    outer_label,
+    quote_advice,
+)
+from quotecheck.rules.crosslayer.analysis import Analysis
+from quotecheck.rules.crosslayer.assignments import part_is_quoted_output, substitution_words
+from quotecheck.rules.crosslayer.expansions import ARITH_NAMES, Expansion, Landing, Result
+from quotecheck.rules.crosslayer.inner_shells import (
+    ENVIRONMENT_NAMES,
+    describe,
+    environment_differs,
+    has_own_arguments,
+    is_eval,
+    is_ssh_shell,
+)
+from quotecheck.rules.crosslayer.text import basename, line_around
+
+
+def code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
+                damage: Landing | None) -> Result | None:
+    trace = ctx.trace
+    kind = exp.part.kind
+    where = damage.layer if damage is not None else first.layer
+    inner = describe(trace, where)
+    snippet = line_around(where, exp.sources)
+    local = outer_label(exp)
+    env_differs = environment_differs(trace, exp.layer, where)
+    name = exp.name
+    pclass = exp.pclass
+    reached = [first.layer] if damage is None or damage.layer is first.layer else [
+        first.layer, damage.layer]
+    if pclass == "named" and name is not None:
+        if part_is_quoted_output(exp.part, exp.script):
+            return None
+        sets = an.assigned(exp.layer).get(name, [])
+        if sets and all(a.quoted for a in sets):
+            return None  # `q=$(printf %q "$x")`, `printf -v q %q`, `opts=$(getopt ...)`
+    if is_eval(trace, first.layer) and pclass in ("special", "positional", "named"):
+        # eval runs in the same shell: the value is the same, only the parsing is doubled.
+        if pclass == "special" or damage is None:
+            return None
+        return _qc103(ctx, an, exp, damage, snippet)
+    if kind in ("parameter", "special"):
+        # `ssh h "dir=$dir; ..."` hands the local value over on purpose; `PATH=$PATH:x`
+        # extends the inner shell's own PATH (and gets this machine's instead).
+        handed_over = any(i.assigns == name for land in (first, damage) if land is not None
+                          for i in land.infos) and name not in ENVIRONMENT_NAMES
+        if name is not None and pclass == "named" and not handed_over:
+            for layer in reached:
+                inner_sets = [a for a in an.assigned(layer).get(name, []) if not a.handover]
+                if inner_sets:
+                    rel = tuple(Related(a.span, f"{describe(trace, layer)} sets {name} here")
+                                for a in inner_sets[:1] if a.span is not None)
+                    msg = (f"`{exp.shown}` is expanded by {local} before {inner} runs, but "
+                           f"that script sets `{name}` itself: {local_value(name)} "
+                           f"is pasted into `{snippet}` and the inner assignment is never "
+                           f"read there. Write `\\{exp.text}` (or single-quote the inner "
+                           "script) so that the inner shell expands it.")
+                    return Result("QC101", Finding(exp.span, msg, where, rel,
+                                                   escape_fix(ctx, exp), "error"))
+        if pclass == "special":
+            return _special(ctx, exp, first, where, inner, snippet, env_differs)
+        if pclass == "positional":
+            return _positional(ctx, an, exp, first, damage, snippet)
+        if pclass == "named" and name is not None:
+            sets = an.assigned(exp.layer).get(name, [])
+            if damage is None:
+                return None
+            if not sets and name in ENVIRONMENT_NAMES and env_differs:
+                msg = (f"`{exp.shown}` is expanded by {local} before the command reaches "
+                       f"{inner}: `{snippet}` gets this machine's {name}, not the one "
+                       f"{inner} would see. If you meant the inner value, write "
+                       f"`\\{exp.text}` inside the double quotes (or single-quote the whole "
+                       f"command). If the local value is what you want: "
+                       f"{lowercase_first(quote_advice(ctx, an, exp, where))}.")
+                return Result("QC101", Finding(exp.span, msg, where, (),
+                                               escape_fix(ctx, exp), "warning"))
+            return _qc103(ctx, an, exp, damage, snippet)
+        return None
+    if kind in ("command", "backtick"):
+        if part_is_quoted_output(exp.part, exp.script) or damage is None:
+            return None
+        if damage.command_word:
+            return None  # generated code: `eval "$(ssh-agent -s)"`, `ssh h "$(declare -f f)"`
+        words = substitution_words(exp.script, exp.part)
+        if words and basename(words[0]) in ("declare", "typeset", "cat"):
+            return None
+        if env_differs:
+            msg = (f"`{exp.shown}` runs on this machine ({local}), before the command "
+                   f"reaches {inner}; its output is pasted unquoted into `{snippet}`. If the "
+                   f"command was meant to run there, write `\\{exp.text}` (or single-quote the "
+                   "whole command). If the local output is what you want: "
+                   f"{lowercase_first(quote_advice(ctx, an, exp, where))}.")
+            return Result("QC101", Finding(exp.span, msg, where, (), (), "warning"))
+        return _qc103(ctx, an, exp, damage, snippet)
+    if kind == "arithmetic":
+        names = set(ARITH_NAMES.findall(exp.text[3:-2]))
+        for layer in reached:
+            hit = sorted(n for n in names if n in an.assigned(layer))
+            if hit:
+                msg = (f"`{exp.shown}` is computed by {local} before {inner} runs, but that "
+                       f"script sets `{hit[0]}` itself: the result uses the local value. "
+                       f"Write `\\{exp.text}` so that the inner shell computes it.")
+                return Result("QC101", Finding(exp.span, msg, where, (),
+                                               escape_fix(ctx, exp), "error"))
+        return None
+    if kind == "process" and env_differs:
+        msg = (f"`{exp.shown}` is replaced by {local} with a /dev/fd/N path of this machine; "
+               f"{inner} cannot open it. Run the command there instead, or send the data on "
+               "stdin.")
+        return Result("QC101", Finding(exp.span, msg, where, (), (), "error"))
+    return None
+
+
+def _special(ctx: CheckContext, exp: Expansion, first: Landing, where: Layer, inner: str,
+             snippet: str, env_differs: bool) -> Result | None:
+    name = exp.name or "?"
+    local = outer_label(exp)
+    if name == "!":
+        background = any(
+            v.context.background and v.source_span is not None
+            and v.source_span[0] < exp.span[0] for v in first.layer.commands)
+        if not env_differs and not background:
+            return None  # the inner shell has no job of its own: the local PID is meant
+        own = ("the inner script starts a background job itself, so write `\\$!` to get its "
+               "PID" if background else
+               "write `\\$!` if you meant a job the inner script starts")
+        msg = (f"`{exp.shown}` is expanded by {local} before the command reaches {inner}: "
+               f"`{snippet}` gets the PID of this shell's last background job (or nothing), "
+               f"a number that means nothing there; {own}.")
+        severity: Severity = "error"
+    elif name == "?":
+        msg = (f"`{exp.shown}` is expanded by {local} when the command line is built, so "
+               f"`{snippet}` gets the exit status of the local command that ran before, not "
+               f"of a command {inner} runs. Write `\\$?` so that the inner shell expands it.")
+        severity = "error"
+    elif name == "$":
+        msg = (f"`{exp.shown}` is expanded by {local}: `{snippet}` gets this shell's PID, not "
+               f"the PID of {inner}. That is fine as a unique name; to use the inner shell's "
+               "own PID write `\\$$`.")
+        severity = "warning"
+    else:
+        msg = (f"`{exp.shown}` is expanded by {local}, not by {inner}: `{snippet}` gets the "
+               f"outer value. Write `\\{exp.text}` if the inner shell should expand it.")
+        severity = "warning"
+    return Result("QC101", Finding(exp.span, msg, where, (), escape_fix(ctx, exp), severity))
+
+
+def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
+                damage: Landing | None, snippet: str) -> Result | None:
+    trace = ctx.trace
+    local = outer_label(exp)
+    target = damage.layer if damage is not None else first.layer
+    name = exp.name or "1"
+    what = {"#": "the number of arguments", "@": "the arguments", "*": "the arguments",
+            "0": "the name of the script"}.get(name, f"argument {name}")
+    if damage is not None and damage.command_word:
+        if name in ("@", "*") and is_ssh_shell(trace, target):
+            return _qc103(ctx, an, exp, damage, snippet)
+        return _qc103(ctx, an, exp, damage, snippet, severity="info")
+    inner = describe(trace, target)
+    own = has_own_arguments(target)
+    if own or (damage is not None and not is_ssh_shell(trace, target)
+               and not is_eval(trace, target)):
+        given = ("it was given its own arguments" if own else
+                 "it gets no arguments, so its own is empty")
+        msg = (f"`{exp.shown}` is expanded by {local} ({what} of the outer script) while the "
+               f"text is still the script of {inner} (`{snippet}`); that shell has its own "
+               "positional "
+               f"parameters ({given}), and the outer value is pasted in as code. "
+               f"{quote_advice(ctx, an, exp, target)}.")
+        return Result("QC101", Finding(exp.span, msg, target, (), (), "error"))
+    if damage is None:
+        return None
+    return _qc103(ctx, an, exp, damage, snippet)
+
+
+def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, snippet: str,
+           severity: Severity | None = None) -> Result | None:
+    trace = ctx.trace
+    where = damage.layer
+    inner = describe(trace, where)
+    local = outer_label(exp)
+    related: tuple[Related, ...] = ()
+    if exp.name in ("@", "*") and is_ssh_shell(trace, where):
+        msg = (f"ssh joins the words of `{exp.shown}` with spaces and {inner} parses the "
+               f"result again (`{snippet}`): an argument holding a space, a quote, `;` or "
+               "`$(...)` is split or runs as code there. Quote each argument for the remote "
+               "shell: `ssh host \"$(printf '%q ' \"$@\")\"`.")
+        return Result("QC103", Finding(exp.span, msg, where, (), (), severity))
+    if damage.command_word:
+        # The whole command comes from the value: code in a variable.
+        name = exp.name
+        if exp.pclass == "named" and name is not None:
+            sets = an.assigned(exp.layer).get(name, [])
+            dynamic = [a for a in sets if a.value is None or a.value.dynamic]
+            if sets and not dynamic:
+                return None  # a command the script wrote itself
+            if dynamic:
+                related = tuple(Related(a.span, f"`{name}` is built here")
+                                for a in dynamic[:1] if a.span is not None)
+                severity = "warning"
+            else:
+                severity = severity or "info"
+        built = (f" `{exp.name}` is built from other values here, and they become code "
+                 "with it." if related else "")
+        msg = (f"the command `{snippet}` that {inner} runs is the value of `{exp.shown}` "
+               f"({local} pastes it in): whatever it holds is parsed as code there.{built} "
+               "That is fine for a command you wrote yourself; data (file names, user input) "
+               "must not be built into that string: pass it as arguments "
+               "(`sh -c 'cmd \"$1\"' sh \"$data\"`) or quote it with `printf %q`.")
+        return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
+    kind = "command output" if exp.part.kind in ("command", "backtick") else "value"
+    msg = (f"the {kind} of `{exp.shown}` is pasted by {local} into the code that {inner} parses "
+           f"(`{snippet}`), without quotes for that layer: spaces split it, `*` and `?` "
+           "glob, and any `;`, `|`, `$(...)` or quote in it runs as shell code there. "
+           f"{quote_advice(ctx, an, exp, where)}.")
+    return Result("QC103", Finding(exp.span, msg, where, related, (), severity))

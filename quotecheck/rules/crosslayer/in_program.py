@@ -1,0 +1,102 @@
+"""An expansion whose text lands inside an awk, sed, perl, jq or python program (QC105)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from quotecheck.diagnostics import Severity
+from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
+from quotecheck.rules.crosslayer.analysis import Analysis
+from quotecheck.rules.crosslayer.expansions import Expansion, Result
+from quotecheck.rules.crosslayer.inner_shells import describe
+from quotecheck.rules.crosslayer.programs import Program
+from quotecheck.rules.crosslayer.text import article, short
+
+AWK_BUILTINS = frozenset({
+    "NF", "NR", "FNR", "FS", "OFS", "RS", "ORS", "FILENAME", "SUBSEP", "RSTART", "RLENGTH",
+    "CONVFMT", "OFMT", "ENVIRON", "ARGC", "ARGV", "RT", "IGNORECASE", "PROCINFO", "FPAT",
+    "FIELDWIDTHS", "BINMODE", "LINT", "TEXTDOMAIN", "ERRNO",
+})
+SED_COMMANDS = frozenset("aAbcdDeFgGhHiIlnNpPqQrRsTtvwWxyz")
+
+
+def _awk_identifier_used(program: str, name: str) -> bool:
+    return re.search(rf"(?<![$\w]){re.escape(name)}(?!\w)", program) is not None
+
+
+def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
+                   prog: Program) -> Result | None:
+    trace = ctx.trace
+    name = exp.name
+    pclass = exp.pclass
+    lang = prog.language
+    local = outer_label(exp)
+    assigned = name is not None and name in an.assigned(exp.layer)
+    meant: bool  # the text was meant for the program
+    if lang == "awk":
+        meant = pclass in ("positional", "special") or (
+            name is not None and (name in AWK_BUILTINS or (
+                not assigned and _awk_identifier_used(prog.text, name))))
+        advice = ("write `\\$` (`\\" + exp.text + "`) or single-quote the program; pass shell "
+                  "values with `-v name=\"$value\"` or through ENVIRON")
+    elif lang == "sed":
+        # sed's `$` (last line) starts an address: `$d`, `1,$s/a/b/`, `$!N`.
+        at = prog.index_of(exp.sources[0])
+        before = prog.text[:at].rstrip(" \t") if at is not None else "?"
+        address = before == "" or before[-1] in ",;\n{}!"
+        meant = address and (name == "!" or (
+            pclass == "named" and name is not None and name[:1] in SED_COMMANDS
+            and not assigned))
+        if not meant:
+            return None  # `sed "s/$old/$new/"`: deliberate interpolation
+        advice = "write `\\$` or single-quote the script"
+    elif lang == "perl":
+        meant = pclass in ("positional", "special") or (
+            name in ("F", "ARGV", "ENV", "INC", "a", "b") and not assigned)
+        advice = ("write `\\$` or single-quote the program; pass shell values as arguments "
+                  "(@ARGV) or in %ENV")
+    elif lang == "jq":
+        meant = name is not None and (name in prog.jq_names or name in ("ENV", "__loc__"))
+        advice = "write `\\$` or single-quote the filter; pass shell values with --arg"
+    else:
+        meant = False
+        advice = ("single-quote the program and pass shell values as arguments (sys.argv) or "
+                  "in the environment (os.environ)")
+    if exp.part.kind in ("command", "backtick") and lang != "python":
+        meant = False
+    received = _program_as_received(prog, exp, an.assigned(exp.layer))
+    receives = f"`{received}`" if received.strip() else "an empty program"
+    layer_note = ""
+    shell = prog.layer if prog.layer.kind == "shell" else (
+        trace.layers[prog.layer.parent] if prog.layer.parent is not None else prog.layer)
+    while shell.kind != "shell" and shell.parent is not None:
+        shell = trace.layers[shell.parent]
+    if shell is not exp.layer:
+        layer_note = (f" (one layer out: {local} builds the command line that "
+                      f"{describe(trace, shell)} runs)")
+    if meant:
+        msg = (f"`{exp.shown}` sits in {article(lang)} program, but the program is in double "
+               f"quotes (or unquoted) for {local}{layer_note}, which expands it first: {lang} "
+               f"receives {receives}. To let {lang} see `{exp.text}`, {advice}.")
+        severity: Severity = "error"
+    else:
+        msg = (f"{local} expands `{exp.shown}` inside {article(lang)} program{layer_note}, so the "
+               f"value becomes {lang} code ({receives}): quotes, backslashes or "
+               f"{lang} syntax in it change the program. {advice[0].upper()}{advice[1:]}.")
+        severity = "warning"
+    target = prog.layer
+    return Result("QC105", Finding(exp.span, msg, target, (), escape_fix(ctx, exp)
+                                   if meant else (), severity))
+
+
+def _program_as_received(prog: Program, exp: Expansion, assigned: Iterable[str]) -> str:
+    """The program text with the expansion replaced by what the shell puts there."""
+    text = prog.text
+    stand_in = "" if exp.pclass in ("positional", "special") or (
+        exp.name is not None and exp.name not in assigned) else f"<value of {exp.shown}>"
+    idx = sorted(i for i in (prog.index_of(s) for s in exp.sources) if i is not None)
+    if idx:
+        text = text[: idx[0]] + stand_in + text[idx[-1] + 1:]
+    return short(text, 70)

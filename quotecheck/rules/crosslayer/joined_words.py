@@ -1,0 +1,154 @@
+"""Words that ssh (or watch) joins with spaces for an inner shell to split again (QC102)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quotecheck.diagnostics import Severity
+from quotecheck.layers import dispatch as ho
+from quotecheck.layers.model import Arg, Layer, Trace
+from quotecheck.parsing.words import EXPANSION_KINDS
+from quotecheck.rules.crosslayer.analysis import Analysis
+from quotecheck.rules.crosslayer.expansions import Expansion
+
+_OPERATORS = {
+    ";": "a command separator",
+    "&": "a background (or `&&`) operator",
+    "|": "a pipe",
+    "<": "a redirection",
+    ">": "a redirection",
+    "(": "a subshell parenthesis",
+    ")": "a subshell parenthesis",
+}
+
+
+@dataclass(frozen=True)
+class Issue:
+    kind: str  # empty, split, operator, comment, glob, quote, newline
+    detail: str
+
+    @property
+    def severity(self) -> Severity:
+        return "info" if self.kind == "glob" else "warning"
+
+
+def word_issues(word: str) -> list[Issue]:
+    """How a POSIX shell would read ``word`` differently from one literal word."""
+    if word == "":
+        return [Issue("empty", "is empty and disappears: the remote command gets one "
+                               "argument fewer")]
+    issues: dict[str, Issue] = {}
+    quote: str | None = None
+    at_start = True
+    i = 0
+    while i < len(word):
+        c = word[i]
+        if quote == "'":
+            if c == "'":
+                quote = None
+            i += 1
+            continue
+        if quote == '"':
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                quote = None
+            i += 1
+            continue
+        if c == "\\":
+            nxt = word[i + 1:i + 2]
+            if nxt == "" or nxt.isalnum() or nxt in "_-./,:=+%@^":
+                # Not escaping anything special: the remote shell just drops the backslash.
+                issues.setdefault("backslash", Issue(
+                    "backslash", f"holds `\\{nxt}`, which the remote shell reads as an escape "
+                                 f"and turns into `{nxt}`"))
+            i += 2
+            at_start = False
+            continue
+        if c in "'\"":
+            quote = c
+            at_start = False
+        elif c in " \t":
+            issues.setdefault("split", Issue("split", "is split at its whitespace into "
+                                                      "several words"))
+            at_start = True
+            i += 1
+            continue
+        elif c == "\n":
+            issues.setdefault("newline", Issue("newline", "holds a newline, which ends the "
+                                                          "command there"))
+            at_start = True
+            i += 1
+            continue
+        elif c in _OPERATORS:
+            issues.setdefault("operator", Issue(
+                "operator", f"holds `{c}`, which the remote shell reads as {_OPERATORS[c]}"))
+        elif c == "#" and at_start:
+            issues.setdefault("comment", Issue(
+                "comment", "starts with `#`: the remote shell ignores it and every word after "
+                           "it"))
+        elif c in "*?[":
+            issues.setdefault("glob", Issue(
+                "glob", f"holds `{c}`, which the remote shell expands as a file name pattern "
+                        "on its side"))
+        at_start = False
+        i += 1
+    if quote is not None:
+        issues["quote"] = Issue("quote", f"holds an unmatched `{quote}`: the remote shell "
+                                         "reads the rest as quoted text (or fails)")
+    return list(issues.values())
+
+
+
+
+def literal_view(arg: Arg) -> str:
+    """``arg``'s value with each expansion replaced by a neutral character: what the word's
+    own (literal) text does once joined, whatever the values."""
+    if arg.word is None or not arg.dynamic:
+        return arg.value
+    return "".join("x" if p.kind in EXPANSION_KINDS else p.value for p in arg.word.parts)
+
+
+def joined_words(trace: Trace, layer: Layer) -> list[Arg] | None:
+    """The command words an ssh layer or a `watch` join layer joins (None when not such a
+    layer, or when the words are not known)."""
+    if layer.kind == "ssh":
+        pass
+    elif not (layer.kind == "join" and layer.via == "watch"):
+        return None
+    parent = trace.layers[layer.parent] if layer.parent is not None else None
+    argv = parent.argv if parent is not None and parent.kind == "exec" else (
+        layer.opened_by.argv if layer.opened_by is not None else [])
+    if not argv or argv[0].dynamic:
+        return None
+    values = [a.value for a in argv]
+    dynamic = frozenset(i for i, a in enumerate(argv) if a.dynamic)
+    try:
+        h = ho.classify(values, dynamic)
+    except (ValueError, IndexError, KeyError):
+        return None
+    if isinstance(h, ho.SshHandoff) and layer.kind == "ssh":
+        if h.subsystem or h.no_command:
+            return None
+        indices = list(h.command)
+    elif isinstance(h, ho.JoinHandoff) and h.wrapper == "watch" and layer.kind == "join":
+        indices = list(h.words)
+    else:
+        return None
+    return [argv[i] for i in indices if i < len(argv)]
+
+
+def joined_word_issue(an: Analysis, exp: Expansion) -> bool:
+    """The expansion's word is one of several words ssh/watch joins, and the word's own text
+    already breaks (QC102 reports the word: one finding for one mistake)."""
+    for layer_id in exp.view.opens:
+        layer = an.trace.layers[layer_id]
+        words = joined_words(an.trace, layer)
+        if not words or len(words) < 2:
+            continue
+        for arg in words:
+            if arg.word is exp.word and any(
+                    i.kind != "glob" for i in word_issues(literal_view(arg))):
+                return True
+    return False

@@ -1,0 +1,77 @@
+"""`{}` of `find -exec` and the `-I` placeholder of `xargs` pasted into an inner shell's
+script (QC103, whatever the quoting around it)."""
+
+from __future__ import annotations
+
+from quotecheck.layers import dispatch as ho
+from quotecheck.layers.model import Layer, Trace
+from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.crosslayer.analysis import Analysis
+from quotecheck.rules.crosslayer.expansions import Result
+from quotecheck.rules.crosslayer.inner_shells import describe, program_of
+from quotecheck.rules.crosslayer.text import line_around
+
+QUOTED_KINDS = frozenset({"single", "double", "ansi_c", "locale", "escape", "heredoc"})
+
+
+def _placeholder(trace: Trace, layer: Layer) -> str | None:
+    if layer.via == "find":
+        return "{}"
+    if layer.via != "xargs":
+        return None
+    parent = trace.layers[layer.parent] if layer.parent is not None else None
+    argv = parent.argv if parent is not None and parent.kind == "exec" else (
+        layer.opened_by.argv if layer.opened_by is not None else [])
+    values = [a.value for a in argv]
+    dynamic = frozenset(i for i, a in enumerate(argv) if a.dynamic)
+    try:
+        h = ho.classify(values, dynamic)
+    except (ValueError, IndexError, KeyError):
+        return None
+    if isinstance(h, ho.ExecHandoff) and h.wrapper == "xargs":
+        return h.placeholder
+    return None
+
+
+def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[Result]:
+    trace = ctx.trace
+    ph = _placeholder(trace, layer)
+    if not ph:
+        return []
+    out: list[Result] = []
+    shells = [x for x in an.subtree([layer.id]) if x.kind == "shell"]
+    for arg in layer.argv:
+        if ph not in arg.value:
+            continue
+        at = arg.value.find(ph)
+        while at >= 0:
+            srcs = tuple(o for o in arg.offsets[at:at + len(ph)] if o is not None)
+            at = arg.value.find(ph, at + len(ph))
+            if len(srcs) != len(ph):
+                continue
+            for shell in shells:
+                cmap = an.chars(shell)
+                infos = [cmap.get(s) for s in srcs]
+                if not any(infos):
+                    continue
+                quoting = next((i.quoting for i in infos if i is not None), "none")
+                snippet = line_around(shell, srcs)
+                prog = program_of(shell)
+                inner = describe(trace, shell)
+                quoted = (" The quotes around it do not help: a name holding a quote of the "
+                          "same kind ends them, and inside double quotes `$(...)` still runs."
+                          if quoting in QUOTED_KINDS else "")
+                tail = "sh {} +" if layer.via == "find" else f"sh {ph}"
+                if layer.via == "find":
+                    use = (f"`find ... -exec {prog} -c '... \"$1\" ...' sh {{}} \\;` (or "
+                           f"`-exec {prog} -c 'for f; do ... \"$f\"; done' {tail}`)")
+                else:
+                    use = f"`xargs -I{ph} {prog} -c '... \"$1\" ...' {tail}`"
+                msg = (f"{layer.via} pastes each input name in place of `{ph}` inside the "
+                       f"script that {inner} parses (`{snippet}`): a file name such as "
+                       f"`x;reboot` or `$(rm -rf ~).txt` runs as code.{quoted} Pass the name "
+                       f"as an argument instead: {use}.")
+                out.append(Result("QC103", Finding(
+                    (min(srcs), max(srcs) + 1), msg, shell, (), (), "error")))
+                break
+    return out

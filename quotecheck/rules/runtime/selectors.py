@@ -1,0 +1,276 @@
+"""How a command line picks processes: ``pgrep``/``pkill``, or ``ps`` followed by filters
+(grep, awk, sort, head...), and which processes such a selection matches."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from quotecheck.layers import dispatch as ho
+from quotecheck.layers.model import Arg, CommandView
+from quotecheck.parsing.tree import Node, SimpleCommand
+from quotecheck.rules.runtime.cmdline import comm_name, render_cmdline
+from quotecheck.rules.runtime.effective import view_effective
+from quotecheck.rules.runtime.regex import UnsupportedPattern, translate
+from quotecheck.rules.runtime.toolcalls import (
+    GrepCall,
+    PgrepCall,
+    PsCall,
+    parse_awk_program,
+    parse_grep,
+    parse_pgrep,
+    parse_ps,
+)
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One line filter applied to the process list."""
+
+    tool: str  # grep, pgrep, pkill, awk
+    pattern: str
+    regex: re.Pattern[str]
+    invert: bool
+    syntax: str  # "basic regex", "extended regex", "fixed string"...
+    view: CommandView
+    arg: Arg | None  # the word holding the pattern (None for awk programs)
+
+    def describe(self) -> str:
+        flags = ""
+        if self.tool in ("pgrep", "pkill"):
+            eff = view_effective(self.view)
+            call = parse_pgrep(eff.values, eff.start) if eff is not None else None
+            if call is not None:
+                flags = "".join(f"-{c} " for c, on in (("f", call.full), ("i", call.ignore_case),
+                                                        ("x", call.exact)) if on)
+        elif self.tool == "grep":
+            eff = view_effective(self.view)
+            call2 = parse_grep(eff.values, eff.start) if eff is not None else None
+            if call2 is not None:
+                flags = "".join(f"-{c} " for c, on in (
+                    ("E", call2.syntax == "extended"), ("F", call2.syntax == "fixed"),
+                    ("P", call2.syntax == "perl"), ("i", call2.ignore_case),
+                    ("w", call2.word), ("x", call2.line)) if on)
+        return f"{self.tool} {flags}{'-v ' if self.invert else ''}{shlex.quote(self.pattern)}"
+
+
+@dataclass(frozen=True)
+class Match:
+    filter: Filter
+    start: int  # in the rendered command line of the process
+    end: int
+    text: str
+
+
+@dataclass
+class Selector:
+    """How a command line picks processes: a pgrep/pkill, or ps followed by filters."""
+
+    source: Literal["ps", "pgrep", "pkill"]
+    filters: list[Filter]
+    views: list[CommandView]
+    ps: PsCall | None = None
+    pgrep: PgrepCall | None = None
+    uncertain: bool = False
+    partial: bool = False  # head/tail/-n/-o: only some of the matches are used
+    transformed: bool = False
+
+    def positive(self) -> Filter | None:
+        for f in self.filters:
+            if not f.invert:
+                return f
+        return None
+
+    def line_of(self, argv: Sequence[str]) -> tuple[str, int] | None:
+        """The text the filters see for a process, and where its command line starts."""
+        if self.source == "ps":
+            assert self.ps is not None
+            if self.ps.shows == "comm":
+                name = comm_name(argv)
+                return None if name is None else (self.ps.prefix + name, -1)
+            return self.ps.prefix + render_cmdline(argv), len(self.ps.prefix)
+        assert self.pgrep is not None
+        if self.pgrep.full:
+            return render_cmdline(argv), 0
+        name = comm_name(argv)
+        return None if name is None else (name, -1)
+
+    def match(self, argv: Sequence[str],
+              blocked: Sequence[tuple[int, int]] = ()) -> Match | None:
+        """Whether the process with ``argv`` is selected, and where the pattern matched.
+
+        ``blocked`` are ranges of the command line known only at run time: a match inside
+        them does not count.
+        """
+        got = self.line_of(argv)
+        if got is None or not self.filters:
+            return None
+        line, base = got
+        first: Match | None = None
+        for f in self.filters:
+            found: re.Match[str] | None = None
+            for m in f.regex.finditer(line):
+                s, e = m.start() - base, m.end() - base
+                if base >= 0 and any(a < max(e, s + 1) and s < b for a, b in blocked):
+                    continue
+                found = m
+                break
+            if f.invert:
+                if f.regex.search(line) is not None:
+                    return None
+                continue
+            if found is None:
+                return None
+            if first is None:
+                s = found.start() - base if base >= 0 else -1
+                e = found.end() - base if base >= 0 else -1
+                first = Match(f, s, e, found.group(0))
+        return first
+
+
+def _filter_from_grep(view: CommandView, call: GrepCall) -> Filter | None:
+    try:
+        regex = call.regex()
+    except UnsupportedPattern:
+        return None
+    names = {"basic": "basic regex", "extended": "extended regex", "fixed": "fixed string",
+             "perl": "Perl regex"}
+    idx = call.pattern_indices[0] if call.pattern_indices else None
+    arg = view.argv[idx] if idx is not None and idx < len(view.argv) else None
+    return Filter("grep", "\n".join(call.patterns), regex, call.invert, names[call.syntax], view,
+                  arg)
+
+
+_NEUTRAL_STAGES = frozenset({"sort", "uniq", "cat", "tee"})
+_TRANSFORM_STAGES = frozenset({"cut", "tr", "sed", "awk", "gawk", "mawk", "nawk", "paste",
+                               "column", "grep"})
+_PARTIAL_STAGES = frozenset({"head", "tail", "shuf"})
+
+
+def selector_start(view: CommandView) -> Selector | None:
+    """A selector from the first command of a pipeline (``ps ...`` or ``pgrep ...``)."""
+    eff = view_effective(view)
+    if eff is None or eff.via_xargs:
+        return None
+    base = eff.start
+    values = eff.values
+    if eff.name == "ps":
+        ps = parse_ps(values, base)
+        if ps is None or ps.restricted:
+            return None
+        return Selector("ps", [], [view], ps=ps)
+    if eff.name in ("pgrep", "pkill"):
+        call = parse_pgrep(values, base)
+        if call is None or call.pattern_index is None:
+            return None
+        arg = view.argv[call.pattern_index] if call.pattern_index < len(view.argv) else None
+        sel = Selector("pgrep" if eff.name == "pgrep" else "pkill", [], [view], pgrep=call)
+        if arg is not None and arg.dynamic:
+            sel.uncertain = True
+        try:
+            regex = call.regex()
+        except UnsupportedPattern:
+            return None
+        sel.filters.append(Filter(eff.name, values[call.pattern_index], regex, call.invert,
+                                  "extended regex" if call.full else "process name", view, arg))
+        sel.partial = call.partial or call.restricted
+        return sel
+    return None
+
+
+def extend_selector(sel: Selector, view: CommandView) -> bool:
+    """Add one pipeline stage after the selector's start; False when it is not understood."""
+    eff = view_effective(view)
+    if eff is None:
+        sel.uncertain = True
+        return False
+    name = eff.name
+    if name in ("grep", "egrep", "fgrep"):
+        call = parse_grep(eff.values, eff.start)
+        if call is None or not call.reads_stdin:
+            sel.uncertain = True
+            return False
+        if sel.transformed or sel.source != "ps":
+            sel.uncertain = True
+            sel.views.append(view)
+            return True
+        flt = _filter_from_grep(view, call)
+        if flt is None:
+            sel.uncertain = True
+        else:
+            if flt.arg is not None and flt.arg.dynamic:
+                sel.uncertain = True
+            sel.filters.append(flt)
+        sel.views.append(view)
+        return True
+    if name in ("awk", "gawk", "mawk", "nawk"):
+        h = None
+        try:
+            h = ho.classify(eff.values, frozenset(view.dynamic), eff.start)
+        except (ValueError, IndexError, KeyError):
+            h = None
+        if not isinstance(h, ho.AwkHandoff) or h.program is None or h.files():
+            sel.uncertain = True
+            return False
+        prog = parse_awk_program(eff.values[h.program])
+        if not prog.understood:
+            sel.uncertain = True
+        for ere, inverted in prog.filters:
+            if sel.transformed or sel.source != "ps":
+                sel.uncertain = True
+                break
+            try:
+                regex = translate(ere, "extended")
+            except UnsupportedPattern:
+                sel.uncertain = True
+                continue
+            arg = view.argv[h.program] if h.program < len(view.argv) else None
+            sel.filters.append(Filter("awk", ere, regex, inverted, "awk regex", view, arg))
+        sel.transformed = sel.transformed or prog.transforms
+        sel.views.append(view)
+        return True
+    if name in _PARTIAL_STAGES:
+        sel.partial = True
+        sel.views.append(view)
+        return True
+    if name in _NEUTRAL_STAGES:
+        sel.views.append(view)
+        return True
+    if name in _TRANSFORM_STAGES:
+        if name == "sed" and any(v.startswith("-n") for v in eff.argv[1:]):
+            sel.uncertain = True
+        sel.transformed = True
+        sel.views.append(view)
+        return True
+    sel.uncertain = True
+    return False
+
+
+def selector_from_stages(stages: Sequence[Node], views: dict[int, CommandView],
+                          stop_at_kill: bool) -> tuple[Selector, int] | None:
+    if not stages or not isinstance(stages[0], SimpleCommand):
+        return None
+    first = views.get(id(stages[0]))
+    if first is None:
+        return None
+    sel = selector_start(first)
+    if sel is None:
+        return None
+    k = 1
+    while k < len(stages):
+        node = stages[k]
+        if not isinstance(node, SimpleCommand):
+            break
+        view = views.get(id(node))
+        if view is None:
+            break
+        eff = view_effective(view)
+        if stop_at_kill and eff is not None and eff.via_xargs and eff.name in ("kill",):
+            break
+        if not extend_selector(sel, view):
+            break
+        k += 1
+    return sel, k

@@ -1,0 +1,40 @@
+"""The ssh session a layer runs in, and how it was opened."""
+
+from __future__ import annotations
+
+from quotecheck.layers import dispatch as ho
+from quotecheck.layers.model import Layer, Trace
+from quotecheck.rules.runtime.effective import view_effective
+
+
+def ssh_layer_above(trace: Trace, layer: Layer) -> Layer | None:
+    """The nearest ssh layer above ``layer`` (the session it runs in), if any."""
+    p = layer.parent
+    while p is not None:
+        x = trace.layers[p]
+        if x.kind == "ssh":
+            return x
+        p = x.parent
+    return None
+
+
+def ssh_handoff(ssh: Layer) -> ho.SshHandoff | None:
+    view = ssh.opened_by
+    if view is None:
+        return None
+    eff = view_effective(view)
+    if eff is None:
+        return None
+    try:
+        h = ho.classify(eff.values, frozenset(view.dynamic), eff.start)
+    except (ValueError, IndexError, KeyError):
+        return None
+    return h if isinstance(h, ho.SshHandoff) else None
+
+
+def ssh_tty(trace: Trace, layer: Layer) -> bool:
+    ssh = ssh_layer_above(trace, layer)
+    if ssh is None:
+        return False
+    h = ssh_handoff(ssh)
+    return h is not None and h.tty > 0
