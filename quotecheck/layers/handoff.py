@@ -20,6 +20,7 @@ from functools import cache
 from typing import ClassVar, Literal
 
 from quotecheck.layers.grammar import Option
+from quotecheck.programs import basename
 
 __all__ = [
     "AwkAssignment",
@@ -298,11 +299,6 @@ class AwkHandoff:
 
 
 Handoff = SshHandoff | ExecHandoff | ShellHandoff | JoinHandoff | AwkHandoff
-
-
-def basename(word: str) -> str:
-    """`/usr/bin/ssh` -> `ssh`."""
-    return word.rstrip("/").rsplit("/", 1)[-1] if word.strip("/") else word
 
 
 def sudo_shell_string(values: Sequence[str]) -> str:

@@ -32,9 +32,8 @@ from quotecheck.layers.handoff import (
     basename,
     classify,
 )
+from quotecheck.programs import SHELL_PROGRAMS
 
-SHELL_NAMES = ("sh", "bash", "rbash", "dash", "ash", "zsh", "ksh", "ksh93", "mksh", "lksh",
-               "pdksh", "yash", "posh", "busybox-sh")
 # bash(1): long options that take the next word as their value.
 _SHELL_LONG_VALUES = frozenset({"rcfile", "init-file", "emulate"})
 
@@ -287,8 +286,8 @@ def parse_script(
 
 
 HANDLERS: dict[str, Handler] = {
-    **{name: parse_shell for name in SHELL_NAMES},
-    **{"-" + name: parse_shell for name in SHELL_NAMES},
+    **{name: parse_shell for name in SHELL_PROGRAMS},
+    **{"-" + name: parse_shell for name in SHELL_PROGRAMS},
     "busybox": parse_busybox,
     "su": parse_su,
     "runuser": parse_su,

@@ -17,6 +17,7 @@ from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node
 from quotecheck.rules import _fixes
 from quotecheck.rules import _runtime as rt
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 
@@ -68,7 +69,7 @@ def _words_around(layer: Layer, offset: int) -> str | None:
                 else:
                     words = [view.values[0], "…", *view.values[k - 1:k + 2]]
                 more = " …" if k + 2 < len(view.argv) else ""
-                return rt.short(" ".join(words), 50) + more
+                return one_line_escaped(" ".join(words), 50) + more
     return None
 
 
@@ -116,7 +117,7 @@ def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
         context = _words_around(cand.layer, span[0])
         if context:
             matched_at += f" (in `{context}`)"
-        related.append(Related(span, f"`{rt.short(m.text, 40)}` in the command line of "
+        related.append(Related(span, f"`{one_line_escaped(m.text, 40)}` in the command line of "
                                      f"{_who(trace, cand.layer)} comes from here"))
     what = (f"`{flt.describe()}` ({flt.syntax})" if flt.tool != "awk"
             else f"the awk pattern `/{flt.pattern}/`")
@@ -128,17 +129,17 @@ def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
         line = f"the command line `{rt.show_argv(cand.argv)}`"
     parts = [
         f"{what} matches {_who(trace, cand.layer)}: its own command line holds the script, and "
-        f"the pattern finds `{rt.short(m.text, 50)}`{matched_at} in {line}."
+        f"the pattern finds `{one_line_escaped(m.text, 50)}`{matched_at} in {line}."
     ]
     if flt.tool == "grep" and "[" in flt.pattern and "]" in flt.pattern:
         parts.append("The `[x]` bracket only keeps grep from matching its own command line.")
     for other, om in hits[1:]:
         parts.append(f"It also matches {_who(trace, other.layer)} "
-                     f"(`{rt.short(om.text, 30)}` in `{rt.show_argv(other.argv, 50)}`).")
+                     f"(`{one_line_escaped(om.text, 30)}` in `{rt.show_argv(other.argv, 50)}`).")
     killer = " ".join(site.killer.values)
     signal = "SIGKILL" if site.signal == "KILL" else f"SIG{site.signal}"
     if site.signal in ("STOP", "TSTP", "TTIN", "TTOU"):
-        parts.append(f"`{rt.short(killer, 40)}` sends {signal} to that shell too: it stops "
+        parts.append(f"`{one_line_escaped(killer, 40)}` sends {signal} to that shell too: it stops "
                      "there and nothing resumes it, so the script hangs (and ssh with it).")
     item_view = site.killer
     stopped = site.signal in ("STOP", "TSTP", "TTIN", "TTOU")
@@ -157,10 +158,10 @@ def _finding(ctx: CheckContext, trace: Trace, where: rt.Locator, layer: Layer,
         else:
             tail += "; nothing after the kill runs"
         before = _printed_before(layer, site.item, item_view)
-        parts.append(f"`{rt.short(killer, 40)}` sends {signal} to that shell too: {tail}, and "
-                     f"{_consequence(trace, cand.layer, site.signal, before)}.")
+        parts.append(f"`{one_line_escaped(killer, 40)}` sends {signal} to that shell too: "
+                     f"{tail}, and {_consequence(trace, cand.layer, site.signal, before)}.")
     else:
-        parts.append(f"`{rt.short(killer, 40)}` sends {signal} to that shell too, so "
+        parts.append(f"`{one_line_escaped(killer, 40)}` sends {signal} to that shell too, so "
                      f"{_consequence(trace, cand.layer, site.signal, True)}.")
     if cand.alive == "depends":
         parts.append(f"This holds {cand.note}; the remote login shell is not known (set "

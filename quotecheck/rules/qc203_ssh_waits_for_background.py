@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.parsing.tree import CommandList, Compound, Pipeline, SimpleCommand
+from quotecheck.programs import ASH_FAMILY, HANGUP_DETACHERS, SHELL_DIALECTS
 from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
@@ -99,8 +100,9 @@ def _job_finding(trace: Trace, layer: Layer, ssh: Layer, job: rt.Job) -> Finding
     prog = prog_eff.name if prog_eff is not None and prog_eff.name else "the job"
     span = job.source_span() or job.views[0].source_span or (0, 0)
     shell = rt.shell_program(layer)
-    dash = shell in ("dash", "ash", "busybox")
-    known_bash = shell in ("bash", "zsh") or layer.dialect in ("bash", "zsh")
+    dash = shell in ASH_FAMILY
+    known_bash = (SHELL_DIALECTS.get(shell) in ("bash", "zsh")
+                  or layer.dialect in ("bash", "zsh"))
     held_bash = _holder_fds(job, base, False)
     held_dash = _holder_fds(job, base, True)
     in_bash = held_bash is not None and bool(_open_fds(held_bash))
@@ -135,7 +137,7 @@ def _job_finding(trace: Trace, layer: Layer, ssh: Layer, job: rt.Job) -> Finding
                      "was still the channel)")
         wrappers = set(eff.wrappers) if eff is not None else set()
         alone = ""
-        used = sorted(wrappers & {"nohup", "setsid"})
+        used = sorted(wrappers & HANGUP_DETACHERS)
         if used:
             verb = "does" if len(used) == 1 else "do"
             alone = f" `{'` and `'.join(used)}` {verb} not change where the output goes here."

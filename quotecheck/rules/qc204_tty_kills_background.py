@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Related
 from quotecheck.layers import handoff as ho
 from quotecheck.layers.model import Layer
+from quotecheck.programs import HANGUP_DETACHERS
 from quotecheck.rules import _runtime as rt
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
@@ -78,7 +79,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if _ignores_hup(layer, job.span[0], job):
                 continue
             first = rt.view_effective(job.views[0])
-            detached = first is not None and bool({"setsid", "nohup"} & {
+            detached = first is not None and bool(HANGUP_DETACHERS & {
                 *first.wrappers, first.name})
             if detached and _busy_after(layer, job):
                 continue  # nohup/setsid had time to run before the shell exits
@@ -91,7 +92,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 flag = word[1]
             nohup = ""
             if detached:
-                used = sorted({"setsid", "nohup"} & {*first.wrappers, first.name}) \
+                used = sorted(HANGUP_DETACHERS & {*first.wrappers, first.name}) \
                     if first is not None else []
                 verb = "does" if len(used) == 1 else "do"
                 nohup = (f" `{'` and `'.join(used)}` {verb} not save it here: the shell exits "

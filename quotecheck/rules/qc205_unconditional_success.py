@@ -15,6 +15,7 @@ from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
 from quotecheck.rules import _fixes
 from quotecheck.rules import _runtime as rt
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 _NEUTRAL = frozenset({"sleep", "echo", "printf", "true", ":", "date", "sync", "logger",
@@ -132,7 +133,7 @@ def _check_view(ctx: CheckContext, where: rt.Locator, layer: Layer, view: Comman
                                               "errexit"):
         return None
     span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]
-    step_text = rt.short(" ".join(span_text.split()), 70)
+    step_text = one_line_escaped(" ".join(span_text.split()), 70)
     src = slot.script.origin.span(step[0].span[0], max(step[-1].span[1], step[0].span[0] + 1))
     at = where.at(src[0] if src else None)
     message = rt.node_text(slot.script, view.command, 50)
