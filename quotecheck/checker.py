@@ -21,13 +21,13 @@ from quotecheck.config import Limits
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
 from quotecheck.layers.model import Trace
 from quotecheck.parsing.tree import CommandList, Node, Script
+from quotecheck.programs import SHELL_OPTION_VALUES
 from quotecheck.rules.api import CheckContext, Rule
 from quotecheck.rules.registry import all_rules, select
 from quotecheck.trace import build_trace
 
 _DIRECTIVE = re.compile(r"#\s*quotecheck\s*:\s*(?P<body>.*)$")
 _CODE = re.compile(r"QC\d{3}")
-_SHELLS = ("bash", "sh", "dash", "zsh")
 
 
 @dataclass
@@ -389,13 +389,13 @@ def _parse_directive(body: str, span: tuple[int, int],
                 else:
                     d.disabled.add(code)
         elif key == "remote-shell" and eq:
-            if value in _SHELLS:
+            if value in SHELL_OPTION_VALUES:
                 d.remote_shell = value
             else:
                 errors.append(Diagnostic(
                     "QC002", "not-analysed", "warning",
                     f"unknown shell `{value}` in quotecheck directive "
-                    f"(expected one of: {', '.join(_SHELLS)})", span))
+                    f"(expected one of: {', '.join(SHELL_OPTION_VALUES)})", span))
         else:
             errors.append(Diagnostic(
                 "QC002", "not-analysed", "warning",

@@ -7,9 +7,12 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from quotecheck.programs import SCRIPT_SHEBANG_SHELLS, shell_dialect
+
 SHELL_EXTENSIONS = frozenset({".sh", ".bash", ".dash", ".ksh", ".bats"})
 _SHEBANG = re.compile(
-    rb"#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-\S+\s+)*)?(sh|bash|dash|ksh|mksh|ash)\b"
+    rb"#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-\S+\s+)*)?("
+    + "|".join(SCRIPT_SHEBANG_SHELLS).encode() + rb")\b"
 )
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__",
                        ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
@@ -24,7 +27,7 @@ def shebang_shell(head: bytes) -> str | None:
 def local_dialect(text: str) -> str:
     """The dialect a script's #! line asks for: sh for sh/dash/ash, else bash."""
     shell = shebang_shell(text[:128].encode("utf-8", "replace"))
-    return "sh" if shell in ("sh", "dash", "ash") else "bash"
+    return "sh" if shell is not None and shell_dialect(shell) == "sh" else "bash"
 
 
 def is_shell_script(path: Path) -> bool:

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-QuoteDialect = Literal["sh", "bash", "dash", "zsh", "tcsh", "csh", "fish"]
-POSIX_DIALECTS = frozenset({"sh", "bash", "dash", "zsh"})
+from quotecheck.programs import POSIX_QUOTING
+
 _SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 
 
@@ -31,7 +31,7 @@ class CannotQuote(ValueError):
 
 def quote_word(value: str, dialect: str = "sh") -> str:
     """``value`` as one word that ``dialect`` reads back exactly."""
-    if dialect in POSIX_DIALECTS:
+    if dialect in POSIX_QUOTING:
         if value and _SAFE.fullmatch(value):
             return value
         return "'" + value.replace("'", "'\"'\"'") + "'"

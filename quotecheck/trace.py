@@ -17,22 +17,16 @@ from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.parsing.parse import parse_script
-from quotecheck.parsing.scanner import Dialect, Problem
+from quotecheck.parsing.scanner import Problem
 from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk
 from quotecheck.parsing.words import Word
+from quotecheck.programs import CONTAINER_RUNNERS, IN_PLACE_BUILTINS, Dialect, shell_dialect
 from quotecheck.sourcemap import SourceMap
 
-SHELL_DIALECTS: dict[str, Dialect] = {
-    "bash": "bash", "sh": "sh", "dash": "sh", "ash": "sh", "busybox": "sh", "posix": "sh",
-    "zsh": "zsh", "ksh": "bash", "mksh": "bash", "unknown": "unknown",
-}
 UNKNOWN_LOGIN_SHELL = "<login-shell>"
-# Builtins that run their arguments as a command in the same shell (no new process).
-TRANSPARENT_BUILTINS = frozenset({"exec", "command", "builtin", "noglob", "nocorrect"})
 # Once the time for parsing inner layers is used up, a layer text this short still gets this long.
 SMALL_LAYER_TEXT = 4096
 SMALL_LAYER_GRACE = 1.0
-CONTAINER_WRAPPERS = frozenset({"docker", "podman", "kubectl", "nerdctl"})
 
 
 @dataclass(frozen=True)
@@ -43,13 +37,6 @@ class Feed:
     offsets: tuple[int | None, ...]
     dynamic_ranges: tuple[tuple[int, int], ...]
     source_span: tuple[int, int] | None
-
-
-def parse_dialect(name: str | None) -> Dialect:
-    """The parsing dialect for a shell name or a user's ``--remote-shell`` value."""
-    if not name:
-        return "unknown"
-    return SHELL_DIALECTS.get(name.rsplit("/", 1)[-1].lstrip("-"), "unknown")
 
 
 def build_trace(
@@ -204,7 +191,7 @@ class _Builder:
         opened_by: CommandView | None = None,
         origin: SourceMap | None = None,
     ) -> Layer:
-        dialect = parse_dialect(shell_name)
+        dialect = shell_dialect(shell_name)
         if origin is None:
             origin = SourceMap.identity(len(text)) if offsets is None else \
                 SourceMap.from_offsets(offsets)
@@ -311,7 +298,7 @@ class _Builder:
         values = [a.value for a in argv]
         dynamic = {i for i, a in enumerate(argv) if a.dynamic}
         name = values[0].rsplit("/", 1)[-1]
-        if name in TRANSPARENT_BUILTINS and 0 not in dynamic and len(argv) > 1:
+        if name in IN_PLACE_BUILTINS and 0 not in dynamic and len(argv) > 1:
             if name == "command" and values[1].startswith("-") and values[1] not in ("-p", "--"):
                 return  # `command -v x` only looks the name up
             start = 2 if values[1] in ("-p", "--") and len(argv) > 2 else 1
@@ -414,7 +401,7 @@ class _Builder:
         if h.appends_input and not (h.placeholder and any(h.placeholder in a.value
                                                            for a in inner)):
             inner.append(Arg("{input}", True, None, None, (None,) * 7, ((0, 7),)))
-        if h.wrapper in CONTAINER_WRAPPERS and h.action in (None, "exec", "run") and \
+        if h.wrapper in CONTAINER_RUNNERS and h.action in (None, "exec", "run") and \
                 h.target is not None and h.target < len(argv):
             # The command runs inside the container: another machine, as far as the
             # environment, files and processes go.

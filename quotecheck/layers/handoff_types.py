@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 
 from quotecheck.layers.argv_options import Option
 from quotecheck.layers.ssh_settings import config_value, first_setting, split_destination
+from quotecheck.programs import basename
 
 __all__ = [
     "AwkAssignment",
@@ -285,11 +286,6 @@ class AwkHandoff:
 
 
 Handoff = SshHandoff | ExecHandoff | ShellHandoff | JoinHandoff | AwkHandoff
-
-
-def basename(word: str) -> str:
-    """`/usr/bin/ssh` -> `ssh`."""
-    return word.rstrip("/").rsplit("/", 1)[-1] if word.strip("/") else word
 
 
 def sudo_shell_string(values: Sequence[str]) -> str:

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from quotecheck.parsing.scanner import Dialect
 from quotecheck.parsing.tree import Context, Script, SimpleCommand
 from quotecheck.parsing.words import Word
+from quotecheck.programs import SHELL_PROGRAMS, Dialect, basename
 from quotecheck.sourcemap import SourceMap, compact_offsets
 
 LayerKind = Literal["shell", "ssh", "join", "exec", "awk"]
-ShellDialect = Literal["bash", "sh", "zsh", "unknown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +68,7 @@ class Layer:
     dynamic_text: bool = False
     dynamic_ranges: list[tuple[int, int]] = field(default_factory=list)  # in ``text``
     # shell layers
-    dialect: Dialect | Literal["unknown"] | None = None
+    dialect: Dialect | None = None
     script: Script | None = None
     commands: list[CommandView] = field(default_factory=list)
     process: list[str] | None = None  # the argv of the process running it, as `ps` shows it
@@ -104,8 +103,8 @@ class Layer:
                 self.where.partition(":")[0], "remote")
             name: str = self.dialect or "sh"
             if self.process and self.parent is not None:
-                prog = self.process[0].rsplit("/", 1)[-1].lstrip("-")
-                if prog in ("bash", "sh", "dash", "zsh", "ksh"):
+                prog = basename(self.process[0]).lstrip("-")
+                if prog in SHELL_PROGRAMS:
                     name = prog
             if name == "unknown":
                 return f"{where} shell"

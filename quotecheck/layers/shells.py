@@ -31,9 +31,8 @@ from quotecheck.layers.handoff_types import (
     ShellHandoff,
     basename,
 )
+from quotecheck.programs import SHELL_PROGRAMS
 
-SHELL_NAMES = ("sh", "bash", "rbash", "dash", "ash", "zsh", "ksh", "ksh93", "mksh", "lksh",
-               "pdksh", "yash", "posh", "busybox-sh")
 # bash(1): long options that take the next word as their value.
 _SHELL_LONG_VALUES = frozenset({"rcfile", "init-file", "emulate"})
 
@@ -279,8 +278,8 @@ def parse_script(
 
 
 HANDLERS: dict[str, Handler] = {
-    **{name: parse_shell for name in SHELL_NAMES},
-    **{"-" + name: parse_shell for name in SHELL_NAMES},
+    **{name: parse_shell for name in SHELL_PROGRAMS},
+    **{"-" + name: parse_shell for name in SHELL_PROGRAMS},
     "su": parse_su,
     "runuser": parse_su,
     "script": parse_script,

@@ -15,7 +15,7 @@ from bisect import bisect_left
 from typing import Any
 
 from quotecheck.parsing import bashlex_adapter, splitter
-from quotecheck.parsing.scanner import Dialect, HeredocSpec, NestedScript, Problem, Scan, scan
+from quotecheck.parsing.scanner import HeredocSpec, NestedScript, Problem, Scan, scan
 from quotecheck.parsing.tree import (
     Assignment,
     CommandList,
@@ -28,6 +28,7 @@ from quotecheck.parsing.tree import (
     SimpleCommand,
 )
 from quotecheck.parsing.words import Word, backtick_script, heredoc_body, segment
+from quotecheck.programs import Dialect
 from quotecheck.sourcemap import SourceMap
 
 

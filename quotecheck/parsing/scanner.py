@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-Dialect = Literal["bash", "sh", "zsh", "unknown"]
+from quotecheck.programs import Dialect
 
 # Filler for masked characters. '.' can never be part of a variable name, so a masked word such
 # as `"X"=1` (-> `...=1`) is not mistaken for an assignment, and it is not special to bashlex.

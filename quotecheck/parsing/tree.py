@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from quotecheck.parsing.scanner import Dialect, HeredocSpec, Problem
+from quotecheck.parsing.scanner import HeredocSpec, Problem
 from quotecheck.parsing.words import Word
+from quotecheck.programs import Dialect
 from quotecheck.sourcemap import SourceMap
 
 Span = tuple[int, int]

@@ -25,10 +25,10 @@ from typing import Literal
 
 from quotecheck.parsing.scanner import (
     SPECIAL_PARAMETERS,
-    Dialect,
     Scan,
     skip_line_continuations,
 )
+from quotecheck.programs import Dialect
 from quotecheck.sourcemap import compact_offsets
 
 PartKind = Literal[

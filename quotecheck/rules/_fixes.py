@@ -22,8 +22,8 @@ from quotecheck.diagnostics import Edit
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
 from quotecheck.quoting import quote_word
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext
-from quotecheck.rules.runtime.display import short
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.jobs import background_jobs
 from quotecheck.rules.runtime.slots import commands_in
@@ -162,7 +162,7 @@ def line_indent(text: str, offset: int) -> str:
 
 def summary(text: str, limit: int = 60) -> str:
     """``text`` with its blanks and newlines collapsed, cut to ``limit`` characters."""
-    return short(" ".join(text.split()), limit)
+    return one_line_escaped(" ".join(text.split()), limit)
 
 
 def stop_on_failure(step: str) -> str:
@@ -238,7 +238,6 @@ def stop_and_wait(pattern: str, what: str, signal: str | None, stopped_message: 
 # stdin, such a command would read the rest of the script as its data.
 _STDIN_READERS = frozenset({"read", "mapfile", "readarray", "cat", "ssh", "tee", "sponge",
                             "passwd", "chpasswd", "mysql", "psql"})
-_SHELL_FOR = {"sh": "sh", "dash": "sh", "bash": "bash", "zsh": "zsh"}
 
 
 def _reads_stdin(view: CommandView) -> bool:
@@ -329,7 +328,8 @@ def send_on_stdin(ctx: CheckContext, remote: Layer) -> tuple[Edit, ...] | None:
     while delimiter in lines:
         n += 1
         delimiter = f"EOF{n}"
-    shell = _SHELL_FOR.get(str(remote.dialect), "bash")
+    # The program that reads the remote layer's dialect; bash for an unknown login shell.
+    shell = remote.dialect if remote.dialect in ("sh", "bash", "zsh") else "bash"
     tail = body + delimiter + "\n"
     insert_at = line_end + 1 if newline >= 0 else len(source)
     if newline < 0:

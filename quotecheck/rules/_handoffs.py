@@ -16,13 +16,11 @@ from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
+from quotecheck.programs import POSIX_SHELLS, basename
 from quotecheck.rules.api import CheckContext
 
 Span = tuple[int, int]
 
-# Shells that are POSIX sh (or may be, when the name is only `sh`).
-POSIX_SHELLS = frozenset({"sh", "dash", "ash", "posh", "busybox", "busybox-sh", "yash"})
-DEFINITELY_NOT_BASH = frozenset({"dash", "ash", "posh", "busybox", "busybox-sh", "yash"})
 
 
 def handoffs(ctx: CheckContext, view: CommandView) -> list[ho.Handoff]:
@@ -129,7 +127,7 @@ def between(ctx: CheckContext, layer: Layer, ancestor: Layer) -> list[Layer]:
 def shell_program(layer: Layer) -> str:
     """The program running a shell layer: `sh`, `dash`, `bash`, or `unknown`."""
     if layer.process:
-        name = ho.basename(layer.process[0]).lstrip("-")
+        name = basename(layer.process[0]).lstrip("-")
         if name and not name.startswith("<"):
             return name
     if layer.dialect in (None, "unknown"):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
@@ -30,22 +29,13 @@ from quotecheck.parsing.tree import (
     iter_nodes,
 )
 from quotecheck.parsing.words import Part, Word
+from quotecheck.programs import POSIX_SHELLS, Dialect, basename
+from quotecheck.rules._text import one_line_marked
 from quotecheck.rules.api import CheckContext
 
-Dialect = Literal["bash", "sh", "zsh", "unknown"]
 Span = tuple[int, int]
 
 # -- text helpers ------------------------------------------------------------------------------
-
-
-def basename(word: str) -> str:
-    return word.rstrip("/").rsplit("/", 1)[-1] if word.strip("/") else word
-
-
-def short(text: str, limit: int = 60) -> str:
-    """One line of evidence: newlines shown as ``⏎``, cut at ``limit`` characters."""
-    flat = text.replace("\n", "⏎")
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def line_of(source: str, offset: int) -> int:
@@ -74,8 +64,6 @@ def exact_source_span(ctx: CheckContext, script: Script, start: int, end: int) -
 # -- dialects ----------------------------------------------------------------------------------
 
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(.*))?")
-SH_FAMILY = frozenset({"sh", "dash", "ash", "posh", "busybox"})
-BASH_FAMILY = frozenset({"bash", "ksh", "ksh93", "mksh"})
 
 
 def shebang_shell(source: str) -> str | None:
@@ -113,7 +101,7 @@ def layer_shell(ctx: CheckContext, layer: Layer) -> LayerShell:
         # The trace takes the root dialect from the options only; the `#!` line decides
         # which shell runs a script file.
         bang = shebang_shell(ctx.source)
-        if bang in SH_FAMILY:
+        if bang in POSIX_SHELLS:
             first = ctx.source.split("\n", 1)[0].strip()
             return LayerShell("sh", f"this script's shell (`{first}`)", False,
                               "make the first line `#!/bin/bash`")
@@ -668,7 +656,7 @@ class _Finder:
         else:
             start, end, text = p.span[0], p.span[1], p.value
         self.add(script, start, end, text,
-                 f"dash does no brace expansion: the word stays `{short(text, 30)}`",
+                 f"dash does no brace expansion: the word stays `{one_line_marked(text, 30)}`",
                  "the words written out (`a b`), or a `for` loop")
 
     def _parameter(self, script: Script, p: Part) -> None:
@@ -716,7 +704,6 @@ __all__ = [
     "LayerShell",
     "SshCall",
     "all_scripts",
-    "basename",
     "bashisms",
     "commands_in",
     "connects",
@@ -734,7 +721,6 @@ __all__ = [
     "remote_command",
     "script_span",
     "shebang_shell",
-    "short",
     "ssh_calls",
     "stdin_redirect",
     "words_of",

@@ -16,11 +16,10 @@ from itertools import pairwise
 from quotecheck.diagnostics import Edit, Fix, Related, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, Layer
+from quotecheck.programs import SHELL_PROGRAMS
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.crosslayer.joined_words import Issue, joined_words, literal_view, word_issues
 from quotecheck.rules.qc107_quote_closes_early import closes_early
-
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"})
 
 
 def _remote_reading(ctx: CheckContext, layer: Layer) -> str | None:
@@ -99,7 +98,7 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
         i.severity == "info" for _, _, issues in problems for i in issues) else "warning"
     # `ssh h sh -c 'python x.py'`: only the first word of the string becomes the script.
     for k, _a, issues in problems:
-        if (k >= 2 and values[k - 1] == "-c" and ho.basename(values[k - 2]) in _SHELLS
+        if (k >= 2 and values[k - 1] == "-c" and ho.basename(values[k - 2]) in SHELL_PROGRAMS
                 and any(i.kind == "split" for i in issues)):
             severity = "error"
     sent = layer.text if layer.text is not None else " ".join(values)

@@ -19,9 +19,8 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.words import Part, Word
+from quotecheck.programs import DECLARATION_BUILTINS, NEVER_BASH, POSIX_SHELLS
 from quotecheck.rules._handoffs import (
-    DEFINITELY_NOT_BASH,
-    POSIX_SHELLS,
     code,
     descendants,
     outer_dynamic_offsets,
@@ -37,7 +36,6 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 _PRINTF_Q = re.compile(r"%[-#0 +']*(?:\d+|\*)?(?:\.(?:\d+|\*))?q")
 _PRINTF_CMD = re.compile(r"^(?:\$\(|`)\s*(?:builtin\s+|command\s+)?printf\b(?P<rest>.*)", re.S)
 _AT_Q = re.compile(r"@Q\}$")
-_DECLARE = frozenset({"declare", "typeset", "local", "export", "readonly"})
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -100,7 +98,7 @@ def _literal_finding(layer: Layer, risk: str, program: str, span: tuple[int, int
     who = where_label(layer)
     severity: Severity
     if risk == "sh":
-        if program in DEFINITELY_NOT_BASH:
+        if program in NEVER_BASH:
             maybe = f"{program} does not know {kind} quoting"
             severity = "error"
         else:
@@ -171,7 +169,7 @@ def _quoted_vars(layer: Layer) -> dict[str, list[tuple[CommandView, tuple[int, i
                 if how:
                     span = view.context.script.origin.span(*a.span) or (0, 0)
                     out.setdefault(a.name, []).append((view, span, how))
-        if view.values and view.values[0] in _DECLARE:
+        if view.values and view.values[0] in DECLARATION_BUILTINS:
             for w in view.command.words[1:]:
                 m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)=", w.raw)
                 if not m:

@@ -15,11 +15,10 @@ from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.words import Part
+from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS
 from quotecheck.rules._handoffs import code, descendants, handoffs, part_span, where_label
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
-_CONTAINERS = frozenset({"docker", "podman", "kubectl"})
-_OTHER_USER = frozenset({"sudo", "doas", "runuser", "gosu", "su-exec"})
 _ROOTS = frozenset({"root", "0", "#0"})
 
 
@@ -28,11 +27,11 @@ def _words(h: ho.Handoff) -> tuple[str, tuple[int, ...]] | None:
     if isinstance(h, ho.SshHandoff):
         return ("ssh", h.command) if not h.no_command else None
     if isinstance(h, ho.ExecHandoff):
-        if h.wrapper in _CONTAINERS:
+        if h.wrapper in CONTAINER_RUNNERS:
             return "container", h.words
         if h.wrapper == "chroot":
             return "chroot", h.words
-        if h.wrapper in _OTHER_USER:
+        if h.wrapper in USER_SWITCHERS:
             return "user", h.words
     if isinstance(h, ho.ShellHandoff) and h.script_words and h.wrapper in ("sudo",):
         return "user", h.script_words

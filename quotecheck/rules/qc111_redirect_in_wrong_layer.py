@@ -21,6 +21,7 @@ from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Pipeline, Redirect
+from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS
 from quotecheck.rules._handoffs import (
     code,
     descendants,
@@ -31,8 +32,6 @@ from quotecheck.rules._handoffs import (
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
-_PRIVILEGED_WRAPPERS = frozenset({"sudo", "doas", "runuser", "gosu", "su-exec", "pkexec", "su"})
-_CONTAINERS = frozenset({"docker", "podman", "kubectl"})
 _OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _PRIVILEGED_PATHS = ("/proc/", "/sys/", "/etc/", "/root/", "/boot/", "/usr/", "/lib/",
                      "/lib64/", "/bin/", "/sbin/", "/opt/", "/var/", "/srv/", "/dev/")
@@ -79,9 +78,9 @@ def _target(r: Redirect) -> str | None:
 
 
 def _wrapper_of(h: ho.Handoff) -> str | None:
-    if isinstance(h, ho.ExecHandoff) and h.wrapper in _PRIVILEGED_WRAPPERS:
+    if isinstance(h, ho.ExecHandoff) and h.wrapper in USER_SWITCHERS:
         return h.wrapper
-    if isinstance(h, ho.ShellHandoff) and h.wrapper in _PRIVILEGED_WRAPPERS:
+    if isinstance(h, ho.ShellHandoff) and h.wrapper in USER_SWITCHERS:
         return h.wrapper
     return None
 
@@ -168,7 +167,7 @@ def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
             head = " ".join(values[: h.command[0]])
             hint_ok = True
             break
-        if isinstance(h, ho.ExecHandoff) and h.wrapper in _CONTAINERS and h.words:
+        if isinstance(h, ho.ExecHandoff) and h.wrapper in CONTAINER_RUNNERS and h.words:
             remote = " ".join(values[i] for i in h.words)
             dest = "the container"
             head = " ".join(values[: h.words[0]])

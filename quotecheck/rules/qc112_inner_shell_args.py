@@ -19,6 +19,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.parsing.words import Word
+from quotecheck.programs import SHELL_PROGRAMS
 from quotecheck.rules._handoffs import (
     arg_span,
     code,
@@ -35,8 +36,9 @@ _NESTED_POSITIONAL = re.compile(r"\$\{?([0-9]+|[@*#])")
 _OPTIONAL = re.compile(r"\$\{[0-9]+:?[-=?+]")
 _FOR_ALL = re.compile(r"(?:^|[;\s&|(])for\s+[A-Za-z_][A-Za-z0-9_]*\s*(?:;|\n|do\b)")
 _REWIRING = frozenset({"shift", "set", "getopts"})
-_PLACEHOLDERS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "_", "-", "--", "argv0",
-                           "arg0", "dummy", "script", "shell", "name", "$0"})
+# Words written as $0 on purpose: a shell's name, or a word that says it is a stand-in.
+_PLACEHOLDERS = frozenset(SHELL_PROGRAMS) | {"_", "-", "--", "argv0", "arg0", "dummy", "script",
+                                             "shell", "name", "$0"}
 
 
 @dataclass

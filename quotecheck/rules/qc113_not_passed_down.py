@@ -24,6 +24,7 @@ from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Compound, iter_nodes
+from quotecheck.programs import CONTAINER_RUNNERS, DECLARATION_BUILTINS
 from quotecheck.rules._handoffs import (
     between,
     code,
@@ -52,8 +53,6 @@ ENVIRONMENT = frozenset({
     "SUDO_COMMAND", "LD_LIBRARY_PATH", "PYTHONPATH", "MANPATH", "INFOPATH",
 })
 _ENV_PREFIXES = ("LC_", "BASH", "XDG_", "SSH_", "SUDO_", "COMP_", "READLINE_", "HIST")
-_CONTAINERS = frozenset({"docker", "podman", "kubectl"})
-_DECLARERS = frozenset({"declare", "typeset", "local", "readonly", "export"})
 
 
 @dataclass
@@ -139,7 +138,7 @@ def _apply(view: CommandView, state: dict[str, Var], allexport: bool,
             if v == "allexport" and i > 1:
                 allexport = values[i - 1] == "-o"
         return allexport
-    if name in _DECLARERS:
+    if name in DECLARATION_BUILTINS:
         flags = "".join(v[1:] for v in values[1:] if v.startswith("-"))
         unexport = any(v.startswith("+") and "x" in v for v in values[1:]) or (
             name == "export" and "n" in flags)
@@ -192,7 +191,8 @@ def inner_assigned(layer: Layer) -> set[str]:
         values = view.values
         if not values:
             continue
-        if values[0] in _DECLARERS or values[0] in ("read", "getopts", "mapfile", "readarray"):
+        if values[0] in DECLARATION_BUILTINS or values[0] in (
+                "read", "getopts", "mapfile", "readarray"):
             for v in values[1:]:
                 m = _ASSIGN_WORD.match(v)
                 names.add(m.group(1) if m else v)
@@ -244,7 +244,7 @@ def _barrier(ctx: CheckContext, outer: Layer, inner: Layer,
             return Barrier("sudo", "sudo", given | kept)
         if h.wrapper == "env" and names & {"-i", "--ignore-environment", "-"}:
             return Barrier("env-i", "env -i", given)
-        if h.wrapper in _CONTAINERS:
+        if h.wrapper in CONTAINER_RUNNERS:
             if h.wrapper == "kubectl":
                 return Barrier("container", "kubectl exec", frozenset())
             if names & {"--env-file"}:

@@ -16,9 +16,10 @@ from quotecheck.diagnostics import Fix, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node
 from quotecheck.rules import _fixes
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.cmdline import comm_name
-from quotecheck.rules.runtime.display import Locator, node_text, short, show_argv
+from quotecheck.rules.runtime.display import Locator, node_text, show_argv
 from quotecheck.rules.runtime.killsites import KillSite, kill_sites
 from quotecheck.rules.runtime.processes import (
     Candidate,
@@ -80,7 +81,7 @@ def _words_around(layer: Layer, offset: int) -> str | None:
                 else:
                     words = [view.values[0], "…", *view.values[k - 1:k + 2]]
                 more = " …" if k + 2 < len(view.argv) else ""
-                return short(" ".join(words), 50) + more
+                return one_line_escaped(" ".join(words), 50) + more
     return None
 
 
@@ -128,7 +129,7 @@ def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
         context = _words_around(cand.layer, span[0])
         if context:
             matched_at += f" (in `{context}`)"
-        related.append(Related(span, f"`{short(m.text, 40)}` in the command line of "
+        related.append(Related(span, f"`{one_line_escaped(m.text, 40)}` in the command line of "
                                      f"{_who(trace, cand.layer)} comes from here"))
     what = (f"`{flt.describe()}` ({flt.syntax})" if flt.tool != "awk"
             else f"the awk pattern `/{flt.pattern}/`")
@@ -140,17 +141,17 @@ def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
         line = f"the command line `{show_argv(cand.argv)}`"
     parts = [
         f"{what} matches {_who(trace, cand.layer)}: its own command line holds the script, and "
-        f"the pattern finds `{short(m.text, 50)}`{matched_at} in {line}."
+        f"the pattern finds `{one_line_escaped(m.text, 50)}`{matched_at} in {line}."
     ]
     if flt.tool == "grep" and "[" in flt.pattern and "]" in flt.pattern:
         parts.append("The `[x]` bracket only keeps grep from matching its own command line.")
     for other, om in hits[1:]:
         parts.append(f"It also matches {_who(trace, other.layer)} "
-                     f"(`{short(om.text, 30)}` in `{show_argv(other.argv, 50)}`).")
+                     f"(`{one_line_escaped(om.text, 30)}` in `{show_argv(other.argv, 50)}`).")
     killer = " ".join(site.killer.values)
     signal = "SIGKILL" if site.signal == "KILL" else f"SIG{site.signal}"
     if site.signal in ("STOP", "TSTP", "TTIN", "TTOU"):
-        parts.append(f"`{short(killer, 40)}` sends {signal} to that shell too: it stops "
+        parts.append(f"`{one_line_escaped(killer, 40)}` sends {signal} to that shell too: it stops "
                      "there and nothing resumes it, so the script hangs (and ssh with it).")
     item_view = site.killer
     stopped = site.signal in ("STOP", "TSTP", "TTIN", "TTOU")
@@ -169,10 +170,10 @@ def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
         else:
             tail += "; nothing after the kill runs"
         before = _printed_before(ctx, layer, site.item, item_view)
-        parts.append(f"`{short(killer, 40)}` sends {signal} to that shell too: {tail}, and "
-                     f"{_consequence(trace, cand.layer, site.signal, before)}.")
+        parts.append(f"`{one_line_escaped(killer, 40)}` sends {signal} to that shell too: "
+                     f"{tail}, and {_consequence(trace, cand.layer, site.signal, before)}.")
     else:
-        parts.append(f"`{short(killer, 40)}` sends {signal} to that shell too, so "
+        parts.append(f"`{one_line_escaped(killer, 40)}` sends {signal} to that shell too, so "
                      f"{_consequence(trace, cand.layer, site.signal, True)}.")
     if cand.alive == "depends":
         parts.append(f"This holds {cand.note}; the remote login shell is not known (set "

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.cmdline import render_cmdline
-from quotecheck.rules.runtime.display import short
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.killsites import loop_kill
 from quotecheck.rules.runtime.regex import UnsupportedPattern, translate
@@ -124,10 +124,11 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str) -> Fin
         }[use]
         pattern = flt.pattern
         fix_pattern = None if flt.syntax == "fixed string" else _bracketed(pattern)
-        msg = (f"`{short(line, 50)}` lists itself: the processes of a pipeline start "
+        msg = (f"`{one_line_escaped(line, 50)}` lists itself: the processes of a pipeline start "
                f"together, so `ps` usually sees {tool}'s own command line, "
-               f"`{short(line, 40)}`, which contains `{short(m.text, 30)}`, and no later "
-               f"filter drops it: {effect.replace('grep', tool)}.")
+               f"`{one_line_escaped(line, 40)}`, which contains "
+               f"`{one_line_escaped(m.text, 30)}`, and no later filter drops it: "
+               f"{effect.replace('grep', tool)}.")
         if dynamic:
             msg += (" (The pattern comes from a variable: this holds whenever its value "
                     "matches itself, as a plain name does.)")

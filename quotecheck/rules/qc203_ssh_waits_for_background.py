@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import CommandList, Compound, Pipeline, SimpleCommand
+from quotecheck.programs import ASH_FAMILY, HANGUP_DETACHERS, SHELL_DIALECTS
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.fds import FdTable, apply_redirects, fds_before, fds_of_command
@@ -103,8 +104,9 @@ def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Findi
     prog = prog_eff.name if prog_eff is not None and prog_eff.name else "the job"
     span = job.source_span() or job.views[0].source_span or (0, 0)
     shell = shell_program(layer)
-    dash = shell in ("dash", "ash", "busybox")
-    known_bash = shell in ("bash", "zsh") or layer.dialect in ("bash", "zsh")
+    dash = shell in ASH_FAMILY
+    known_bash = (SHELL_DIALECTS.get(shell) in ("bash", "zsh")
+                  or layer.dialect in ("bash", "zsh"))
     held_bash = _holder_fds(job, base, False)
     held_dash = _holder_fds(job, base, True)
     in_bash = held_bash is not None and bool(_open_fds(held_bash))
@@ -139,7 +141,7 @@ def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Findi
                      "was still the channel)")
         wrappers = set(eff.wrappers) if eff is not None else set()
         alone = ""
-        used = sorted(wrappers & {"nohup", "setsid"})
+        used = sorted(wrappers & HANGUP_DETACHERS)
         if used:
             verb = "does" if len(used) == 1 else "do"
             alone = f" `{'` and `'.join(used)}` {verb} not change where the output goes here."

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Related
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer
+from quotecheck.programs import HANGUP_DETACHERS
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
@@ -82,7 +83,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if _ignores_hup(ctx, layer, job.span[0], job):
                 continue
             first = view_effective(job.views[0])
-            detached = first is not None and bool({"setsid", "nohup"} & {
+            detached = first is not None and bool(HANGUP_DETACHERS & {
                 *first.wrappers, first.name})
             if detached and _busy_after(ctx, layer, job):
                 continue  # nohup/setsid had time to run before the shell exits
@@ -95,7 +96,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 flag = word[1]
             nohup = ""
             if detached:
-                used = sorted({"setsid", "nohup"} & {*first.wrappers, first.name}) \
+                used = sorted(HANGUP_DETACHERS & {*first.wrappers, first.name}) \
                     if first is not None else []
                 verb = "does" if len(used) == 1 else "do"
                 nohup = (f" `{'` and `'.join(used)}` {verb} not save it here: the shell exits "

@@ -14,8 +14,9 @@ from quotecheck.diagnostics import Fix
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
 from quotecheck.rules import _fixes
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
-from quotecheck.rules.runtime.display import Locator, node_text, short
+from quotecheck.rules.runtime.display import Locator, node_text
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.shell_options import option_in_effect
@@ -136,7 +137,7 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
                                            "errexit"):
         return None
     span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]
-    step_text = short(" ".join(span_text.split()), 70)
+    step_text = one_line_escaped(" ".join(span_text.split()), 70)
     src = slot.script.origin.span(step[0].span[0], max(step[-1].span[1], step[0].span[0] + 1))
     at = where.at(src[0] if src else None)
     message = node_text(slot.script, view.command, 50)

@@ -17,8 +17,9 @@ from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
 from quotecheck.rules import _fixes
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
-from quotecheck.rules.runtime.display import Locator, node_text, short
+from quotecheck.rules.runtime.display import Locator, node_text
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.processes import shell_program
 from quotecheck.rules.runtime.script_index import script_index
@@ -157,7 +158,7 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
         if slot is not None:
             lo, hi = slot.group()
             node_lo, node_hi = slot.items[lo], slot.items[hi]
-            text = short(" ".join(
+            text = one_line_escaped(" ".join(
                 slot.script.text[node_lo.span[0]:node_hi.span[1]].split()), 60)
             src = slot.script.origin.span(node_lo.span[0], max(node_hi.span[1],
                                                                 node_lo.span[0] + 1))
@@ -177,7 +178,7 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
            f"if `{step}` ({at}) fails, the script goes on and {effect}; "
            f"{_status_sink(trace, layer)} is only that of the last command{last_note}.{also} "
            f"Start the script with `set -e` (and `set -o pipefail` under bash), or stop on "
-           f"the failure: `{short(step, 40)} || exit 1`.")
+           f"the failure: `{one_line_escaped(step, 40)} || exit 1`.")
     span = view.source_span or (0, 0)
     return Finding(span, msg, layer, fixes=_stop_fixes(ctx, layer, [v for v, _ in found]))
 
@@ -229,8 +230,8 @@ def _failure_reported_as_success(ctx: CheckContext, trace: Trace, where: Locator
     lo = len(items) - 1
     while lo > 0 and ops[lo - 1] in ("&&", "||"):
         lo -= 1
-    check_text = short(" ".join(script.text[items[lo].span[0]:items[-2].span[1]].split()),
-                       50)
+    check_text = one_line_escaped(
+        " ".join(script.text[items[lo].span[0]:items[-2].span[1]].split()), 50)
     message = node_text(script, last, 40)
     at = where.at(view.source_span[0] if view.source_span else None)
     msg = (f"`{message}` ({at}) reports that `{check_text}` failed, and then the script ends "

@@ -32,9 +32,9 @@ from quotecheck.parsing.tree import (
     Script,
     SimpleCommand,
 )
+from quotecheck.programs import basename
 from quotecheck.rules._portability import (
     SshCall,
-    basename,
     connects,
     reads_stdin,
     script_span,

@@ -27,8 +27,9 @@ from quotecheck.diagnostics import Fix, Related
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
 from quotecheck.positions import LineIndex
+from quotecheck.programs import basename
 from quotecheck.rules import _fixes
-from quotecheck.rules._portability import basename, short
+from quotecheck.rules._text import one_line_marked
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.slots import slot_of, views_by_command
@@ -82,7 +83,7 @@ class Matcher:
 
     def describe(self) -> str:
         if self.launched is not None:
-            return f"the `{short(' '.join(self.launched), 40)}` started with `&`"
+            return f"the `{one_line_marked(' '.join(self.launched), 40)}` started with `&`"
         how = "command line" if self.full else "name"
         return f"the processes whose {how} matches `{self.pattern}`"
 
@@ -510,7 +511,8 @@ class _Scan:
             pat = shlex.quote(matcher.pattern)
             wait = (f"`while pgrep {flag}{pat} >/dev/null; do sleep 1; done` (bounded: "
                     f"`timeout 60 sh -c '...'`) or `pidwait {flag}{pat}`")
-        message = (f"`{short(' '.join(values), 50)}` is started again after {kill.how} on "
+        shown = one_line_marked(" ".join(values), 50)
+        message = (f"`{shown}` is started again after {kill.how} on "
                    f"line {kill_line} killed {matcher.describe()}, and nothing waits for the "
                    f"old process to exit in between{note}. A signal only asks it to stop: "
                    "while it saves, flushes or releases GPU memory it still holds the GPUs, "
@@ -567,7 +569,8 @@ class _Scan:
         edit = _fixes.layer_edit(self.ctx, layer, start, end, block)
         if edit is None:
             return ()
-        return (Fix(f"stop the old `{short(' '.join(values), 40)}` by its own command line "
+        shown = one_line_marked(" ".join(values), 40)
+        return (Fix(f"stop the old `{shown}` by its own command line "
                     "and wait until it has exited", (edit,), "unsafe"),)
 
 

@@ -21,14 +21,14 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Related
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
+from quotecheck.programs import basename
 from quotecheck.rules._portability import (
     SshCall,
-    basename,
     connects,
     remote_command,
-    short,
     ssh_calls,
 )
+from quotecheck.rules._text import one_line_marked
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 # Remote commands that cannot fail in a way that matters: any failure is ssh's own.
@@ -181,7 +181,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 def _finding(ctx: CheckContext, call: SshCall, how: str, retry: bool,
              status_span: tuple[int, int] | None) -> Finding:
-    sends = short(remote_command(call), 40)
+    sends = one_line_marked(remote_command(call), 40)
     meaning = ("ssh's exit status is the remote command's status, except that 255 means "
                "three things: ssh could not connect or log in, the connection broke, or the "
                "remote shell was killed by a signal (a remote `exit 255` too)")

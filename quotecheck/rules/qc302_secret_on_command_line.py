@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part
-from quotecheck.rules._portability import basename, inherited, mask
+from quotecheck.programs import DECLARATION_BUILTINS, REGISTRY_LOGIN_TOOLS, basename
+from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 
@@ -50,10 +51,8 @@ _SECRET_NAME = re.compile(
     r"PASSWORD|PASSWD|TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|SSHPASS|"
     r"(?:^|_)(?:PASS|PWD|AUTH)(?:$|_)")
 _NOT_SECRET_NAME = re.compile(r"(^|_)(FILE|PATH|DIR|URL|NAME|ID|TYPE|LENGTH|LEN|HOST|USER)$")
-_SET_BUILTINS = frozenset({"export", "readonly", "declare", "typeset", "local"})
 MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck",
                    "mariadb", "mariadb-dump", "mariadb-admin"})
-LOGIN_TOOLS = frozenset({"docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras"})
 
 
 def placeholder(value: str) -> bool:
@@ -217,7 +216,7 @@ DETECTORS: dict[str, Callable[[list[str]], Iterator[Secret]]] = {
     "sshpass": _sshpass, "curl": _curl, "wget": _wget, "redis-cli": _redis,
     "openssl": _openssl, "smbclient": _smbclient, "htpasswd": _htpasswd,
     **{name: _mysql for name in MYSQL},
-    **{name: _login for name in LOGIN_TOOLS},
+    **{name: _login for name in REGISTRY_LOGIN_TOOLS},
     **{name: _ldap for name in ("ldapsearch", "ldapmodify", "ldapadd", "ldapdelete",
                                 "ldappasswd", "ldapwhoami")},
 }
@@ -373,7 +372,7 @@ def _assignments(ctx: CheckContext, layer: Layer, view: CommandView, outer: list
                                                               a.value.span[0] + 1)),
                       origin if a.value.value else "empty"))
     argv = view.argv
-    if argv and not argv[0].dynamic and argv[0].value in _SET_BUILTINS:
+    if argv and not argv[0].dynamic and argv[0].value in DECLARATION_BUILTINS:
         for arg in argv[1:]:
             name, eq, value = arg.value.partition("=")
             if not eq or arg.word is None:

@@ -1,0 +1,146 @@
+"""Facts about shells and programs, defined here and nowhere else.
+
+Which programs are shells and in which dialect their text is read, which shells exec the last
+command of a ``-c`` string in place, which builtins run their arguments as a command, which
+programs run a command in a container, as another user or on another machine, and the one
+``basename`` of a program word. Every module that needs one of these facts imports it from here;
+no other module may define a set of these names (``tests/test_programs.py`` greps the package
+for copies).
+
+How each argv wrapper (sudo, env, timeout, nice, xargs, docker exec...) reads its options is a
+grammar, not a name, and lives with the parsers in ``layers/``; the sets below are the classes
+of wrappers the trace and the rules tell apart. Some names here have no argv parser yet
+(nerdctl, nsenter, machinectl, lxc-attach, incus, lxc, pkexec): no layer is opened through
+them, so their membership starts to matter when a parser is added (the tests list them).
+
+Pure data and two small functions: this module imports nothing of quotecheck and nothing that
+is slow to import, so that every layer of the package, down to ``parsing/``, and the command
+line's fast start-up path can import it.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+Dialect = Literal["bash", "sh", "zsh", "unknown"]
+"""How a shell layer's text is parsed and judged. ``unknown`` (a login shell nobody named) is
+parsed as bash, the superset, and judged as possibly any POSIX sh."""
+
+# -- shells -------------------------------------------------------------------------------------
+
+SHELL_DIALECTS: Final[dict[str, Dialect]] = {
+    # POSIX sh, and the shells quotecheck reads as one (no `$'...'`, no `[[`, no arrays).
+    "sh": "sh",  # dash on Debian and Ubuntu, bash (in POSIX mode) elsewhere
+    "dash": "sh",
+    "ash": "sh",
+    "busybox": "sh",  # its `sh` applet: `busybox sh`, and a process that shows as busybox
+    "busybox-sh": "sh",
+    "posh": "sh",
+    # bash, and the Korn shells, which quotecheck reads as bash (`$'...'`, `[[`, arrays).
+    "bash": "bash",
+    "rbash": "bash",
+    "ksh": "bash",
+    "ksh93": "bash",
+    "mksh": "bash",
+    "lksh": "bash",
+    "pdksh": "bash",  # Debian's pdksh is mksh
+    "zsh": "zsh",
+    # Has `$'...'` and extensions of its own: a dialect quotecheck does not model.
+    "yash": "unknown",
+}
+"""Each shell program and the dialect its text is read in."""
+
+SHELL_PROGRAMS: Final[tuple[str, ...]] = tuple(n for n in SHELL_DIALECTS if n != "busybox")
+"""Program words that start a shell by their own name (``layers/shells.py`` reads their
+options); busybox is a multi-call program, whose applet word names the program."""
+
+SHELL_OPTION_VALUES: Final[tuple[str, ...]] = ("bash", "sh", "dash", "zsh")
+"""The shells ``--shell``, ``--remote-shell``, the ``remote-shell`` setting and the
+``# quotecheck: remote-shell=`` directive accept."""
+
+SCRIPT_SHEBANG_SHELLS: Final[tuple[str, ...]] = ("sh", "bash", "dash", "ksh", "mksh", "ash")
+"""A file without an extension is a shell script to check when its ``#!`` line names one of
+these (``files.py``)."""
+
+POSIX_SHELLS: Final[frozenset[str]] = frozenset(
+    n for n, d in SHELL_DIALECTS.items() if d == "sh")
+"""Shells that are a POSIX sh, or may be one: ``sh`` is dash on Debian, bash elsewhere."""
+
+NEVER_BASH: Final[frozenset[str]] = POSIX_SHELLS - {"sh"}
+"""POSIX shells that are never bash, whatever the system."""
+
+ASH_FAMILY: Final[frozenset[str]] = frozenset({"dash", "ash", "busybox", "busybox-sh"})
+"""dash and busybox's sh descend from ash; they share how they fork and keep descriptors."""
+
+EXEC_LAST_COMMAND: Final[frozenset[str]] = frozenset({"bash", "rbash", "zsh"})
+"""Shells that exec the last simple command of a ``-c`` string in place (the shell process is
+replaced: verified with bash 5.2, rbash and zsh 5.9; ``tests/test_programs.py`` runs them)."""
+
+FORK_LAST_COMMAND: Final[frozenset[str]] = ASH_FAMILY | {"posh"}
+"""Shells that never exec the last command of a ``-c`` string: it runs as their child
+(verified with dash 0.5.12). Any other shell: it depends."""
+
+QUOTE_SHELLS: Final[tuple[str, ...]] = ("sh", "bash", "dash", "zsh", "tcsh", "csh", "fish")
+"""The shells ``quotecheck quote`` quotes for (its ``--shell`` values)."""
+
+POSIX_QUOTING: Final[frozenset[str]] = frozenset({"sh", "bash", "dash", "zsh"})
+"""Quote targets that read POSIX single quotes (and ``'"'"'``) back exactly."""
+
+# -- builtins -----------------------------------------------------------------------------------
+
+IN_PLACE_BUILTINS: Final[frozenset[str]] = frozenset(
+    {"exec", "command", "builtin", "noglob", "nocorrect"})
+"""Builtins and zsh precommand modifiers that run their arguments as a command of the same
+shell, opening no layer: ``exec prog`` (the shell is replaced), ``command prog``..."""
+
+DECLARATION_BUILTINS: Final[frozenset[str]] = frozenset(
+    {"export", "local", "declare", "typeset", "readonly"})
+"""Builtins whose ``NAME=value`` arguments assign variables."""
+
+# -- programs that run a command somewhere else -------------------------------------------------
+
+CONTAINER_RUNNERS: Final[frozenset[str]] = frozenset({"docker", "podman", "kubectl", "nerdctl"})
+"""``exec``/``run`` run the command inside a container: its own files, environment, users and
+processes (the trace marks the layer ``container:NAME``)."""
+
+USER_SWITCHERS: Final[frozenset[str]] = frozenset(
+    {"sudo", "doas", "su", "runuser", "gosu", "su-exec", "pkexec"})
+"""Run the command as another user: another environment and other permissions, the same
+machine and the same processes."""
+
+NAMESPACE_ENTERERS: Final[frozenset[str]] = frozenset(
+    {"nsenter", "machinectl", "lxc-attach", "incus", "lxc"})
+"""Run the command inside another container or machine's namespaces."""
+
+ENVIRONMENT_CHANGERS: Final[frozenset[str]] = (
+    CONTAINER_RUNNERS | USER_SWITCHERS | NAMESPACE_ENTERERS | {"chroot"})
+"""The command's environment is not this shell's: another user, container or root. (ssh is a
+layer of its own; srun passes the environment on by default.)"""
+
+PROCESS_BOUNDARIES: Final[frozenset[str]] = (
+    CONTAINER_RUNNERS | NAMESPACE_ENTERERS | {"srun", "ssh"})
+"""The command runs on another machine (ssh; srun, on a cluster node) or in another pid
+namespace: the processes it sees (``pkill``, ``ps``) are not this shell's. A user switcher or
+chroot keeps the processes in view."""
+
+HANGUP_DETACHERS: Final[frozenset[str]] = frozenset({"nohup", "setsid"})
+"""Run the command out of reach of the terminal's hangup (SIGHUP)."""
+
+REGISTRY_LOGIN_TOOLS: Final[frozenset[str]] = frozenset(
+    {"docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras"})
+"""Have a ``login`` sub-command that takes a registry password on the command line."""
+
+# -- program words ------------------------------------------------------------------------------
+
+
+def basename(word: str) -> str:
+    """The program a command word names: ``/usr/bin/ssh`` -> ``ssh``."""
+    return word.rstrip("/").rsplit("/", 1)[-1] if word.strip("/") else word
+
+
+def shell_dialect(name: str | None) -> Dialect:
+    """The dialect of a shell named by a program word or a ``--remote-shell`` value
+    (``/bin/dash``, ``-bash`` for a login shell); ``unknown`` for anything else."""
+    if not name:
+        return "unknown"
+    return SHELL_DIALECTS.get(basename(name).lstrip("-"), "unknown")
