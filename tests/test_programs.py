@@ -19,9 +19,9 @@ from quotecheck import programs
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.files import local_dialect
-from quotecheck.layers import handoff as ho
+from quotecheck.layers import dispatch as ho
 from quotecheck.layers import shells, wrappers
-from quotecheck.rules import _runtime as rt
+from quotecheck.rules.runtime.effective import effective
 from quotecheck.rules._text import one_line_escaped, one_line_marked
 from quotecheck.trace import build_trace
 
@@ -31,8 +31,6 @@ PACKAGE = Path(programs.__file__).resolve().parent
 # replaced when the branches are merged. The lead empties this set after merging. An entry
 # without `.py` covers a module and the package it may become (`rules/_runtime/...`).
 PENDING_FILES = frozenset({
-    "rules/_runtime",
-    "rules/_crosslayer",
     "cli.py",
     "cli_app.py",
     "config.py",
@@ -56,7 +54,7 @@ def codes(src: str, *, select: list[str] | None = None, dialect: str = "bash",
 
 
 def _handlers() -> dict[str, ho.Handler]:
-    return ho._handlers()
+    return ho._HANDLERS
 
 
 def test_shell_programs_are_exactly_the_shells_the_argv_grammar_reads() -> None:
@@ -66,7 +64,7 @@ def test_shell_programs_are_exactly_the_shells_the_argv_grammar_reads() -> None:
     # A login shell's argv[0] (`-bash`) is the same shell.
     assert {n for n, h in _handlers().items() if h is shells.parse_shell and n.startswith("-")} \
         == {"-" + n for n in programs.SHELL_PROGRAMS}
-    assert _handlers()["busybox"] is shells.parse_busybox
+    assert _handlers()["busybox"] is ho._busybox
 
 
 def test_every_container_parser_is_a_container_runner() -> None:
@@ -180,14 +178,12 @@ def test_a_process_boundary_is_not_an_environment_change(wrapper: str,
     assert mentions_outer is reaches_outer, messages
 
 
-@pytest.mark.xfail(strict=True, reason="rules/_runtime.py reads its own list of in-place "
-                   "builtins until facts-todo.md is applied; remove this mark then")
 def test_nocorrect_runs_its_argument_for_the_trace_and_the_rules() -> None:
     """zsh's `nocorrect prog` runs prog in the same shell: the trace follows it into an exec
     layer (IN_PLACE_BUILTINS), and the rules' `effective` must reach the same program."""
     trace = build_trace("nocorrect sh -c 'echo hi'\n")
     assert [x.kind for x in trace.layers] == ["shell", "exec", "shell"]
-    eff = rt.effective(["nocorrect", "pkill", "-f", "x"])
+    eff = effective(["nocorrect", "pkill", "-f", "x"])
     assert eff is not None and eff.name == "pkill"
 
 

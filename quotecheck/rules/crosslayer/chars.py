@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Word
+from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.rules.crosslayer.parameters import IDENTIFIER
 
-DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
+DECLARERS = DECLARATION_BUILTINS
 
 
 def scripts_of(script: Script) -> list[Script]:

@@ -10,10 +10,10 @@ from typing import Literal
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Redirect, Script
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import Finding
 from quotecheck.rules.crosslayer.chars import CharInfo
 from quotecheck.rules.crosslayer.parameters import ParamClass, param_class, param_name
-from quotecheck.rules.crosslayer.text import short
 
 Code = Literal["QC101", "QC103", "QC104", "QC105"]
 
@@ -53,7 +53,7 @@ class Expansion:
 
     @property
     def shown(self) -> str:
-        return short(self.part.value, 40)
+        return one_line_escaped(self.part.value, 40)
 
 
 @dataclass(frozen=True)

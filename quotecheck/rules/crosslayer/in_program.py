@@ -6,13 +6,14 @@ import re
 from collections.abc import Iterable
 
 from quotecheck.diagnostics import Severity
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding
 from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Expansion, Result
 from quotecheck.rules.crosslayer.inner_shells import describe
 from quotecheck.rules.crosslayer.programs import Program
-from quotecheck.rules.crosslayer.text import article, short
+from quotecheck.rules.crosslayer.text import article
 
 AWK_BUILTINS = frozenset({
     "NF", "NR", "FNR", "FS", "OFS", "RS", "ORS", "FILENAME", "SUBSEP", "RSTART", "RLENGTH",
@@ -99,4 +100,4 @@ def _program_as_received(prog: Program, exp: Expansion, assigned: Iterable[str])
     idx = sorted(i for i in (prog.index_of(s) for s in exp.sources) if i is not None)
     if idx:
         text = text[: idx[0]] + stand_in + text[idx[-1] + 1:]
-    return short(text, 70)
+    return one_line_escaped(text, 70)

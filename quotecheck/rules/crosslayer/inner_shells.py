@@ -4,6 +4,7 @@ a wrapper), how messages name it, and whether its environment is this shell's.""
 from __future__ import annotations
 
 from quotecheck.layers.model import Layer, Trace
+from quotecheck.programs import ENVIRONMENT_CHANGERS
 from quotecheck.rules.crosslayer.text import basename
 
 # Variables that usually differ between this machine (or user) and the inner layer's.
@@ -16,12 +17,6 @@ ENVIRONMENT_NAMES = frozenset({
     "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "VIRTUAL_ENV", "CONDA_PREFIX",
     "CONDA_DEFAULT_ENV", "LD_LIBRARY_PATH", "PYTHONPATH", "JAVA_HOME", "GOPATH", "EDITOR",
     "PAGER", "PS1", "PS2", "PS4",
-})
-# Wrappers that run the inner layer as another user, in a container or another root: its
-# environment is not this shell's.
-ENVIRONMENT_CHANGERS = frozenset({
-    "docker", "podman", "kubectl", "sudo", "su", "runuser", "doas", "gosu", "su-exec",
-    "chroot", "nsenter", "machinectl", "lxc-attach", "incus", "lxc",
 })
 
 

@@ -6,18 +6,11 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Sequence
 
-from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer
+from quotecheck.programs import basename
+from quotecheck.rules._text import one_line_escaped
 
-
-def basename(word: str) -> str:
-    return ho.basename(word)
-
-
-def short(text: str, limit: int = 60) -> str:
-    """One line of ``text``, at most ``limit`` characters."""
-    text = text.replace("\n", "\\n")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+__all__ = ["basename"]
 
 
 def article(word: str) -> str:
@@ -63,4 +56,4 @@ def line_around(layer: Layer, sources: Sequence[int]) -> str:
             lo = max(0, i - start - 30)
             line = ("…" if lo else "") + line[lo: lo + 68] + "…"
         return line
-    return short(text)
+    return one_line_escaped(text)

@@ -7,22 +7,17 @@ from collections.abc import Sequence
 
 from quotecheck.parsing.tree import Node, Script
 from quotecheck.positions import LineIndex
-
-
-def short(text: str, limit: int = 60) -> str:
-    """``text`` on one line, cut to ``limit`` characters."""
-    one = text.replace("\n", "\\n").replace("\t", "\\t")
-    return one if len(one) <= limit else one[: limit - 1] + "…"
+from quotecheck.rules._text import one_line_escaped
 
 
 def show_argv(argv: Sequence[str], limit: int = 70) -> str:
     """A process argv as a reader would type it, shortened."""
     words = [argv[0]] + [shlex.quote(a) for a in argv[1:]] if argv else []
-    return short(" ".join(words), limit)
+    return one_line_escaped(" ".join(words), limit)
 
 
 def node_text(script: Script, node: Node, limit: int = 60) -> str:
-    return short(" ".join(script.text[node.span[0]:node.span[1]].split()), limit)
+    return one_line_escaped(" ".join(script.text[node.span[0]:node.span[1]].split()), limit)
 
 
 class Locator:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import CommandView
+from quotecheck.programs import IN_PLACE_BUILTINS
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ def effective(values: Sequence[str], dynamic: AbstractSet[int] = frozenset()) ->
     vals = tuple(values)
     i = 0
     exec_builtin = False
-    while i < len(vals) and vals[i] in ("exec", "command", "builtin", "noglob"):
+    while i < len(vals) and vals[i] in IN_PLACE_BUILTINS:
         if vals[i] == "exec":
             exec_builtin = True
         i += 1

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import CommandList, Node, Script
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext
-from quotecheck.rules.runtime.display import short
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.slots import item_index, local_chain
 
@@ -30,7 +30,7 @@ class Job:
         if self.script is None:
             return ""
         a, b = self.span
-        return short(" ".join(self.script.text[a:b].split()), limit)
+        return one_line_escaped(" ".join(self.script.text[a:b].split()), limit)
 
     def source_span(self) -> tuple[int, int] | None:
         if self.script is None:

@@ -18,14 +18,10 @@ from typing import Literal
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import CommandList, Node
+from quotecheck.programs import EXEC_LAST_COMMAND, FORK_LAST_COMMAND, PROCESS_BOUNDARIES
 
 Alive = Literal["yes", "depends"]
-# Layers that put the next shell on another machine or in another pid namespace.
-_BOUNDARY_WRAPPERS = frozenset({"docker", "podman", "kubectl", "srun", "nsenter", "lxc-attach",
-                                "machinectl", "ssh"})
 _TAIL_OK = re.compile(r"[ \t]*;?[ \t]*(#[^\n]*)?\n?")
-_EXEC_SHELLS = frozenset({"bash", "zsh"})
-_FORK_SHELLS = frozenset({"dash", "ash", "busybox", "posh"})
 
 
 @dataclass(frozen=True)
@@ -93,9 +89,9 @@ def exec_in_place(layer: Layer, view: CommandView, node: Node | None = None) -> 
         if v.argv and v.values[0] == "trap":
             return "no"
     prog = shell_program(layer)
-    if prog in _FORK_SHELLS:
+    if prog in FORK_LAST_COMMAND:
         return "no"
-    if prog in _EXEC_SHELLS or (layer.dialect in ("bash", "zsh") and prog not in ("sh",)):
+    if prog in EXEC_LAST_COMMAND or (layer.dialect in ("bash", "zsh") and prog not in ("sh",)):
         return "yes"
     return "depends"
 
@@ -134,7 +130,7 @@ def running_processes(trace: Trace, layer: Layer, site_view: CommandView,
         p = trace.layers[current.parent]
         crossed = False
         while p.kind != "shell":
-            if p.kind == "ssh" or (p.kind == "exec" and p.via in _BOUNDARY_WRAPPERS):
+            if p.kind == "ssh" or (p.kind == "exec" and p.via in PROCESS_BOUNDARIES):
                 crossed = True
                 break
             if p.parent is None:
