@@ -191,18 +191,26 @@ def test_checks_leave_no_state_behind() -> None:
     assert results and {k: v for k, v in after.items() if before.get(k) != v} == {}
 
 
-@pytest.mark.parametrize("order", ["forward", "backward"])
-def test_inputs_checked_in_turn_in_one_process_get_what_each_gets_alone(order: str) -> None:
-    """Each input in a fresh interpreter, then all of them, twice over, in one process."""
+@pytest.fixture(scope="module")
+def alone() -> dict[Path, list[list[object]]]:
+    """What each input gets checked alone, in a fresh interpreter."""
     program = ("import json, sys\n"
                "sys.path.insert(0, sys.argv[2])\n"
                "from test_api import _summary\n"
                "print(json.dumps(_summary(open(sys.argv[1]).read())))\n")
-    alone = {}
+    out = {}
     for path in INPUTS:
-        out = subprocess.run([sys.executable, "-c", program, str(path), str(Path(__file__).parent)],
-                             capture_output=True, text=True, timeout=120, check=True).stdout
-        alone[path] = json.loads(out)
+        printed = subprocess.run(
+            [sys.executable, "-c", program, str(path), str(Path(__file__).parent)],
+            capture_output=True, text=True, timeout=120, check=True).stdout
+        out[path] = json.loads(printed)
+    return out
+
+
+@pytest.mark.parametrize("order", ["forward", "backward"])
+def test_inputs_checked_in_turn_in_one_process_get_what_each_gets_alone(
+        alone: dict[Path, list[list[object]]], order: str) -> None:
+    """All the inputs, twice over, in one process: each gets what it gets alone."""
     assert any(alone.values())
     paths = INPUTS if order == "forward" else INPUTS[::-1]
     for path in [*paths, *paths]:
