@@ -372,7 +372,7 @@ def _unlimited_config(work: Path) -> Path | None:
     rules' memory far out of reach (not those on file size, nesting and layers: the synthetic
     inputs are well within them); None if this quotecheck has no limits to configure."""
     try:
-        from quotecheck.config import LIMIT_KEYS
+        from quotecheck.limits import LIMIT_KEYS
     except ImportError:
         return None
     lines = []
