@@ -535,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
         script = pick_50_line_script(all_paths) if "script" in sections else None
         if script:
             off = python_env(bytecode=True)
-            off["QUOTECHECK_CACHE_DIR"] = ""  # no bashlex table cache, no dataclass code cache
+            off["QUOTECHECK_CACHE_DIR"] = ""  # no bashlex table cache
             check = [*qc, "check", "--no-config", script]
             q, q_nopyc, q_off, *s = measure_together(
                 [(check, qenv), (check, python_env(bytecode=False)), (check, off),

@@ -74,7 +74,7 @@ LOG = os.environ.get("QC_HOSTILE_LOG")
 #   that wait for one would wait 10 s each).
 _CLI = r"""
 import dataclasses, sys
-import quotecheck.check_command as cc
+import quotecheck.commands.check as cc
 import quotecheck.inputs as inputs
 from quotecheck.cli import main
 inputs.STREAM_WAIT = float(sys.argv[1])
@@ -763,7 +763,7 @@ def test_a_file_of_unclosed_constructs(tmp_path: Path) -> None:
 # given up after 1 s here, 10 s by default).
 _MID_RUN = r"""
 import os, sys
-import quotecheck.check_command as cc
+import quotecheck.commands.check as cc
 import quotecheck.inputs as inputs
 from quotecheck.cli import main
 inputs.STREAM_WAIT = 1.0
