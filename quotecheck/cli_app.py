@@ -34,6 +34,15 @@ from quotecheck.cli_options import (
 from quotecheck.commands.status import EXIT_OK
 
 _TYPES: dict[str, type] = {"text": str, "path": Path, "count": int, "flag": bool}
+_CHOICES: dict[tuple[str, ...], type[StrEnum]] = {}  # one enum per set of choices
+
+
+def _choices(name: str, values: tuple[str, ...]) -> type[StrEnum]:
+    if values not in _CHOICES:
+        members = [(v.replace("-", "_"), v) for v in values]
+        enum: Any = StrEnum  # its functional form, with a name mypy cannot see
+        _CHOICES[values] = enum(name, members)
+    return _CHOICES[values]
 
 
 def _parameter(param: Param, **extra: Any) -> inspect.Parameter:
@@ -41,8 +50,7 @@ def _parameter(param: Param, **extra: Any) -> inspect.Parameter:
     default = param.default
     kind: type
     if isinstance(param.kind, tuple):
-        choices = StrEnum(param.name,  # type: ignore[misc]  # named after the parameter
-                          [(v.replace("-", "_"), v) for v in param.kind])
+        choices = _choices(param.name, param.kind)
         if default is not None and default is not REQUIRED:
             default = choices(default)
         kind = choices

@@ -9,7 +9,6 @@ command-line flags override it. Unknown keys and bad values are errors (exit 2),
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,8 @@ def find_config(start: Path) -> Path | None:
 
 
 def _has_section(pyproject: Path) -> bool:
+    import tomllib  # here, not at the top: a run that reads no configuration file never needs it
+
     try:
         return "quotecheck" in tomllib.loads(pyproject.read_text()).get("tool", {})
     except (OSError, UnicodeDecodeError):
@@ -72,6 +73,8 @@ def _has_section(pyproject: Path) -> bool:
 
 
 def load(path: Path) -> Settings:
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, UnicodeDecodeError) as exc:

@@ -187,6 +187,30 @@ def test_nothing_heavy_for_version_rules_and_help(argv: list[str]) -> None:
 def test_check_does_not_load_typer() -> None:
     loaded = _modules_after(["check", "--no-config", "-c", "ssh h 'echo $x'"])
     assert "quotecheck.checker" in loaded and "typer" not in loaded
+    assert "tomllib" not in loaded  # no configuration file is read
+
+
+def _imported_by(module: Path) -> set[str]:
+    """The quotecheck modules a module imports, anywhere in it."""
+    found = set()
+    for node in ast.walk(ast.parse(module.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    return {name for name in found if name.startswith("quotecheck")}
+
+
+def test_the_command_line_modules_are_imported_only_by_each_other() -> None:
+    """The commands and everything below them never import the command-line reader; the
+    trace, the checker and the input reader do not depend on the settings reader."""
+    line = {"quotecheck.cli", "quotecheck.cli_app", "quotecheck.cli_options"}
+    for path in (ROOT / "quotecheck").rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        if name not in line | {"quotecheck.__main__"}:
+            assert not _imported_by(path) & line, name
+    for name in ("trace", "checker", "inputs"):
+        assert "quotecheck.config" not in _imported_by(ROOT / "quotecheck" / f"{name}.py")
 
 
 _WATCH_STANDARD_MODULES = """
