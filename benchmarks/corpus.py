@@ -178,9 +178,10 @@ def _qc_commands(trace: Any, source: str) -> list[list[Any]]:
 
 def _run_quotecheck(path: str, fmt: str) -> dict[str, Any]:
     """The real `quotecheck check FILE` in this process, with check_source's result captured."""
-    from quotecheck import check_command, cli
+    from quotecheck import cli
+    from quotecheck.commands import check
 
-    cc: Any = check_command  # check_source is swapped for a capturing wrapper below
+    cc: Any = check  # check_source is swapped for a capturing wrapper below
 
     captured: list[Any] = []
     escaped: list[str] = []

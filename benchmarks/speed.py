@@ -372,7 +372,7 @@ def _unlimited_config(work: Path) -> Path | None:
     rules' memory far out of reach (not those on file size, nesting and layers: the synthetic
     inputs are well within them); None if this quotecheck has no limits to configure."""
     try:
-        from quotecheck.config import LIMIT_KEYS
+        from quotecheck.limits import LIMIT_KEYS
     except ImportError:
         return None
     lines = []
@@ -535,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
         script = pick_50_line_script(all_paths) if "script" in sections else None
         if script:
             off = python_env(bytecode=True)
-            off["QUOTECHECK_CACHE_DIR"] = ""  # no bashlex table cache, no dataclass code cache
+            off["QUOTECHECK_CACHE_DIR"] = ""  # no bashlex table cache
             check = [*qc, "check", "--no-config", script]
             q, q_nopyc, q_off, *s = measure_together(
                 [(check, qenv), (check, python_env(bytecode=False)), (check, off),

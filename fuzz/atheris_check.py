@@ -50,14 +50,14 @@ except ImportError:  # the loop below needs nothing but quotecheck
 if atheris is not None and "--loop" not in sys.argv:
     with atheris.instrument_imports(include=["quotecheck", "bashlex"]):
         from quotecheck.checker import CheckResult, Options, check_source
-        from quotecheck.config import Limits
         from quotecheck.inputs import decode
+        from quotecheck.limits import Limits
         from quotecheck.output.explain_json import explain_document
         from quotecheck.positions import LineIndex
 else:
     from quotecheck.checker import CheckResult, Options, check_source
-    from quotecheck.config import Limits
     from quotecheck.inputs import decode
+    from quotecheck.limits import Limits
     from quotecheck.output.explain_json import explain_document
     from quotecheck.positions import LineIndex
 

@@ -17,9 +17,9 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 
-from quotecheck.config import Limits
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
 from quotecheck.layers.model import Trace
+from quotecheck.limits import Limits
 from quotecheck.parsing.tree import CommandList, Node, Script
 from quotecheck.programs import SHELL_OPTION_VALUES
 from quotecheck.rules.api import CheckContext, Rule

@@ -2,151 +2,26 @@
 
 The nearest file found walking up from the checked file (or the working directory) wins;
 command-line flags override it. Unknown keys and bad values are errors (exit 2), not ignored.
-``[tool.quotecheck.limits]`` holds the ``Limits`` (size, depth, time and memory per input).
+``[tool.quotecheck.limits]`` holds the ``Limits`` (size, depth, time and memory per input;
+``limits.py``).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import re
-import tomllib
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from quotecheck.diagnostics import SEVERITY_ORDER
+from quotecheck.limits import LimitError, Limits, limits_from_table
+from quotecheck.programs import SHELL_OPTION_VALUES
 
 KEYS = {"select", "ignore", "severity", "remote-shell", "per-path-ignores", "limits"}
-SHELLS = ("bash", "sh", "dash", "zsh")
 
 
 class ConfigError(Exception):
     pass
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What quotecheck spends on one input at most; past a limit the part it applies to is
-    reported (QC002 "... not analysed", or an input error for ``max_file_size``), never a hang.
-
-    Configured in ``[tool.quotecheck.limits]`` (``LIMIT_KEYS`` gives the key of each field).
-    """
-
-    # Larger files, and standard input or a FIFO delivering more, are not read (an error).
-    max_file_size: int = 16 * 1024 * 1024
-    # Compound commands, substitutions, quotes and ${...} nested deeper are not analysed
-    # (at most MAX_COUNT: the analysis recurses once per level).
-    max_nesting: int = 64
-    # Layers handed on deeper than this (ssh in sh -c in sudo ...) are not analysed (at most
-    # MAX_COUNT).
-    max_layers: int = 32
-    # Seconds of parsing for a file's own text, and as much again for every text it hands on
-    # to other layers together; past it the rest of the text is not analysed.
-    parse_time: float = 60.0
-    # Seconds one parser call may take (a region that needs longer is parsed in chunks).
-    parse_call_time: float = 5.0
-    # Seconds all the rules together may take on one file; a rule still running then is
-    # stopped, and it and the rules after it are reported as not run.
-    rule_time: float = 60.0
-    # Bytes the process may grow by while the rules run on one file (Linux: its resident
-    # memory); past it the rule running is stopped, as for rule_time.
-    rule_memory: int = 1024 * 1024 * 1024
-
-    def with_overrides(self, assignments: list[str]) -> Limits:
-        """These limits with ``KEY=VALUE`` assignments applied (a ``--limit`` option's values);
-        raises ConfigError for an unknown key or a bad value."""
-        values: dict[str, Any] = {}
-        for assignment in assignments:
-            key, sep, value = assignment.partition("=")
-            key = key.strip()
-            if not sep:
-                raise ConfigError(f"--limit {assignment}: expected KEY=VALUE "
-                                  f"(keys: {', '.join(LIMIT_KEYS)})")
-            values[key] = value.strip()
-        return _limits("--limit", values, self, from_text=True)
-
-
-# The largest max-nesting and max-layers: deeper, the parser runs out of Python's stack
-# (sys.getrecursionlimit()) and reports good code as a syntax error, or fails.
-MAX_COUNT = 128
-# Configuration key -> Limits field, and what the value is.
-LIMIT_KEYS: dict[str, tuple[str, str]] = {
-    "max-file-size": ("max_file_size", "size"),
-    "max-nesting": ("max_nesting", "count"),
-    "max-layers": ("max_layers", "count"),
-    "parse-time": ("parse_time", "seconds"),
-    "parse-call-time": ("parse_call_time", "seconds"),
-    "rule-time": ("rule_time", "seconds"),
-    "rule-memory": ("rule_memory", "size"),
-}
-_SIZE = re.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|k|mb|mib|m|gb|gib|g)?\s*")
-_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "k": 1024, "kib": 1024,
-          "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
-
-
-def parse_size(value: Any) -> int | None:
-    """Bytes from an integer or a text like ``"16 MiB"``, ``"500kB"``; None if it is neither."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if not isinstance(value, str):
-        return None
-    m = _SIZE.fullmatch(value)
-    if m is None:
-        return None
-    return int(float(m.group(1)) * _UNITS[(m.group(2) or "b").lower()])
-
-
-def _count(raw: Any, from_text: bool) -> int | None:
-    if from_text and isinstance(raw, str) and raw.strip().isdigit():
-        raw = int(raw)
-    if isinstance(raw, int) and not isinstance(raw, bool) and 1 <= raw <= MAX_COUNT:
-        return raw
-    return None
-
-
-def _seconds(raw: Any, from_text: bool) -> float | None:
-    if from_text and isinstance(raw, str):
-        try:
-            raw = float(raw)
-        except ValueError:
-            return None
-    if isinstance(raw, int | float) and not isinstance(raw, bool) and 0 < raw < float("inf"):
-        return float(raw)
-    return None
-
-
-def _size(raw: Any, from_text: bool) -> int | None:
-    value = parse_size(raw)
-    return value if value is not None and value >= 1 else None
-
-
-_KINDS: dict[str, tuple[Callable[[Any, bool], Any], str]] = {
-    "size": (_size, 'a size in bytes (an integer, or a text like "16 MiB")'),
-    "count": (_count, f"a whole number from 1 to {MAX_COUNT}"),
-    "seconds": (_seconds, "a number of seconds greater than 0"),
-}
-
-
-def _limits(where: str, table: dict[str, Any], base: Limits, *, from_text: bool = False
-            ) -> Limits:
-    """``base`` with the limits of a ``[tool.quotecheck.limits]`` table (or of ``--limit``
-    values, ``from_text``: numbers written as text) applied."""
-    unknown = sorted(set(table) - set(LIMIT_KEYS))
-    if unknown:
-        raise ConfigError(f"{where}: unknown limit(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(LIMIT_KEYS)})")
-    changes: dict[str, Any] = {}
-    for key, raw in table.items():
-        name, kind = LIMIT_KEYS[key]
-        convert, want = _KINDS[kind]
-        value = convert(raw, from_text)
-        if value is None:
-            raise ConfigError(f"{where}: {key} must be {want}, not {raw!r}")
-        changes[name] = value
-    return replace(base, **changes)
 
 
 @dataclass
@@ -186,6 +61,8 @@ def find_config(start: Path) -> Path | None:
 
 
 def _has_section(pyproject: Path) -> bool:
+    import tomllib  # here, not at the top: a run that reads no configuration file never needs it
+
     try:
         return "quotecheck" in tomllib.loads(pyproject.read_text()).get("tool", {})
     except (OSError, UnicodeDecodeError):
@@ -196,6 +73,8 @@ def _has_section(pyproject: Path) -> bool:
 
 
 def load(path: Path) -> Settings:
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, UnicodeDecodeError) as exc:
@@ -220,8 +99,9 @@ def load(path: Path) -> Settings:
             raise ConfigError(f"{path}: severity must be one of {', '.join(SEVERITY_ORDER)}")
         s.severity = table["severity"]
     if "remote-shell" in table:
-        if table["remote-shell"] not in SHELLS:
-            raise ConfigError(f"{path}: remote-shell must be one of {', '.join(SHELLS)}")
+        if table["remote-shell"] not in SHELL_OPTION_VALUES:
+            choices = ", ".join(SHELL_OPTION_VALUES)
+            raise ConfigError(f"{path}: remote-shell must be one of {choices}")
         s.remote_shell = table["remote-shell"]
     if "per-path-ignores" in table:
         ppi = table["per-path-ignores"]
@@ -232,7 +112,10 @@ def load(path: Path) -> Settings:
     if "limits" in table:
         if not isinstance(table["limits"], dict):
             raise ConfigError(f"{path}: limits must be a table ([tool.quotecheck.limits])")
-        s.limits = _limits(f"{path}: limits", table["limits"], Limits())
+        try:
+            s.limits = limits_from_table(f"{path}: limits", table["limits"])
+        except LimitError as exc:
+            raise ConfigError(str(exc)) from exc
     return s
 
 

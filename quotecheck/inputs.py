@@ -8,7 +8,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from quotecheck.config import Limits
+from quotecheck.limits import Limits
 
 # No shell script is this large; past it a file (or /dev/zero, or a pipe that never ends) is
 # refused instead of read into memory: analysing takes some hundred bytes per character. The

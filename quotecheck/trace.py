@@ -12,10 +12,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quotecheck.config import Limits
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
+from quotecheck.limits import Limits
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Problem
 from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk

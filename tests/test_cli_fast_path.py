@@ -1,13 +1,17 @@
-"""The CLI's fast path reads command lines exactly as the typer app does, and start-up stays light.
+"""The command line is declared once (``cli_options.py``); its two readers agree, and start-up
+stays light.
 
-``cli.fast_parse`` reads ``check``, ``explain``, ``rules`` and ``--version`` command lines without
-building the typer app; anything it does not accept goes to typer. These tests hold the two in
-step: the options declared on both sides, and the arguments each side hands the command for the
-same command line. The dataclass code cache must change nothing but the time.
+``cli.fast_parse`` reads the command lines of the fast commands (``check``, ``explain``,
+``rules``) and ``--version`` without building the typer app; anything it does not accept goes to
+typer. Both are built from the same table: these tests hold the typer app to the table, each
+command's function to its table entry, and the fast reader to what typer hands the command for
+the same command line.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
 import os
 import subprocess
@@ -18,6 +22,7 @@ from typing import Any
 import pytest
 
 from quotecheck import cli
+from quotecheck.cli_options import COMMANDS, REQUIRED, Command
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,19 +36,18 @@ def _typer_commands() -> dict[str, Any]:
     return group.commands  # type: ignore[attr-defined, no-any-return]
 
 
-@pytest.mark.parametrize("name", sorted(cli.FAST_COMMANDS))
-def test_fast_path_declares_what_typer_declares(name: str) -> None:
-    """If this fails, an option was added to or changed in cli_app.py: declare it in
-    cli.FAST_COMMANDS too (or the fast path would hand it to typer every time)."""
-    command = _typer_commands()[name]
-    fast = cli.FAST_COMMANDS[name]
-    declared: dict[tuple[str, ...], tuple[str, Any]] = {}
-    multiple = set()
-    argument = None
-    for param in command.params:
-        if param.param_type_name == "argument":
-            argument = (param.name, param.nargs)
-            continue
+def _function(run: str) -> Any:
+    module, _, name = run.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name)
+def test_typer_declares_what_the_table_declares(command: Command) -> None:
+    """The generated typer command has the table's parameters: names, kinds, defaults, help."""
+    typer_command = _typer_commands()[command.name]
+    assert typer_command.help == command.help
+    declared = []
+    for param in typer_command.params:
         if param.name == "help":
             continue
         type_name = type(param.type).__name__
@@ -59,13 +63,30 @@ def test_fast_path_declares_what_typer_declares(name: str) -> None:
         else:
             assert type_name == "StringParamType", type_name
             kind = "text"
-        assert not param.secondary_opts and param.nargs == 1
-        declared[tuple(param.opts)] = (param.name, kind)
-        if param.multiple:
-            multiple.add(param.name)
-    assert fast.options == declared
-    assert fast.multiple == multiple
-    assert (None if fast.argument is None else (fast.argument, fast.argument_nargs)) == argument
+        if param.param_type_name == "argument":
+            flags: tuple[str, ...] = ()
+            multiple = param.nargs == -1
+        else:
+            assert not param.secondary_opts and param.nargs == 1
+            flags = tuple(param.opts)
+            multiple = param.multiple
+        default = getattr(param.default, "value", param.default)
+        if param.required:
+            default = REQUIRED
+        elif multiple and default in ((), []):
+            default = None
+        declared.append((param.name, flags, kind, multiple, default, param.help,
+                         param.metavar))
+    assert declared == [(p.name, p.flags, p.kind, p.multiple, p.default, p.help, p.metavar)
+                        for p in command.params]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name)
+def test_each_command_function_takes_the_table_parameters(command: Command) -> None:
+    signature = inspect.signature(_function(command.run))
+    assert list(signature.parameters) == [p.name for p in command.params]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is p.empty
+               for p in signature.parameters.values())
 
 
 # Command lines the fast path must read as typer does; None: it must leave them to typer.
@@ -122,24 +143,24 @@ def test_fast_path_hands_the_command_what_typer_hands_it(
         capsys: pytest.CaptureFixture[str]) -> None:
     parsed = cli.fast_parse(argv)
     assert (parsed is not None) == fast
-    if not fast or argv == ["--version"]:
+    if not fast:
         return
+    if argv == ["--version"]:
+        assert cli.main(argv) == cli.main(argv, fast=False) == 0
+        out = capsys.readouterr().out
+        assert out.startswith("quotecheck ") and out == 2 * out.splitlines(keepends=True)[0]
+        return
+    command = cli.FAST_COMMANDS[argv[0]]
+    real = _function(command.run)
     calls: list[dict[str, Any]] = []
 
-    def recorder(run: Any) -> Any:
-        def record(*args: Any, **kwargs: Any) -> int:
-            bound = inspect.signature(run).bind(*args, **kwargs)
-            bound.apply_defaults()
-            calls.append(dict(bound.arguments))
-            return 0
-        return record
+    def record(**kwargs: Any) -> int:
+        inspect.signature(real).bind(**kwargs)  # every parameter given, no other
+        calls.append(kwargs)
+        return 0
 
-    for name in ("run_check", "run_explain", "run_rules"):
-        monkeypatch.setattr(cli, name, recorder(getattr(cli, name)))
-    monkeypatch.setitem(cli.FAST_COMMANDS, argv[0], cli.FastCommand(
-        getattr(cli, f"run_{argv[0]}"), cli.FAST_COMMANDS[argv[0]].options,
-        cli.FAST_COMMANDS[argv[0]].multiple, cli.FAST_COMMANDS[argv[0]].argument,
-        cli.FAST_COMMANDS[argv[0]].argument_nargs))
+    module, _, name = command.run.partition(":")
+    monkeypatch.setattr(importlib.import_module(module), name, record)
     assert cli.main(argv) == 0
     assert cli.main(argv, fast=False) == 0
     assert len(calls) == 2
@@ -166,51 +187,118 @@ def test_nothing_heavy_for_version_rules_and_help(argv: list[str]) -> None:
 def test_check_does_not_load_typer() -> None:
     loaded = _modules_after(["check", "--no-config", "-c", "ssh h 'echo $x'"])
     assert "quotecheck.checker" in loaded and "typer" not in loaded
+    assert "tomllib" not in loaded  # no configuration file is read
 
 
-def _run(cache_dir: str, *args: str) -> tuple[int, str, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QUOTECHECK_CACHE_DIR": cache_dir}
-    proc = subprocess.run([sys.executable, "-m", "quotecheck", *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT)
-    return proc.returncode, proc.stdout, proc.stderr
+def _imported_by(module: Path) -> set[str]:
+    """The quotecheck modules a module imports, anywhere in it."""
+    found = set()
+    for node in ast.walk(ast.parse(module.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    return {name for name in found if name.startswith("quotecheck")}
 
 
-def test_code_cache_changes_nothing_but_time(tmp_path: Path) -> None:
-    from quotecheck import codecache
+def test_the_command_line_modules_are_imported_only_by_each_other() -> None:
+    """The commands and everything below them never import the command-line reader; the
+    trace, the checker and the input reader do not depend on the settings reader."""
+    line = {"quotecheck.cli", "quotecheck.cli_app", "quotecheck.cli_options"}
+    for path in (ROOT / "quotecheck").rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        if name not in line | {"quotecheck.__main__"}:
+            assert not _imported_by(path) & line, name
+    for name in ("trace", "checker", "inputs"):
+        assert "quotecheck.config" not in _imported_by(ROOT / "quotecheck" / f"{name}.py")
 
-    args = ("check", "--no-config", "--format", "json", "fixtures/dflash/restart.sh")
-    reference = _run("", *args)  # caches off
-    assert reference[0] == 1 and reference[2] == ""
-    cache = tmp_path / "cache"
-    assert _run(str(cache), *args) == reference  # empty: compiles and writes
-    os.environ["QUOTECHECK_CACHE_DIR"] = str(cache)
-    try:
-        written = Path(codecache.cache_file() or "")
-    finally:
-        del os.environ["QUOTECHECK_CACHE_DIR"]
-    assert written.parent == cache and written.stat().st_size > 0
-    before = written.stat().st_mtime_ns
-    assert _run(str(cache), *args) == reference  # served from the cache: not rewritten
-    assert written.stat().st_mtime_ns == before
-    written.write_bytes(written.read_bytes()[:-100])  # torn
-    assert _run(str(cache), *args) == reference
-    written.write_bytes(b"garbage")
-    assert _run(str(cache), *args) == reference
-    blocker = tmp_path / "a-file"
-    blocker.write_text("")
-    assert _run(str(blocker / "cache"), *args) == reference  # cannot be created
-    assert _run(str(cache), "explain", "ssh h 'ls $x'")[0] == 0
+
+_WATCH_STANDARD_MODULES = """
+import sys
+import quotecheck.commands.check as check
+from quotecheck.cli import main
+
+def standard():
+    return {name: dict(vars(module)) for name, module in list(sys.modules.items())
+            if name.partition(".")[0] in sys.stdlib_module_names}
+
+def changed(before):
+    now = standard()
+    return sorted(name for name, names in before.items()
+                  if now[name].keys() != names.keys()
+                  or any(now[name][key] is not value for key, value in names.items()))
+
+sys.argv = ["quotecheck", "check", "--no-config", *sys.argv[1:]]
+before = standard()
+seen = []
+original = check.check_source
+def watched(*args, **kwargs):
+    seen.append(changed(before))  # while the command runs
+    return original(*args, **kwargs)
+check.check_source = watched
+status = main()
+seen.append(changed(before))
+print(status, seen)
+"""
+
+
+def test_the_standard_modules_are_left_as_they_are(tmp_path: Path) -> None:
+    """A whole quotecheck process (``main()``, as the console script runs it) adds, removes and
+    rebinds nothing in ``dataclasses``, ``builtins`` or any other standard module, while the
+    command runs or after."""
+    script = tmp_path / "a.sh"
+    script.write_text("ssh h \"echo $HOME\"\n")
+    proc = subprocess.run([sys.executable, "-c", _WATCH_STANDARD_MODULES, str(script)],
+                          capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "1 [[], []]"
+
+
+def test_nothing_assigns_into_a_standard_module() -> None:
+    """No ``module.name = ...``, ``del module.name`` or ``setattr(module, ...)`` on a standard
+    module anywhere in quotecheck. Rebinding ``sys.stdout``/``sys.stderr`` is what those names
+    are for (a closed pipe is handled as click handles it)."""
+    found = []
+    for path in sorted((ROOT / "quotecheck").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        standard = {alias.asname or alias.name.partition(".")[0]
+                    for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names
+                    if alias.name.partition(".")[0] in sys.stdlib_module_names}
+        for node in ast.walk(tree):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign | ast.Delete):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id in ("setattr", "delattr") and node.args):
+                targets = [node.args[0]]
+            for target in targets:
+                if isinstance(target, ast.Tuple | ast.List):
+                    targets.extend(target.elts)
+                    continue
+                if isinstance(target, ast.Name) and isinstance(node, ast.Call):
+                    module = target.id
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    module = target.value.id
+                else:
+                    continue
+                if module in standard and ast.unparse(target) not in ("sys.stdout",
+                                                                      "sys.stderr"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: "
+                                 f"{ast.unparse(node).splitlines()[0]}")
+    assert found == []
 
 
 def test_process_wide_changes_are_only_for_the_quotecheck_process(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """The code cache and the collector's thresholds are not imposed on a program (or a test)
-    that calls ``main``."""
-    import dataclasses
+    """The collector's thresholds are not imposed on a program (or a test) that calls
+    ``main``."""
     import gc
 
     thresholds = gc.get_threshold()
     assert cli.main(["--version"]) == 0
-    assert "exec" not in vars(dataclasses)
     assert gc.get_threshold() == thresholds
     assert capsys.readouterr().out.startswith("quotecheck ")

@@ -48,8 +48,8 @@ from strategies import examples, gen_word, shell_text
 
 from quotecheck.checker import CheckResult, Options, check_source
 from quotecheck.cli import main
-from quotecheck.config import Limits
 from quotecheck.inputs import decode
+from quotecheck.limits import Limits
 from quotecheck.positions import LineIndex
 from quotecheck.quoting import quote_word
 

@@ -90,8 +90,8 @@ def test_streamed_documents_are_what_json_dumps_writes(scripts: list[str], tmp_p
 
 CRASHING = """
 import os, signal, sys
-from quotecheck import check_command
-original = check_command.check_source
+from quotecheck.commands import check
+original = check.check_source
 
 def check_source(text, *args, **kwargs):
     if "CRASH-EXIT" in text:
@@ -100,7 +100,7 @@ def check_source(text, *args, **kwargs):
         os.kill(os.getpid(), signal.SIGKILL)
     return original(text, *args, **kwargs)
 
-check_command.check_source = check_source
+check.check_source = check_source
 from quotecheck.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -21,23 +21,14 @@ from quotecheck.diagnostics import Diagnostic
 from quotecheck.files import local_dialect
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers import shells, wrappers
-from quotecheck.rules.runtime.effective import effective
 from quotecheck.rules._text import one_line_escaped, one_line_marked
+from quotecheck.rules.runtime.effective import effective
 from quotecheck.trace import build_trace
 
 PACKAGE = Path(programs.__file__).resolve().parent
 
-# Files other engineers are restructuring: their copies are listed in /work/wt/facts-todo.md and
-# replaced when the branches are merged. The lead empties this set after merging. An entry
-# without `.py` covers a module and the package it may become (`rules/_runtime/...`).
-PENDING_FILES = frozenset({
-    "cli.py",
-    "cli_app.py",
-    "config.py",
-    "check_command.py",
-    "fix_command.py",
-    "codecache.py",
-})
+# Modules allowed to keep a copy for now (none: an entry without `.py` would cover a package).
+PENDING_FILES: frozenset[str] = frozenset()
 
 # The modules that define the facts, and the text helpers of the rules' messages.
 HOMES = frozenset({"programs.py", "rules/_text.py"})

@@ -9,20 +9,30 @@ hook fails when a file changed, so the author reviews the change).
 from __future__ import annotations
 
 import difflib
+import sys
+from pathlib import Path
 from typing import TextIO
 
-from quotecheck.check_command import (
-    EXIT_ERROR,
-    EXIT_FINDINGS,
-    EXIT_OK,
-    Request,
-    SettingsCache,
-    collect_inputs,
-    options_for,
-)
+from quotecheck.commands.inputs import collect_inputs
+from quotecheck.commands.request import Request
+from quotecheck.commands.settings import SettingsCache, codes_option, options_for
+from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from quotecheck.config import ConfigError
 from quotecheck.fixer import fix_source
 from quotecheck.positions import LineIndex
+
+
+def run(*, paths: list[str] | None, command: str | None, unsafe_fixes: bool, diff: bool,
+        write: bool, severity: str | None, select: list[str] | None, ignore: list[str] | None,
+        remote_shell: str | None, config: Path | None, no_config: bool) -> int:
+    """``quotecheck fix``, with the command line's values."""
+    request = Request(
+        paths=paths or [], command=command, output_format="text", severity=severity,
+        select=codes_option(select), ignore=codes_option(ignore), remote_shell=remote_shell,
+        encoding="utf-16", config=config, no_config=no_config, colour=False,
+    )
+    return run_fix(request, unsafe=unsafe_fixes, diff=diff, write=write, stdout=sys.stdout,
+                   stderr=sys.stderr, stdin=sys.stdin)
 
 
 def run_fix(request: Request, *, unsafe: bool, diff: bool, write: bool, stdout: TextIO,

@@ -22,19 +22,20 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from quotecheck.checker import Options, check_source
-from quotecheck.config import ConfigError, Settings, find_config, load
+from quotecheck.commands.inputs import Input, PendingInput, pending_inputs
+from quotecheck.commands.request import Request
+from quotecheck.commands.settings import SettingsCache, codes_option, options_for
+from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageProblem
+from quotecheck.config import ConfigError
 from quotecheck.diagnostics import Diagnostic
-from quotecheck.files import discover, local_dialect
-from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
 from quotecheck.positions import Encoding, LineIndex
 
 if TYPE_CHECKING:
     from quotecheck.parallel import Handle
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROGRESS_AFTER = 200  # files; below this a run is quick enough to need no progress display
 # Files handed out ahead per worker. Reports come back in input order, so a long file at the
 # head of the window holds the others' results: with 4, the second worker sat idle behind it.
@@ -45,39 +46,6 @@ PARALLEL_MIN_BYTES = 16 * 1024
 
 
 @dataclass
-class Request:
-    paths: list[str]
-    command: str | None
-    output_format: str
-    severity: str | None
-    select: list[str] | None
-    ignore: list[str] | None
-    remote_shell: str | None
-    encoding: Encoding
-    config: Path | None
-    no_config: bool
-    colour: bool
-    jobs: int | None = None  # worker processes for many files; None: one per CPU
-
-
-@dataclass
-class Input:
-    display: str
-    path: Path | None
-    loaded: LoadedText
-
-
-@dataclass
-class PendingInput:
-    """An input found but not read yet: ``check`` reads each one just before checking it, so
-    a run over many large files holds one of them at a time, not all."""
-
-    display: str
-    path: Path | None
-    read: Callable[[], LoadedText]
-
-
-@dataclass
 class FileReport:
     """One input checked and rendered: all the parent process does with it is write it out."""
 
@@ -85,90 +53,6 @@ class FileReport:
     findings: int = 0
     text: str = ""  # the text or github output
     items: list[dict[str, Any]] = field(default_factory=list)  # json file entry, sarif results
-
-
-def _given(loaded: LoadedText) -> LoadedText:
-    return loaded
-
-
-def _read_stdin(stdin: TextIO, limit: int = MAX_INPUT_BYTES) -> LoadedText:
-    data = stdin.buffer.read(limit + 1)  # `cat /dev/zero | quotecheck check -`
-    if len(data) > limit:
-        return LoadedText("", error=too_large("standard input", limit))
-    return decode(data)
-
-
-def pending_inputs(request: Request, stdin: TextIO,
-                   settings: SettingsCache | None = None) -> list[PendingInput]:
-    """Every input in order; one that cannot be read says so when it is read."""
-    def max_size(path: Path | None) -> int:
-        if settings is None:
-            return MAX_INPUT_BYTES
-        try:
-            return settings.for_path(path).limits.max_file_size
-        except ConfigError:
-            return MAX_INPUT_BYTES  # the same error is reported when the file is checked
-
-    inputs: list[PendingInput] = []
-    if request.command is not None:
-        inputs.append(PendingInput("<command>", None, partial(_given, LoadedText(request.command))))
-    for raw in request.paths:
-        if raw == "-":
-            inputs.append(PendingInput("<stdin>", None,
-                                       partial(_read_stdin, stdin, max_size(None))))
-            continue
-        path = Path(raw)
-        if not path.exists():
-            missing = LoadedText("", error=f"{raw}: no such file or directory")
-            inputs.append(PendingInput(raw, None, partial(_given, missing)))
-            continue
-        for found in discover([path]):
-            inputs.append(PendingInput(str(found), found,
-                                       partial(read_text_file, found, max_size(found))))
-    return inputs
-
-
-def collect_inputs(request: Request, stdin: TextIO, errors: list[str]) -> list[Input]:
-    inputs: list[Input] = []
-    for pending in pending_inputs(request, stdin):
-        loaded = pending.read()
-        if loaded.error:
-            errors.append(loaded.error)
-            continue
-        inputs.append(Input(pending.display, pending.path, loaded))
-    return inputs
-
-
-class SettingsCache:
-    """Configuration per directory, loaded once."""
-
-    def __init__(self, request: Request) -> None:
-        self.request = request
-        self.cache: dict[Path | None, Settings] = {}
-        self.explicit = load(request.config) if request.config else None
-
-    def for_path(self, path: Path | None) -> Settings:
-        if self.explicit is not None:
-            return self.explicit
-        if self.request.no_config:
-            return Settings()
-        found = find_config(path if path is not None else Path.cwd())
-        if found not in self.cache:
-            self.cache[found] = load(found) if found else Settings()
-        return self.cache[found]
-
-
-def options_for(request: Request, settings: Settings, item: Input) -> Options:
-    dialect = local_dialect(item.loaded.text) if item.path is not None else "bash"
-    ignore = [*settings.ignores_for(item.path), *(request.ignore or [])]
-    return Options(
-        select=request.select if request.select is not None else settings.select,
-        ignore=ignore,
-        severity=(request.severity or settings.severity),  # type: ignore[arg-type]
-        remote_shell=request.remote_shell or settings.remote_shell,
-        dialect=dialect,
-        limits=settings.limits,
-    )
 
 
 def load_notes(item: Input) -> list[Diagnostic]:
@@ -345,6 +229,32 @@ def _sarif_document() -> Callable[[list[Any]], dict[str, Any]]:
     return partial(sarif_document, rules)
 
 
+def run(*, paths: list[str] | None, command: str | None, output_format: str,
+        severity: str | None, select: list[str] | None, ignore: list[str] | None,
+        remote_shell: str | None, position_encoding: str, config: Path | None, no_config: bool,
+        color: str, jobs: int | None) -> int:
+    """``quotecheck check``, with the command line's values."""
+    from quotecheck.output.style import want_colour
+
+    if jobs is not None and jobs < 1:
+        raise UsageProblem(f"--jobs {jobs}: give a number of processes, 1 or more")
+    request = Request(
+        paths=paths or [],
+        command=command,
+        output_format=output_format,
+        severity=severity,
+        select=codes_option(select),
+        ignore=codes_option(ignore),
+        remote_shell=remote_shell,
+        encoding=cast(Encoding, position_encoding),  # one of the three, by its choices
+        config=config,
+        no_config=no_config,
+        colour=want_colour(sys.stdout, color),
+        jobs=jobs,
+    )
+    return run_check(request, sys.stdout, sys.stderr, sys.stdin)
+
+
 def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -> int:
     from quotecheck.output.check_json import document
 
@@ -358,7 +268,7 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
     except ConfigError as exc:
         stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
-    inputs = pending_inputs(request, stdin, settings)
+    inputs = pending_inputs(request, stdin, settings.max_file_size)
     items: _ItemWriter | None = None
     if request.output_format == "json":
         items = _ItemWriter(stdout, partial(document, encoding=request.encoding), False)
@@ -399,7 +309,3 @@ def _write_reports(checked: Iterator[FileReport], total: int, stdout: TextIO, st
     if show_progress:
         stderr.write("\r\x1b[K")
     return reported
-
-
-def default_stdin() -> TextIO:
-    return sys.stdin

@@ -1,0 +1,52 @@
+"""``quotecheck explain``: the layer trace of one command line or script."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from quotecheck.analysis import analyse
+from quotecheck.commands.status import EXIT_OK, UsageProblem
+from quotecheck.files import local_dialect
+from quotecheck.inputs import read_text_file
+from quotecheck.output.explain_json import explain_document
+from quotecheck.output.explain_text import render_explain
+from quotecheck.output.lsp import lsp_diagnostic
+from quotecheck.output.style import Style, want_colour
+from quotecheck.positions import LineIndex
+
+
+def read_input(command: str | None, file: Path | None) -> tuple[str, str | None]:
+    """The text to analyse and its path: a command argument, ``-`` for stdin, or --file."""
+    if file is not None and command is not None:
+        raise UsageProblem("give either a command or --file, not both")
+    if file is not None:
+        loaded = read_text_file(file)
+        if loaded.error:
+            raise UsageProblem(loaded.error)
+        return loaded.text, str(file)
+    if command is None:
+        raise UsageProblem("nothing to explain: give a command, - for standard input, or --file")
+    if command == "-":
+        data = sys.stdin.buffer.read()
+        return data.decode("utf-8", errors="replace"), None
+    return command, None
+
+
+def run(*, command: str | None, file: Path | None, output_format: str, remote_shell: str | None,
+        shell: str | None, color: str) -> int:
+    """``quotecheck explain``, with the command line's values."""
+    text, path = read_input(command, file)
+    dialect = shell if shell else local_dialect(text)
+    result = analyse(text, dialect=dialect, remote_shell=remote_shell, path=path)
+    if output_format == "json":
+        index = LineIndex(text)
+        uri = Path(path).resolve().as_uri() if path else "untitled:command"
+        diags = [lsp_diagnostic(d, index, "utf-16", uri) for d in result.diagnostics]
+        sys.stdout.write(json.dumps(explain_document(result.trace, diags), ensure_ascii=False,
+                                    indent=2) + "\n")
+    else:
+        style = Style(want_colour(sys.stdout, color))
+        sys.stdout.write(render_explain(result.trace, result.diagnostics, style))
+    return EXIT_OK
