@@ -144,3 +144,16 @@ def shell_dialect(name: str | None) -> Dialect:
     if not name:
         return "unknown"
     return SHELL_DIALECTS.get(basename(name).lstrip("-"), "unknown")
+
+
+# Words a shell reads as syntax in command position (POSIX, bash and zsh together): quoted,
+# they are a program's name again.
+RESERVED_WORDS: Final[frozenset[str]] = frozenset({
+    "!", "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "end", "esac",
+    "fi", "for", "foreach", "function", "if", "in", "nocorrect", "noglob", "repeat", "select",
+    "then", "time", "until", "while",
+})
+# Command names quoting cannot make a program: zsh applies these precommand modifiers even when
+# quoted, and bash and dash reject a command named `-`; `command NAME` runs the program.
+ZSH_PRECOMMAND_MODIFIERS: Final[frozenset[str]] = frozenset({"-", "noglob"})
+NEEDS_COMMAND_PREFIX: Final[frozenset[str]] = frozenset({"-"})

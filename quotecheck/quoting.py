@@ -10,8 +10,11 @@ receive, then that into what the next layer out must receive, and so on:
 - ssh joins its remote words with spaces and the remote login shell parses the result, so it
   also gets one word: the argv quoted for the remote shell's dialect.
 
-The final argv is quoted for the local shell. Quoting for a POSIX shell uses single quotes (and
-``'"'"'`` for a quote), which every POSIX shell, bash and zsh read back exactly.
+The final argv is quoted for the local shell. For a POSIX shell, bash and zsh a word is left bare
+when nothing in it is special, else given the shortest of single quotes, double quotes (when it
+holds none of ``$ ` \\ " !``) and single quotes with ``'\\''`` for each quote. The first word of
+each command line is quoted also when it would be read as a reserved word (``time``, ``if``) or
+an assignment (``A=1``). A layer quotecheck does not know is refused, never guessed.
 """
 
 from __future__ import annotations
@@ -20,19 +23,46 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from quotecheck.programs import POSIX_QUOTING
+from quotecheck.programs import (
+    NEEDS_COMMAND_PREFIX,
+    POSIX_QUOTING,
+    RESERVED_WORDS,
+    ZSH_PRECOMMAND_MODIFIERS,
+)
 
 _SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+_DOUBLE_QUOTE_SPECIAL = frozenset('$`\\"!')  # `!`: history expansion in interactive bash/zsh
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 
 
 class CannotQuote(ValueError):
     """A value that a layer's dialect cannot carry (e.g. a newline through tcsh)."""
 
 
-def quote_word(value: str, dialect: str = "sh") -> str:
-    """``value`` as one word that ``dialect`` reads back exactly."""
+def _posix_shortest(value: str, dialect: str) -> str:
+    if value and _SAFE.fullmatch(value) and not (dialect == "zsh" and value[0] == "="):
+        return value  # (zsh expands a bare `=word` to a command's path)
+    candidates = []
+    if "'" not in value:
+        candidates.append(f"'{value}'")
+    if not _DOUBLE_QUOTE_SPECIAL.intersection(value):
+        candidates.append(f'"{value}"')
+    escaped = "'" + value.replace("'", "'\\''") + "'"
+    if escaped.startswith("''") and len(escaped) > 2:
+        escaped = escaped[2:]
+    if escaped.endswith("''") and len(escaped) > 2:
+        escaped = escaped[:-2]
+    candidates.append(escaped)
+    return min(candidates, key=len)  # single quotes first on a tie
+
+
+def quote_word(value: str, dialect: str = "sh", *, shortest: bool = False) -> str:
+    """``value`` as one word that ``dialect`` reads back exactly (``shortest``: the shortest
+    such spelling, for a person to read; otherwise plain single quotes, as fixes write)."""
     if dialect in POSIX_QUOTING:
-        if value and _SAFE.fullmatch(value):
+        if shortest:
+            return _posix_shortest(value, dialect)
+        if value and _SAFE.fullmatch(value) and not (dialect == "zsh" and value[0] == "="):
             return value
         return "'" + value.replace("'", "'\"'\"'") + "'"
     if dialect == "fish":
@@ -53,11 +83,23 @@ def quote_word(value: str, dialect: str = "sh") -> str:
     raise CannotQuote(f"unknown shell dialect {dialect!r}")
 
 
-def quote_argv(argv: list[str], dialect: str = "sh") -> str:
-    """A command line that ``dialect`` splits back into exactly ``argv``."""
+def quote_command_name(value: str, dialect: str = "sh", *, shortest: bool = False) -> str:
+    """The first word of a command line: also quoted when a shell would take it for a
+    reserved word or an assignment rather than the program to run."""
+    word = quote_word(value, dialect, shortest=shortest)
+    if value in NEEDS_COMMAND_PREFIX or (dialect == "zsh" and value in ZSH_PRECOMMAND_MODIFIERS):
+        return f"command {word}"
+    if word == value and (value in RESERVED_WORDS or _ASSIGNMENT.match(value)):
+        return f"'{value}'"
+    return word
+
+
+def quote_argv(argv: list[str], dialect: str = "sh", *, shortest: bool = False) -> str:
+    """A command line that ``dialect`` splits back into exactly ``argv``, run as a command."""
     if not argv:
         raise CannotQuote("nothing to quote: the argv is empty")
-    return " ".join(quote_word(a, dialect) for a in argv)
+    first = quote_command_name(argv[0], dialect, shortest=shortest)
+    return " ".join([first, *(quote_word(a, dialect, shortest=shortest) for a in argv[1:])])
 
 
 @dataclass(frozen=True)
@@ -100,10 +142,9 @@ def plan_via(via: list[str], remote_shell: str = "sh") -> Step:
                 break
             return Step(tuple(via), "ssh", remote_shell,
                         f"{' '.join(via)}: one word, parsed by the remote {remote_shell}")
-        if h is None:
-            # A program that takes the target as arguments (`python3 run.py`): passed on.
-            return Step(tuple(via), "exec", "", f"{' '.join(via)}: argv passed on")
         break
+    # An unknown program (sshpass, autossh, python3 -c...) may run what follows it as code:
+    # quoting for a guess could deliver an injection, so it is refused.
     raise CannotQuote(
         f"cannot tell how `{' '.join(via)}` passes on what follows it; give a wrapper "
         "(sudo -u u, env, timeout 5...), a shell with -c (sh -c, bash -c, su -c) or ssh HOST")
@@ -121,5 +162,5 @@ def compose(argv: list[str], vias: list[list[str]], local_shell: str = "bash",
         if step.kind == "exec":
             current = [*step.words, *current]
         else:
-            current = [*step.words, quote_argv(current, step.dialect)]
-    return quote_argv(current, local_shell), steps
+            current = [*step.words, quote_argv(current, step.dialect, shortest=True)]
+    return quote_argv(current, local_shell, shortest=True), steps

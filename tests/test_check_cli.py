@@ -9,6 +9,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -84,7 +85,10 @@ def test_json_is_lsp_shaped_with_position_encodings(
     assert entry["path"] == "u.sh" and entry["uri"].startswith("file://")
     d = entry["diagnostics"][0]
     assert d["code"] == "QC001" and d["severity"] == 1 and d["source"] == "quotecheck"
-    assert d["codeDescription"]["href"].endswith("QC001")
+    href = d["codeDescription"]["href"]
+    # The link names a document that exists: the rule's page shipped with the package.
+    assert href.startswith("file://") and href.endswith("/QC001.md")
+    assert Path(unquote(urlparse(href).path)).read_text().startswith("# QC001")
     assert d["data"]["rule"] == "parse-error"
     cols = {enc: docs[enc]["files"][0]["diagnostics"][0]["range"]["start"]["character"]
             for enc in docs}

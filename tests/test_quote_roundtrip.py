@@ -131,7 +131,11 @@ def test_csh_refuses_what_it_cannot_carry() -> None:
     with pytest.raises(CannotQuote, match="history"):
         compose(["echo", "a!b"], [["ssh", "h"]], "bash", "csh")
     line, _ = compose(["echo", "it's"], [["ssh", "h"]], "bash", "fish")
-    assert line == "ssh h 'echo '\"'\"'it\\'\"'\"'s'\"'\"''"
+    assert line == "ssh h 'echo '\\''it\\'\\''s'\\'"
+    # What the local bash hands ssh is fish's own quoting of `it's`.
+    said = subprocess.run(["bash", "-c", "printf %s " + line.removeprefix("ssh h ")],
+                          capture_output=True, text=True, timeout=10, check=True).stdout
+    assert said == "echo 'it\\'s'"
 
 
 def test_unknown_via_is_refused() -> None:

@@ -106,9 +106,10 @@ def check_one(request: Request, settings: SettingsCache, pending: PendingInput) 
     elif request.output_format == "json":
         report.items = [file_entry(uri, item.display, index, diagnostics, request.encoding)]
     else:
+        from quotecheck.output.sarif import artifact_uri
         from quotecheck.output.sarif import result as sarif_result
 
-        rel = item.display if item.path else uri
+        rel = artifact_uri(item.display) if item.path else uri
         report.items = [sarif_result(d, rel, index) for d in diagnostics]
     return report
 

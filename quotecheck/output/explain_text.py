@@ -5,29 +5,40 @@ from __future__ import annotations
 import textwrap
 
 from quotecheck.diagnostics import Diagnostic
-from quotecheck.layers.model import Arg, Layer, Trace
+from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.output.style import Style
+from quotecheck.output.terminal import printable
+from quotecheck.parsing.tree import Redirect
+from quotecheck.parsing.words import Word
 from quotecheck.positions import LineIndex
 
 WIDTH = 80
 
 
-def show_value(value: str, limit: int = 60) -> str:
-    """A value with its boundaries visible: ‹...›, control characters escaped, long ones cut."""
-    out: list[str] = []
-    for ch in value:
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 32 or ch == "\x7f":
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    shown = "".join(out)
+def show_value(value: str, limit: int = 60, dynamic: bool = False) -> str:
+    """A value with its boundaries visible, control characters escaped, long ones cut: ‹...›
+    for an exact value, «...» for one known only at run time (shown as written), so the
+    difference survives without colour."""
+    shown = printable(value)
     if len(shown) > limit:
         shown = shown[: limit - 1] + "…"
-    return f"‹{shown}›"
+    return f"«{shown}»" if dynamic else f"‹{shown}›"
+
+
+def show_word(word: Word, limit: int = 60) -> str:
+    return show_value(word.value, limit, word.dynamic)
+
+
+def redirect_text(r: Redirect) -> str:
+    """A redirection as written, its target shown like a value."""
+    fd = "" if r.fd is None else str(r.fd)
+    if r.heredoc is not None:
+        spec = r.heredoc.spec
+        how = "as written" if spec.quoted else "expanded locally"
+        return f"{fd}{r.op}{printable(spec.delimiter)} (here-document, {how})"
+    if r.target is not None:
+        return f"{fd}{r.op} {show_word(r.target, 40)}"
+    return f"{fd}{r.op}{'' if r.dup_fd is None else r.dup_fd}"
 
 
 class ExplainRenderer:
@@ -51,7 +62,7 @@ class ExplainRenderer:
         layers = self.trace.layers
         total = len(layers)
         self.emit(0, self.style.bold(f"{total} layer{'s' if total != 1 else ''}") +
-                  self.style.dim("  (‹…› = exact value received; yellow = known only at run time)"))
+                  self.style.dim("  (‹…› = exact value received; «…» = known only at run time)"))
         self.layer(layers[0], 0)
         if self.diagnostics:
             self.lines.append("")
@@ -93,7 +104,7 @@ class ExplainRenderer:
         lines: list[str] = []
         current, used = lead + first, 0
         for a in args:
-            shown = show_value(a.value, min(room - 2, 60))
+            shown = show_value(a.value, min(room - 2, 60), a.dynamic)
             styled = self.style.dynamic(shown) if a.dynamic else shown
             if used and used + 1 + len(shown) > room:
                 lines.append(current)
@@ -102,6 +113,21 @@ class ExplainRenderer:
             used += (1 if used else 0) + len(shown)
         lines.append(current)
         return lines
+
+    def surroundings(self, view: CommandView, indent: int) -> None:
+        """What the argv does not show: the command's own environment assignments, its
+        redirections, and whether it runs in the background."""
+        s = self.style
+        command = view.command
+        if command.assignments:
+            env = " ".join(f"{printable(a.name)}{'+' if a.append else ''}={show_word(a.value, 40)}"
+                           for a in command.assignments)
+            self.emit(indent, s.dim("env ") + env)
+        if command.redirects:
+            self.emit(indent, s.dim("redirects ") +
+                      " ".join(redirect_text(r) for r in command.redirects))
+        if view.context.background:
+            self.emit(indent, s.dim("in the background (&)"))
 
     def layer(self, layer: Layer, depth: int) -> None:
         s = self.style
@@ -136,6 +162,7 @@ class ExplainRenderer:
                     self.emit(body, lead + s.dim(f"(sets {names or 'nothing'}; runs nothing)"))
                     continue
                 self.lines.extend(self.argv_lines(view.argv, lead, body))
+                self.surroundings(view, body + len(lead))
                 for child_id in view.opens:
                     child = children.pop(child_id, None)
                     if child is not None:

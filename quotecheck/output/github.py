@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from quotecheck.diagnostics import Diagnostic
+from quotecheck.output.terminal import printable
 from quotecheck.positions import LineIndex
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
 
 
 def _escape_data(text: str) -> str:
+    # The runner decodes these three; every other control character is made visible first,
+    # so no escape sequence reaches the log and no `::` or `##[` starts a command.
+    text = printable(text).replace("##[", "#\\#[")
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

@@ -7,11 +7,18 @@ from typing import Any
 from quotecheck.diagnostics import LSP_SEVERITY, Diagnostic
 from quotecheck.positions import Encoding, LineIndex
 
-RULE_DOC_URL = "https://quotecheck.readthedocs.io/rules/{code}"
 
+def rule_href(code: str, template: str | None = None) -> str:
+    """Where a rule's document is: ``template`` with ``{code}`` (and ``{version}``) filled in
+    when the settings name one (`doc-url`), else the document shipped in the installed package,
+    which exists wherever quotecheck runs."""
+    if template:
+        from quotecheck import __version__
 
-def rule_href(code: str) -> str:
-    return RULE_DOC_URL.format(code=code)
+        return template.format(code=code, version=__version__)
+    from quotecheck.rules.registry import doc_path
+
+    return doc_path(code).resolve().as_uri()
 
 
 def lsp_range(index: LineIndex, span: tuple[int, int], encoding: Encoding) -> dict[str, Any]:

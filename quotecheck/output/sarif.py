@@ -38,6 +38,13 @@ def _section(doc: str | None, title: str) -> str | None:
     return (rest if end < 0 else rest[:end]).strip()
 
 
+def artifact_uri(path: str) -> str:
+    """A relative path as a SARIF artifact URI reference: percent-encoded, `/`-separated."""
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/"), safe="/")
+
+
 def result(d: Diagnostic, uri: str, index: LineIndex) -> dict[str, Any]:
     sl, sc = index.position(d.span[0])
     el, ec = index.position(max(d.span[1], d.span[0] + 1))
@@ -63,9 +70,10 @@ def document(rules: list[tuple[Rule, str | None]], results: list[dict[str, Any]]
             "tool": {"driver": {
                 "name": "quotecheck",
                 "version": __version__,
-                "informationUri": "https://quotecheck.readthedocs.io/",
                 "rules": [rule_descriptor(r, doc) for r, doc in rules],
             }},
             "results": results,
+            # Columns count characters of the decoded text, as `check --format text` does.
+            "columnKind": "unicodeCodePoints",
         }],
     }
