@@ -67,7 +67,7 @@ def read_text_file(path: Path, max_bytes: int | None = None) -> LoadedText:
             if len(data) > limit:
                 raise _Unreadable(too_large(str(path), limit))
         elif stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
-            # `<(generate)` (a pipe) and named FIFOs: reading one with no writer used to hang.
+            # `<(generate)` (a pipe) and named FIFOs: a blocking read with no writer would hang.
             data = _read_stream(path, limit)
         else:
             raise _Unreadable(f"{path}: not a regular file (a socket or a block device): "
