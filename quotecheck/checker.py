@@ -426,7 +426,8 @@ def scope_directives(directives: list[Directive], script: Script) -> None:
         if not spans or d.span[1] <= starts[0]:
             d.scope = None
             continue
-        # The first command after the directive (a binary search: scanning for each directive would be quadratic).
+        # The first command after the directive (a binary search: a scan per directive would
+        # make the whole quadratic).
         k = bisect_left(starts, d.span[1])
         d.scope = spans[k] if k < len(spans) else (d.span[1], d.span[1])
 
