@@ -296,3 +296,16 @@ def show_rule(
         typer.echo(doc_path(rule.code).read_text(), nl=False)
     except OSError as exc:
         raise cli.UsageProblem(f"the document of {rule.code} is not installed ({exc})") from exc
+
+
+@app.command("lsp")
+def language_server(
+    stdio: Annotated[
+        bool, typer.Option("--stdio", help="Talk over standard input and output (the default "
+                           "and only transport; accepted because editors pass it).")
+    ] = False,
+) -> None:
+    """Run the language server for editors (LSP over standard input and output)."""
+    from quotecheck.lsp.server import serve  # pygls is imported only here
+
+    raise typer.Exit(serve())
