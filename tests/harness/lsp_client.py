@@ -232,3 +232,39 @@ class LspClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# -- edits, as a client applies them ---------------------------------------------------------
+
+def offset_of(text: str, position: dict[str, int], encoding: str = "utf-16") -> int:
+    """The code-point offset of an LSP position, the column counted in ``encoding`` units."""
+    lines = text.split("\n")
+    line = position["line"]
+    if line >= len(lines):
+        return len(text)
+    start = sum(len(x) + 1 for x in lines[:line])
+    units = 0
+    for k, ch in enumerate(lines[line]):
+        if units >= position["character"]:
+            return start + k
+        units += len(ch.encode({"utf-8": "utf-8", "utf-16": "utf-16-le",
+                                "utf-32": "utf-32-le"}[encoding])) // {
+            "utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding]
+    return start + len(lines[line])
+
+
+def apply_edits(text: str, edits: list[dict[str, Any]], encoding: str = "utf-16") -> str:
+    spans = [(offset_of(text, e["range"]["start"], encoding),
+              offset_of(text, e["range"]["end"], encoding), e["newText"]) for e in edits]
+    for start, end, new in sorted(spans, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def workspace_edits(edit: dict[str, Any], uri: str) -> list[dict[str, Any]]:
+    """The TextEdits of a WorkspaceEdit for ``uri`` (``changes`` or ``documentChanges``)."""
+    if "documentChanges" in edit:
+        return [e for change in edit["documentChanges"]
+                if change["textDocument"]["uri"] == uri for e in change["edits"]]
+    found: list[dict[str, Any]] = edit.get("changes", {}).get(uri, [])
+    return found
