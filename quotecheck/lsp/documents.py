@@ -22,7 +22,7 @@ from urllib.request import url2pathname
 
 from quotecheck.lsp import engine, worker
 
-DEBOUNCE = 0.15  # seconds after an edit before its check starts
+DEBOUNCE = 0.1  # seconds after an edit before its check starts
 CACHED = 32  # results kept (all documents together)
 
 

@@ -10,6 +10,7 @@ the protocol. This is the only module that imports pygls.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -308,6 +309,9 @@ def serve() -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="quotecheck lsp: %(levelname)s %(name)s: %(message)s")
     warm_up()
+    # What is loaded now is shared with every check's process: kept out of the collector's
+    # sight, a child's collections do not write to (and so copy) those pages.
+    gc.freeze()
     stdin, stdout = _protocol_streams()
     # Checks still running when the client goes are cancelled as the event loop ends, and
     # cancelling one kills its process (worker.py).

@@ -102,6 +102,7 @@ class LspClient:
                     self.notifications.append(message)
                     self.arrived.notify_all()
             elif "method" in message:
+                message["received"] = time.monotonic()  # for benchmarks/lsp_speed.py
                 with self.arrived:
                     self.notifications.append(message)
                     self.arrived.notify_all()
