@@ -297,6 +297,19 @@ def test_a_failing_check_is_logged_and_the_last_diagnostics_stay(client: LspClie
     assert client.shutdown_and_exit() == 0
 
 
+def test_a_document_over_max_file_size_is_not_checked(client: LspClient,
+                                                       tmp_path: Path) -> None:
+    (tmp_path / ".quotecheck.toml").write_text('[limits]\nmax-file-size = 500\n')
+    client.initialize(tmp_path)
+    uri = (tmp_path / "restart.sh").as_uri()
+    seen = len(client.notifications)
+    client.open(uri, SEED.read_text())  # 810 bytes
+    logged = client.wait_for(lambda m: m.get("method") == "window/logMessage"
+                             and "max-file-size" in m["params"]["message"], after=seen)
+    assert "not checked" in logged["params"]["message"]
+    assert client.shutdown_and_exit() == 0
+
+
 def test_hostile_documents_do_not_take_the_server_down(client: LspClient,
                                                        tmp_path: Path) -> None:
     client.initialize(tmp_path)

@@ -139,6 +139,11 @@ class Documents:
         options = self._options(doc, text)
         if options is None:
             return
+        limit = options.limits.max_file_size
+        if len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit:
+            self.log("warning", f"quotecheck: {doc.uri} not checked: it is larger than the "
+                                f"max-file-size limit ({limit:,} bytes)", False)
+            return
         path = str(doc.path) if doc.path is not None else None
         key = (text, repr(options), path)
         outcome: engine.CheckOutcome | None = self.results.get(key)
