@@ -166,4 +166,8 @@ COMMANDS: tuple[Command, ...] = (
             "quotecheck.commands.rules:list_rules", fast=True),
     Command("rule", "Print a rule's document.", "quotecheck.commands.rules:show_rule",
             (Param("code", (), "text", "A rule code, e.g. QC201.", REQUIRED),)),
+    Command("lsp", "Run the language server for editors (LSP over standard input and output).",
+            "quotecheck.commands.lsp:run_server",
+            (Param("stdio", ("--stdio",), "flag", "Talk over standard input and output (the "
+                   "default and only transport; accepted because editors pass it).", False),)),
 )

@@ -157,3 +157,8 @@ RESERVED_WORDS: Final[frozenset[str]] = frozenset({
 # quoted, and bash and dash reject a command named `-`; `command NAME` runs the program.
 ZSH_PRECOMMAND_MODIFIERS: Final[frozenset[str]] = frozenset({"-", "noglob"})
 NEEDS_COMMAND_PREFIX: Final[frozenset[str]] = frozenset({"-"})
+
+# Language identifiers editors give shell scripts (VS Code: shellscript; Neovim and Helix: the
+# filetype, sh or bash; Emacs' eglot: the mode name without -mode, sh).
+EDITOR_SHELL_LANGUAGES: Final[frozenset[str]] = frozenset(
+    {"shellscript", "sh", "bash", "dash", "ksh", "bats"})

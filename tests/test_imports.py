@@ -31,14 +31,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # What the commands use to find, read and spread inputs; none of it reads the settings.
     ("inputs", "files", "parallel"),
     ("config",),
-    ("commands",),
+    ("commands", "lsp"),
     ("cli", "cli_app", "cli_options", "__main__"),
 )
 
 # Modules of one layer that must not import one another: what two commands share lives below
 # both of them.
 PEERS: tuple[frozenset[str], ...] = (
-    frozenset({"quotecheck.commands.check", "quotecheck.commands.fix",
+    frozenset({"quotecheck.commands.check", "quotecheck.commands.fix", "quotecheck.commands.lsp",
                "quotecheck.commands.explain", "quotecheck.commands.quote",
                "quotecheck.commands.rules", "quotecheck.commands.version"}),
 )
