@@ -467,7 +467,9 @@ def tally(corpus: Path, selected: list[tuple[Project, str]], judgments: list[Jud
             t.shellcheck_total += 1
             t.shellcheck_levels[c["level"]] += 1
             sc_lines.update(range(c["line"], c["end_line"] + 1))
-        if any(c.get("level") == "error" and c.get("code", "").startswith("SC1") for c in sc):
+        sc_parse_error = any(c.get("level") == "error" and c.get("code", "").startswith("SC1")
+                             for c in sc)
+        if sc_parse_error:
             t.shellcheck_parse_error_files.append(rel)
         seen_keys: set[tuple[str, int, str]] = set()
         for d in rec.get("diagnostics", []):
@@ -494,7 +496,9 @@ def tally(corpus: Path, selected: list[tuple[Project, str]], judgments: list[Jud
         if rec.get("bash_n") is not None:
             counts = Counter(d["code"] for d in rec.get("diagnostics", []))
             t.parse_errors.append({"path": rel, "qc001": counts["QC001"],
-                                   "bash_n": rec["bash_n"]})
+                                   "bash_n": rec["bash_n"],
+                                   "shellcheck_parses": None if not t.shellcheck_ran
+                                   else not sc_parse_error})
     for j in judgments:
         if j.key in matched:
             continue
@@ -564,14 +568,16 @@ def markdown(t: Tally, revision: str) -> str:
         w("ShellCheck: not run.")
     w("")
     if t.parse_errors:
-        w("| file with QC001 | QC001 findings | bash -n | with the file's shopt (extglob) |")
-        w("|---|---:|---|---|")
+        w("| file with QC001 | QC001 findings | bash -n | with the file's shopt (extglob) "
+          "| ShellCheck |")
+        w("|---|---:|---|---|---|")
         for p in t.parse_errors:
             b = p["bash_n"]
             plain = {True: "accepts", False: "rejects", None: "?"}[b.get("plain")]
             ext = {True: "accepts", False: "rejects", None: "?"}[b["extglob"]] \
                 if "extglob" in b else "—"
-            w(f"| {p['path']} | {p['qc001']} | {plain} | {ext} |")
+            sc_text = {True: "parses", False: "parse error", None: "—"}[p["shellcheck_parses"]]
+            w(f"| {p['path']} | {p['qc001']} | {plain} | {ext} | {sc_text} |")
         w("")
     if t.stale:
         w(f"Stale judgments (no such finding now): {len(t.stale)}")
