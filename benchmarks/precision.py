@@ -519,7 +519,9 @@ def markdown(t: Tally, revision: str) -> str:
     w = out.append
     w(f"quotecheck `{revision}` on {t.files} files ({t.lines:,} lines) of {t.projects} projects"
       + (f"; {len(t.missing)} files missing (run --assemble)" if t.missing else "")
-      + f"; {len(t.crashes)} crashes, {len(t.hangs)} hangs.\n")
+      + f"; {len(t.crashes)} crashes, {len(t.hangs)} hangs. Fired counts findings; judged "
+      "counts file:line:code keys with a judgment (one covers that code's findings on the "
+      "line).\n")
     w("| rule | severity | fired | files | judged | true | noise | false | true share "
       "| right (true+noise) | ShellCheck flags the judged line (of them true) |")
     w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
