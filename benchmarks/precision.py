@@ -1,0 +1,695 @@
+#!/usr/bin/env python3
+"""How often quotecheck's findings are right on real scripts: the hand-judged precision table.
+
+    python3 benchmarks/precision.py --assemble /path/to/mirrors   # build the corpus once
+    python3 benchmarks/precision.py                                # the Markdown table
+    python3 benchmarks/precision.py --json benchmarks/results/precision.json
+    python3 benchmarks/precision.py --unjudged 40                  # findings still to judge
+
+The corpus is a list of public projects in ``benchmarks/precision/manifest.json``: for each, the
+repository, the commit, its licence and the paths (with the git blob of each file). The files are
+not kept in this repository; ``--assemble SRC`` copies them, and each project's licence file,
+from local copies under SRC into ``benchmarks/precision/corpus/<owner>__<repo>/<path>``.
+SRC may hold, per project, a bare git directory ``<owner>+<repo>/repo`` or ``<owner>+<repo>``,
+or a clone ``<owner>__<repo>``, ``<owner>/<repo>`` or ``<repo>``; the file is read at the
+manifest's commit (``git show COMMIT:PATH``) and checked against its blob.
+
+Each file is checked by a worker process running the real command line in-process
+(``quotecheck check --no-config --format json --severity info FILE``); a file that takes longer
+than ``--timeout`` is a hang (the worker is killed and replaced) and a worker that dies is a crash
+on that file. ShellCheck (``shellcheck -f json1``) runs on the same files. Files with a QC001
+(parse error) are also given to ``bash -n``, with ``-O extglob`` when the file turns extglob on.
+
+The judgments (``benchmarks/precision/judgments.txt``) are kept by hand, one finding a line::
+
+    owner__repo/path/to/file.sh:LINE:QCnnn VERDICT reason in a few words
+
+VERDICT is ``true`` (a real defect, or worth fixing), ``noise`` (technically right, but intended
+or harmless there) or ``false`` (wrong about what happens). A judgment covers every finding of
+that code on that line. One that matches no finding any more is listed as stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import multiprocessing
+import multiprocessing.connection
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent / "precision"
+MANIFEST = HERE / "manifest.json"
+JUDGMENTS = HERE / "judgments.txt"
+CORPUS = HERE / "corpus"
+VERDICTS = ("true", "noise", "false")
+SEVERITIES = {1: "error", 2: "warning", 3: "info", 4: "hint"}
+SEVERITY_ORDER = ("error", "warning", "info", "hint")
+# A finding that is wrong on fewer than 1 in 50 (error) or 1 in 10 (warning) occurrences.
+FALSE_TARGET = {"error": 0.02, "warning": 0.10}
+TRUE_TARGET = 0.90  # warnings and errors: true or worth fixing
+SHELLCHECK_BATCH = 16
+_JUDGMENT = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<code>QC\d{3})\s+(?P<verdict>\S+)"
+                       r"(?:\s+(?P<reason>.*))?$")
+_EXTGLOB = re.compile(r"^\s*shopt\s+-s\s+(?:\w+\s+)*extglob\b|-O\s*extglob\b", re.MULTILINE)
+
+
+# -- the corpus ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    repo: str
+    commit: str
+    licence: str
+    licence_files: tuple[str, ...]
+    kind: str
+    stored: bool
+    files: tuple[tuple[str, str], ...]  # (path in the repository, git blob)
+
+    @property
+    def folder(self) -> str:
+        return self.repo.replace("/", "__")
+
+
+def load_manifest(path: Path) -> list[Project]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [Project(name=p["project"], repo=p["repo"], commit=p["commit"], licence=p["licence"],
+                    licence_files=tuple(p.get("licence_files", ())), kind=p.get("kind", ""),
+                    stored=bool(p.get("stored", False)),
+                    files=tuple((f["path"], f.get("blob", "")) for f in p["files"]))
+            for p in data["projects"]]
+
+
+def corpus_files(projects: Iterable[Project]) -> list[tuple[Project, str]]:
+    """(project, corpus-relative path) of every file of the manifest, in a stable order."""
+    return [(p, f"{p.folder}/{path}") for p in projects for path, _ in p.files]
+
+
+def _git_blob_id(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _sources(src: Path, project: Project) -> Iterator[tuple[str, Path]]:
+    owner, name = project.repo.split("/", 1)
+    for candidate in (src / f"{owner}+{name}" / "repo", src / f"{owner}+{name}"):
+        if (candidate / "objects").is_dir():
+            yield "gitdir", candidate
+    for candidate in (src / f"{owner}__{name}", src / owner / name, src / name):
+        if (candidate / ".git").exists():
+            yield "clone", candidate
+
+
+def _read_at(kind: str, where: Path, commit: str, path: str) -> bytes | None:
+    flag = "--git-dir" if kind == "gitdir" else "-C"
+    try:
+        proc = subprocess.run(["git", flag, str(where), "show", f"{commit}:{path}"],
+                              capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def assemble(projects: list[Project], src: Path, corpus: Path) -> int:
+    """Copy every missing corpus file (and licence file) from local copies under ``src``."""
+    missing_total = 0
+    for project in projects:
+        wanted = [(path, blob) for path, blob in project.files]
+        wanted += [(path, "") for path in project.licence_files]
+        todo = [(p, b) for p, b in wanted if not (corpus / project.folder / p).is_file()]
+        if not todo:
+            continue
+        sources = list(_sources(src, project))
+        copied = 0
+        for path, blob in todo:
+            for kind, where in sources:
+                data = _read_at(kind, where, project.commit, path)
+                if data is None:
+                    continue
+                if blob and _git_blob_id(data) != blob:
+                    print(f"{project.repo}: {path}: content differs from the manifest's blob",
+                          file=sys.stderr)
+                    continue
+                target = corpus / project.folder / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+                copied += 1
+                break
+        missing = len(todo) - copied
+        missing_total += missing
+        status = f"{copied} copied" + (f", {missing} missing" if missing else "")
+        where_text = ", ".join(str(w) for _, w in sources) or f"no copy under {src}"
+        print(f"{project.repo}@{project.commit[:12]}: {status} ({where_text})", file=sys.stderr)
+    return missing_total
+
+
+# -- quotecheck in worker processes --------------------------------------------------------------
+
+@dataclass
+class Finding:
+    path: str
+    line: int  # 1-based
+    column: int  # 1-based, in characters
+    code: str
+    severity: str
+    message: str
+
+
+def _check_one(path: Path) -> dict[str, Any]:
+    from quotecheck import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        status = cli.main(["check", "--no-config", "--color", "never", "--format", "json",
+                           "--severity", "info", "--position-encoding", "utf-32", str(path)])
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return {"crash": traceback.format_exc()}
+    finally:
+        sys.stdout, sys.stderr = saved
+    if status not in (0, 1):
+        return {"crash": f"exit status {status}\n{err.getvalue()[-2000:]}"}
+    try:
+        document = json.loads(out.getvalue())
+    except ValueError:
+        return {"crash": "the json output does not parse\n" + out.getvalue()[-2000:]}
+    diagnostics = [d for f in document.get("files", []) for d in f.get("diagnostics", [])]
+    return {"diagnostics": [{"line": d["range"]["start"]["line"] + 1,
+                             "column": d["range"]["start"]["character"] + 1,
+                             "code": str(d.get("code", "")),
+                             "severity": SEVERITIES.get(d.get("severity", 0), "?"),
+                             "message": d.get("message", "")} for d in diagnostics]}
+
+
+def _worker(conn: multiprocessing.connection.Connection, nice: int) -> None:
+    if nice:
+        os.nice(nice)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if task is None:
+            return
+        index, path = task
+        started = time.perf_counter()
+        try:
+            rec = _check_one(Path(path))
+        except KeyboardInterrupt:
+            return
+        except BaseException:
+            rec = {"crash": traceback.format_exc()}
+        rec["seconds"] = round(time.perf_counter() - started, 3)
+        conn.send((index, rec))
+
+
+class _Slot:
+    def __init__(self, ctx: Any, nice: int) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker, args=(child, nice), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: tuple[int, str] | None = None
+        self.deadline = 0.0
+
+    def stop(self, kill: bool) -> None:
+        if kill:
+            self.proc.kill()
+        else:
+            with contextlib.suppress(OSError):
+                self.conn.send(None)
+        self.proc.join(5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        self.conn.close()
+
+
+def run_quotecheck(paths: list[str], jobs: int, timeout: float,
+                   nice: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (index, record) per file as the workers finish them; a hang or a death is a record."""
+    ctx = multiprocessing.get_context("fork")
+    slots = [_Slot(ctx, nice) for _ in range(max(1, min(jobs, len(paths) or 1)))]
+    queue = list(enumerate(paths))[::-1]
+    try:
+        while queue or any(s.task for s in slots):
+            for i, s in enumerate(slots):
+                if s.task is None and queue:
+                    if not s.proc.is_alive():
+                        s.stop(kill=True)
+                        s = slots[i] = _Slot(ctx, nice)
+                    s.task = queue.pop()
+                    s.deadline = time.monotonic() + timeout
+                    s.conn.send(s.task)
+            busy = [s for s in slots if s.task]
+            wait = max(0.0, min(s.deadline for s in busy) - time.monotonic())
+            ready = multiprocessing.connection.wait(
+                [s.conn for s in busy] + [s.proc.sentinel for s in busy], wait)
+            for i, s in enumerate(slots):
+                if s.task is None:
+                    continue
+                index = s.task[0]
+                rec: dict[str, Any] | None = None
+                if s.conn in ready or s.proc.sentinel in ready:
+                    try:
+                        if s.conn.poll():
+                            rec = s.conn.recv()[1]
+                    except (EOFError, OSError):
+                        pass
+                    if rec is None and not s.proc.is_alive():
+                        rec = {"crash": f"worker died (exit code {s.proc.exitcode})"}
+                        s.stop(kill=True)
+                        slots[i] = _Slot(ctx, nice)
+                if rec is None and time.monotonic() >= s.deadline:
+                    rec = {"hang": f"no result within {timeout:g} s"}
+                    s.stop(kill=True)
+                    slots[i] = _Slot(ctx, nice)
+                if rec is not None:
+                    slots[i].task = None
+                    yield index, rec
+    finally:
+        for s in slots:
+            s.stop(kill=bool(s.task))
+
+
+# -- ShellCheck and bash -n ----------------------------------------------------------------------
+
+def _shellcheck_batch(paths: list[str], timeout: float) -> dict[str, list[dict[str, Any]]]:
+    try:
+        proc = subprocess.run(["shellcheck", "-f", "json1", *paths], capture_output=True,
+                              timeout=timeout, check=False, stdin=subprocess.DEVNULL)
+        comments = json.loads(proc.stdout or b"{}").get("comments", [])
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return {p: [{"error": "shellcheck failed on this batch"}] for p in paths}
+    out: dict[str, list[dict[str, Any]]] = {p: [] for p in paths}
+    for c in comments:
+        out.setdefault(c["file"], []).append({"line": c["line"], "end_line": c["endLine"],
+                                              "code": f"SC{c['code']}", "level": c["level"]})
+    return out
+
+
+def run_shellcheck(paths: list[str], jobs: int, timeout: float) -> dict[str, list[dict[str, Any]]]:
+    if not shutil.which("shellcheck"):
+        return {}
+    batches = [paths[i:i + SHELLCHECK_BATCH] for i in range(0, len(paths), SHELLCHECK_BATCH)]
+    result: dict[str, list[dict[str, Any]]] = {}
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for part in pool.map(lambda b: _shellcheck_batch(b, timeout), batches):
+            result.update(part)
+    return result
+
+
+def bash_n(path: Path, text: str) -> dict[str, Any]:
+    """``bash -n`` on the file, and with the options the file turns on (extglob)."""
+    def accepts(options: list[str]) -> bool | None:
+        try:
+            proc = subprocess.run(["bash", *options, "-n", str(path)], capture_output=True,
+                                  timeout=60, check=False, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return proc.returncode == 0
+
+    rec: dict[str, Any] = {"plain": accepts([])}
+    if _EXTGLOB.search(text):
+        rec["extglob"] = accepts(["-O", "extglob"])
+    return rec
+
+
+# -- the judgments -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Judgment:
+    path: str
+    line: int
+    code: str
+    verdict: str
+    reason: str
+    source_line: int  # where it is in the judgments file
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        return self.path, self.line, self.code
+
+
+def load_judgments(path: Path) -> tuple[list[Judgment], list[str]]:
+    """The judgments, and the lines that are not judgments (reported, not silently dropped)."""
+    judgments: list[Judgment] = []
+    bad: list[str] = []
+    keys: set[tuple[str, int, str]] = set()
+    if not path.is_file():
+        return judgments, bad
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _JUDGMENT.match(line)
+        if m is None or m["verdict"] not in VERDICTS:
+            bad.append(f"{path.name}:{n}: {line}")
+            continue
+        judgment = Judgment(m["path"], int(m["line"]), m["code"], m["verdict"],
+                            (m["reason"] or "").strip(), n)
+        if judgment.key in keys:
+            bad.append(f"{path.name}:{n}: a second judgment of the same finding: {line}")
+            continue
+        keys.add(judgment.key)
+        judgments.append(judgment)
+    return judgments, bad
+
+
+# -- the tally -----------------------------------------------------------------------------------
+
+@dataclass
+class Row:
+    fired: int = 0
+    files: set[str] = field(default_factory=set)
+    severities: Counter[str] = field(default_factory=Counter)
+    judged: Counter[str] = field(default_factory=Counter)
+    shellcheck_on_judged: int = 0
+    shellcheck_on_true: int = 0
+
+    @property
+    def n_judged(self) -> int:
+        return sum(self.judged.values())
+
+
+def _share(n: int, d: int) -> str:
+    return f"{100 * n / d:.0f} %" if d else "—"
+
+
+@dataclass
+class Tally:
+    files: int = 0
+    lines: int = 0
+    projects: int = 0
+    rules: dict[str, Row] = field(default_factory=lambda: defaultdict(Row))
+    severities: dict[str, Row] = field(default_factory=lambda: defaultdict(Row))
+    projects_rows: dict[str, Row] = field(default_factory=lambda: defaultdict(Row))
+    crashes: list[tuple[str, str]] = field(default_factory=list)
+    hangs: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    parse_errors: list[dict[str, Any]] = field(default_factory=list)
+    stale: list[Judgment] = field(default_factory=list)
+    bad_lines: list[str] = field(default_factory=list)
+    unjudged: list[Finding] = field(default_factory=list)
+    shellcheck_total: int = 0
+    shellcheck_levels: Counter[str] = field(default_factory=Counter)
+    shellcheck_parse_error_files: list[str] = field(default_factory=list)
+    shellcheck_ran: bool = False
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        def row(r: Row) -> dict[str, Any]:
+            return {"fired": r.fired, "files": len(r.files), "severities": dict(r.severities),
+                    "judged": r.n_judged, **{v: r.judged[v] for v in VERDICTS},
+                    "shellcheck_on_judged_lines": r.shellcheck_on_judged,
+                    "shellcheck_on_true_lines": r.shellcheck_on_true}
+        return {
+            "files": self.files, "lines": self.lines, "projects": self.projects,
+            "rules": {k: row(v) for k, v in sorted(self.rules.items())},
+            "severities": {k: row(self.severities[k]) for k in SEVERITY_ORDER
+                           if k in self.severities},
+            "projects_table": {k: row(v) for k, v in sorted(self.projects_rows.items())},
+            "crashes": [{"path": p, "error": e} for p, e in self.crashes],
+            "hangs": self.hangs, "missing": self.missing,
+            "parse_errors": self.parse_errors,
+            "stale_judgments": [j.__dict__ for j in self.stale],
+            "unreadable_judgment_lines": self.bad_lines,
+            "shellcheck": {"ran": self.shellcheck_ran, "findings": self.shellcheck_total,
+                           "levels": dict(self.shellcheck_levels),
+                           "parse_error_files": self.shellcheck_parse_error_files},
+            "seconds": round(self.seconds, 1),
+        }
+
+
+def tally(corpus: Path, selected: list[tuple[Project, str]], judgments: list[Judgment],
+          records: dict[str, dict[str, Any]], shellcheck: dict[str, list[dict[str, Any]]],
+          whole_corpus: bool) -> Tally:
+    t = Tally(projects=len({p.repo for p, _ in selected}))
+    t.shellcheck_ran = bool(shellcheck)
+    by_key = {j.key: j for j in judgments}
+    matched: set[tuple[str, int, str]] = set()
+    checked: set[str] = set()
+    for project, rel in selected:
+        rec = records.get(rel)
+        if rec is None:
+            t.missing.append(rel)
+            continue
+        checked.add(rel)
+        t.files += 1
+        t.lines += rec.get("lines", 0)
+        if rec.get("crash"):
+            t.crashes.append((rel, rec["crash"]))
+        if rec.get("hang"):
+            t.hangs.append(rel)
+        sc = shellcheck.get(str(corpus / rel), [])
+        sc_lines: set[int] = set()
+        for c in sc:
+            if "error" in c:
+                continue
+            t.shellcheck_total += 1
+            t.shellcheck_levels[c["level"]] += 1
+            sc_lines.update(range(c["line"], c["end_line"] + 1))
+        sc_parse_error = any(c.get("level") == "error" and c.get("code", "").startswith("SC1")
+                             for c in sc)
+        if sc_parse_error:
+            t.shellcheck_parse_error_files.append(rel)
+        seen_keys: set[tuple[str, int, str]] = set()
+        for d in rec.get("diagnostics", []):
+            f = Finding(rel, d["line"], d["column"], d["code"], d["severity"], d["message"])
+            key = (rel, f.line, f.code)
+            rows = (t.rules[f.code], t.severities[f.severity], t.projects_rows[project.repo])
+            for r in rows:
+                r.fired += 1
+                r.files.add(rel)
+                r.severities[f.severity] += 1
+            if key in seen_keys:
+                continue  # one judgment covers the line's findings of that code
+            seen_keys.add(key)
+            judgment = by_key.get(key)
+            if judgment is None:
+                t.unjudged.append(f)
+                continue
+            matched.add(key)
+            on_sc = f.line in sc_lines
+            for r in rows:
+                r.judged[judgment.verdict] += 1
+                r.shellcheck_on_judged += on_sc
+                r.shellcheck_on_true += on_sc and judgment.verdict == "true"
+        if rec.get("bash_n") is not None:
+            counts = Counter(d["code"] for d in rec.get("diagnostics", []))
+            t.parse_errors.append({"path": rel, "qc001": counts["QC001"],
+                                   "bash_n": rec["bash_n"],
+                                   "shellcheck_parses": None if not t.shellcheck_ran
+                                   else not sc_parse_error})
+    for j in judgments:
+        if j.key in matched:
+            continue
+        if j.path in checked or whole_corpus:
+            t.stale.append(j)
+    return t
+
+
+# -- the report ----------------------------------------------------------------------------------
+
+def _main_severity(r: Row) -> str:
+    names = [s for s in SEVERITY_ORDER if r.severities[s]]
+    return "/".join(names) or "—"
+
+
+def markdown(t: Tally, revision: str) -> str:
+    out: list[str] = []
+    w = out.append
+    w(f"quotecheck `{revision}` on {t.files} files ({t.lines:,} lines) of {t.projects} projects"
+      + (f"; {len(t.missing)} files missing (run --assemble)" if t.missing else "")
+      + f"; {len(t.crashes)} crashes, {len(t.hangs)} hangs. Fired counts findings; judged "
+      "counts file:line:code keys with a judgment (one covers that code's findings on the "
+      "line).\n")
+    w("| rule | severity | fired | files | judged | true | noise | false | true share "
+      "| right (true+noise) | ShellCheck flags the judged line (of them true) |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    total = Row()
+    for code, r in sorted(t.rules.items()):
+        n = r.n_judged
+        w(f"| {code} | {_main_severity(r)} | {r.fired} | {len(r.files)} | {n} "
+          f"| {r.judged['true']} | {r.judged['noise']} | {r.judged['false']} "
+          f"| {_share(r.judged['true'], n)} | {_share(r.judged['true'] + r.judged['noise'], n)} "
+          f"| {r.shellcheck_on_judged} ({r.shellcheck_on_true}) |")
+        total.fired += r.fired
+        total.judged.update(r.judged)
+        total.shellcheck_on_judged += r.shellcheck_on_judged
+        total.shellcheck_on_true += r.shellcheck_on_true
+    n = total.n_judged
+    w(f"| **all** | | {total.fired} | | {n} | {total.judged['true']} | {total.judged['noise']} "
+      f"| {total.judged['false']} | {_share(total.judged['true'], n)} "
+      f"| {_share(total.judged['true'] + total.judged['noise'], n)} "
+      f"| {total.shellcheck_on_judged} ({total.shellcheck_on_true}) |")
+    w("")
+    w("| severity | fired | judged | true | noise | false | true share | false share | target |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for sev in SEVERITY_ORDER:
+        if sev not in t.severities:
+            continue
+        r = t.severities[sev]
+        n = r.n_judged
+        target = ""
+        if sev in FALSE_TARGET:
+            target = f"false < {FALSE_TARGET[sev]:.0%}, true ≥ {TRUE_TARGET:.0%}"
+        w(f"| {sev} | {r.fired} | {n} | {r.judged['true']} | {r.judged['noise']} "
+          f"| {r.judged['false']} | {_share(r.judged['true'], n)} "
+          f"| {_share(r.judged['false'], n)} | {target} |")
+    w("")
+    w("| project | files | fired | judged | true | noise | false |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for repo, r in sorted(t.projects_rows.items()):
+        w(f"| {repo} | {len(r.files)} | {r.fired} | {r.n_judged} | {r.judged['true']} "
+          f"| {r.judged['noise']} | {r.judged['false']} |")
+    w("")
+    if t.shellcheck_ran:
+        levels = ", ".join(f"{k} {v}" for k, v in t.shellcheck_levels.most_common())
+        w(f"ShellCheck on the same files: {t.shellcheck_total} findings ({levels}); "
+          f"parse errors (SC1xxx at level error) in {len(t.shellcheck_parse_error_files)} files.")
+    else:
+        w("ShellCheck: not run.")
+    w("")
+    if t.parse_errors:
+        w("| file with QC001 | QC001 findings | bash -n | with the file's shopt (extglob) "
+          "| ShellCheck |")
+        w("|---|---:|---|---|---|")
+        for p in t.parse_errors:
+            b = p["bash_n"]
+            plain = {True: "accepts", False: "rejects", None: "?"}[b.get("plain")]
+            ext = {True: "accepts", False: "rejects", None: "?"}[b["extglob"]] \
+                if "extglob" in b else "—"
+            sc_text = {True: "parses", False: "parse error", None: "—"}[p["shellcheck_parses"]]
+            w(f"| {p['path']} | {p['qc001']} | {plain} | {ext} | {sc_text} |")
+        w("")
+    if t.stale:
+        w(f"Stale judgments (no such finding now): {len(t.stale)}")
+        for j in t.stale:
+            w(f"- {j.path}:{j.line}:{j.code} {j.verdict} (judgments.txt line {j.source_line})")
+        w("")
+    if t.bad_lines:
+        w("Unreadable judgment lines:")
+        w("".join(f"- {b}\n" for b in t.bad_lines))
+    for rel, error in t.crashes:
+        w(f"Crash on {rel}: {error.strip().splitlines()[-1] if error.strip() else ''}")
+    for rel in t.hangs:
+        w(f"Hang on {rel}")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def revision() -> str:
+    try:
+        proc = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                              capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return proc.stdout.strip() or "unknown"
+
+
+def _print_unjudged(t: Tally, corpus: Path, limit: int, codes: set[str]) -> None:
+    shown = 0
+    per_rule: Counter[str] = Counter()
+    for f in t.unjudged:
+        if codes and f.code not in codes:
+            continue
+        per_rule[f.code] += 1
+        if shown >= limit:
+            continue
+        shown += 1
+        try:
+            text = (corpus / f.path).read_text(encoding="utf-8", errors="replace")
+            source = text.splitlines()[f.line - 1].strip()[:160]
+        except (OSError, IndexError):
+            source = ""
+        print(f"{f.path}:{f.line}:{f.code} [{f.severity}] {f.message[:200]}\n    | {source}")
+    print("unjudged per rule: " + ", ".join(f"{c} {n}" for c, n in sorted(per_rule.items())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="*",
+                    help="only these corpus files (paths relative to the corpus folder)")
+    ap.add_argument("--manifest", type=Path, default=MANIFEST)
+    ap.add_argument("--judgments", type=Path, default=JUDGMENTS)
+    ap.add_argument("--corpus", type=Path, default=CORPUS, help="where the corpus files are")
+    ap.add_argument("--assemble", type=Path, metavar="SRC",
+                    help="copy the missing corpus files from local copies under SRC, then stop")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=60.0,
+                    help="seconds quotecheck may take on one file before it is a hang")
+    ap.add_argument("--nice", type=int, default=5)
+    ap.add_argument("--no-shellcheck", action="store_true")
+    ap.add_argument("--json", type=Path, metavar="FILE", help="write the figures as JSON")
+    ap.add_argument("--unjudged", type=int, metavar="N",
+                    help="also print up to N findings that have no judgment yet")
+    ap.add_argument("--codes", default="", help="with --unjudged: only these codes (QC103,...)")
+    args = ap.parse_args(argv)
+
+    projects = load_manifest(args.manifest)
+    if args.assemble:
+        missing = assemble(projects, args.assemble, args.corpus)
+        return 1 if missing else 0
+    selected = corpus_files(projects)
+    if args.paths:
+        wanted = {p.strip("/") for p in args.paths}
+        selected = [(p, rel) for p, rel in selected if rel in wanted]
+        unknown = wanted - {rel for _, rel in selected}
+        if unknown:
+            print("not in the manifest: " + ", ".join(sorted(unknown)), file=sys.stderr)
+            return 2
+    present = [(p, rel) for p, rel in selected if (args.corpus / rel).is_file()]
+    started = time.monotonic()
+    paths = [str(args.corpus / rel) for _, rel in present]
+    records: dict[str, dict[str, Any]] = {}
+    progress = sys.stderr.isatty()
+    for n, (index, rec) in enumerate(run_quotecheck(paths, args.jobs, args.timeout, args.nice), 1):
+        rel = present[index][1]
+        text = (args.corpus / rel).read_text(encoding="utf-8", errors="replace")
+        rec["lines"] = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+        if any(d["code"] == "QC001" for d in rec.get("diagnostics", [])):
+            rec["bash_n"] = bash_n(args.corpus / rel, text)
+        records[rel] = rec
+        if progress:
+            sys.stderr.write(f"\rquotecheck: {n}/{len(paths)} files")
+    if progress:
+        sys.stderr.write("\r\x1b[K")
+    shellcheck = {} if args.no_shellcheck else run_shellcheck(paths, args.jobs, 600.0)
+    judgments, bad = load_judgments(args.judgments)
+    t = tally(args.corpus, selected, judgments, records, shellcheck, whole_corpus=not args.paths)
+    t.bad_lines = bad
+    t.seconds = time.monotonic() - started
+    rev = revision()
+    print(markdown(t, rev), end="")
+    if args.unjudged is not None:
+        codes = {c.strip() for c in args.codes.split(",") if c.strip()}
+        _print_unjudged(t, args.corpus, args.unjudged, codes)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        document = {"revision": rev, **t.as_dict(),
+                    "unjudged": [f.__dict__ for f in t.unjudged]}
+        args.json.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n",
+                             encoding="utf-8")
+    return 1 if t.crashes or t.hangs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
