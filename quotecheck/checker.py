@@ -20,13 +20,17 @@ from types import TracebackType
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
 from quotecheck.layers.model import Trace
 from quotecheck.limits import Limits
+from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.parsing.tree import CommandList, Node, Script
-from quotecheck.programs import SHELL_OPTION_VALUES
+from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
 from quotecheck.rules.api import CheckContext, Rule
 from quotecheck.rules.registry import all_rules, select
 from quotecheck.trace import build_trace
 
 _DIRECTIVE = re.compile(r"#\s*quotecheck\s*:\s*(?P<body>.*)$")
+# `# quotecheck disable=QC101`: meant as a directive, but without its colon.
+_COLONLESS = re.compile(r"#\s*quotecheck\s+(?:disable|enable|shell|remote-shell)\b|"
+                        r"#\s*quotecheck\s*[-\w]*=")
 _CODE = re.compile(r"QC\d{3}")
 
 
@@ -37,6 +41,7 @@ class Options:
     severity: Severity = "info"  # report findings at or above this
     remote_shell: str | None = None
     dialect: str = "bash"
+    dialect_given: bool = False  # --shell: a `shell=` directive does not change it
     limits: Limits = field(default_factory=Limits)  # nesting, layers, parse and rule time
 
 
@@ -45,7 +50,9 @@ class Directive:
     span: tuple[int, int]
     disabled: set[str] = field(default_factory=set)
     remote_shell: str | None = None
+    shell: str | None = None  # the local shell that reads this file
     scope: tuple[int, int] | None = None  # the input span it applies to (None: whole file)
+    line: bool = False  # at the end of a command's line: it applies to that line
 
 
 @dataclass
@@ -61,10 +68,15 @@ def check_source(source: str, options: Options | None = None,
     options = options or Options()
     remote_shell = options.remote_shell
     directives, problems = read_directives(source)
+    dialect = options.dialect
     for directive in directives:
         if directive.remote_shell and remote_shell is None:
             remote_shell = directive.remote_shell
-    trace = build_trace(source, dialect=options.dialect, remote_shell=remote_shell, path=path,
+    shells = [d.shell for d in directives if d.shell]
+    named = shells[0] if shells else directive_shell(source)  # or ShellCheck's directive
+    if named is not None and not options.dialect_given and shell_dialect(named) != "unknown":
+        dialect = str(shell_dialect(named))
+    trace = build_trace(source, dialect=dialect, remote_shell=remote_shell, path=path,
                         limits=options.limits)
     if trace.root.script is not None:
         scope_directives(directives, trace.root.script)
@@ -346,32 +358,77 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def read_directives(source: str) -> tuple[list[Directive], list[Diagnostic]]:
-    """``# quotecheck: disable=QC101,QC205`` and ``# quotecheck: remote-shell=bash`` lines.
+def _comment_start(line: str) -> int | None:
+    """Where the comment of one line starts (a `#` at the start of a word, outside quotes),
+    or None. Read line by line: a quote opened on an earlier line is not seen, and a `#` in
+    such a string could be taken for a directive only if it spells one out."""
+    quote = ""
+    i = 0
+    n = len(line)
+    while i < n:
+        c = line[i]
+        if quote == "'":
+            if c == "'":
+                quote = ""
+        elif c == "\\":
+            i += 1
+        elif quote == '"':
+            if c == '"':
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1] in " \t;&|()"):
+            return i
+        i += 1
+    return None
 
-    Unknown codes and malformed directives are reported (QC002: the directive is skipped).
+
+def read_directives(source: str) -> tuple[list[Directive], list[Diagnostic]]:
+    """``# quotecheck: disable=QC101,expands-too-early``, ``# quotecheck: remote-shell=bash``
+    and ``# quotecheck: shell=zsh`` comments, on a line of their own or at the end of a
+    command's line (``cmd  # quotecheck: disable=QC101``: that line only).
+
+    Unknown codes and malformed directives (``# quotecheck disable=...`` without the colon)
+    are reported (QC002: the directive is skipped).
     """
     directives: list[Directive] = []
     problems: list[Diagnostic] = []
     known = all_rules()
+    names = {rule.name: code for code, rule in known.items()}
     offset = 0
     for line in source.splitlines(keepends=True):
-        stripped = line.lstrip()
-        if stripped.startswith("#"):
-            m = _DIRECTIVE.match(stripped.rstrip("\r\n"))
-            if m:
-                start = offset + (len(line) - len(stripped))
-                span = (start, start + len(stripped.rstrip("\r\n")))
-                d, errors = _parse_directive(m.group("body"), span, known)
-                problems.extend(errors)
-                if d is not None:
-                    directives.append(d)
+        if "quotecheck" in line:
+            body_line = line.rstrip("\r\n")
+            at = _comment_start(body_line)
+            if at is not None:
+                comment = body_line[at:]
+                m = _DIRECTIVE.match(comment)
+                own_line = not body_line[:at].strip()
+                span = (offset + at, offset + len(body_line))
+                if m:
+                    d, errors = _parse_directive(m.group("body"), span, known, names)
+                    problems.extend(errors)
+                    if d is not None:
+                        if not own_line:
+                            d.scope = (offset, offset + len(body_line))
+                            d.line = True
+                        directives.append(d)
+                elif _COLONLESS.match(comment):
+                    problems.append(Diagnostic(
+                        "QC002", "not-analysed", "warning",
+                        f"malformed quotecheck directive `{printable_head(comment)}`: a colon "
+                        "must follow `quotecheck` (`# quotecheck: disable=QC101`); it is "
+                        "ignored", span))
         offset += len(line)
     return directives, problems
 
 
-def _parse_directive(body: str, span: tuple[int, int],
-                     known: dict[str, Rule]) -> tuple[Directive | None, list[Diagnostic]]:
+def printable_head(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _parse_directive(body: str, span: tuple[int, int], known: dict[str, Rule],
+                     names: dict[str, str]) -> tuple[Directive | None, list[Diagnostic]]:
     errors: list[Diagnostic] = []
     d = Directive(span)
     items = [item for item in re.split(r"\s+", body.strip()) if item]
@@ -380,17 +437,21 @@ def _parse_directive(body: str, span: tuple[int, int],
     for item in items:
         key, eq, value = item.partition("=")
         if key == "disable" and eq:
-            for code in filter(None, (c.strip().upper() for c in value.split(","))):
+            for given in filter(None, (c.strip() for c in value.split(","))):
+                code = names.get(given.lower(), given.upper())
                 if not _CODE.fullmatch(code) or code not in known:
                     errors.append(Diagnostic(
                         "QC002", "not-analysed", "warning",
-                        f"unknown rule code `{code}` in quotecheck directive "
-                        "(see `quotecheck rules`); the directive is ignored for it", span))
+                        f"unknown rule code `{given}` in quotecheck directive (codes and "
+                        "names: `quotecheck rules`); the directive is ignored for it", span))
                 else:
                     d.disabled.add(code)
-        elif key == "remote-shell" and eq:
+        elif key in ("remote-shell", "shell") and eq:
             if value in SHELL_OPTION_VALUES:
-                d.remote_shell = value
+                if key == "shell":
+                    d.shell = value
+                else:
+                    d.remote_shell = value
             else:
                 errors.append(Diagnostic(
                     "QC002", "not-analysed", "warning",
@@ -399,9 +460,9 @@ def _parse_directive(body: str, span: tuple[int, int],
         else:
             errors.append(Diagnostic(
                 "QC002", "not-analysed", "warning",
-                f"malformed quotecheck directive `{body.strip()}`: expected "
-                "`disable=QC101,QC205` or `remote-shell=bash`", span))
-    if not d.disabled and d.remote_shell is None:
+                f"malformed quotecheck directive `{printable_head(body.strip())}`: expected "
+                "`disable=QC101,QC205`, `shell=zsh` or `remote-shell=bash`", span))
+    if not d.disabled and d.remote_shell is None and d.shell is None:
         return None, errors
     return d, errors
 
@@ -423,6 +484,8 @@ def scope_directives(directives: list[Directive], script: Script) -> None:
     spans = sorted(script.origin.span(*n.span) or n.span for n in _top_items(script.body))
     starts = [a for a, _ in spans]
     for d in directives:
+        if d.line:
+            continue
         if not spans or d.span[1] <= starts[0]:
             d.scope = None
             continue
@@ -439,9 +502,12 @@ class _Suppressions:
     def __init__(self, directives: list[Directive]) -> None:
         self.everywhere: set[str] = set()
         scopes: dict[str, dict[tuple[int, int], None]] = {}
+        lines: dict[str, dict[tuple[int, int], None]] = {}
         for directive in directives:
             for code in directive.disabled:
-                if directive.scope is None:
+                if directive.line and directive.scope is not None:
+                    lines.setdefault(code, {})[directive.scope] = None
+                elif directive.scope is None:
                     self.everywhere.add(code)
                 else:
                     scopes.setdefault(code, {})[directive.scope] = None
@@ -449,10 +515,18 @@ class _Suppressions:
         # so only the last scope starting at or before an offset can hold it.
         self.scopes = {code: sorted(found) for code, found in scopes.items()}
         self.starts = {code: [a for a, _ in found] for code, found in self.scopes.items()}
+        # Lines of end-of-line directives: they do not overlap either.
+        self.lines = {code: sorted(found) for code, found in lines.items()}
+        self.line_starts = {code: [a for a, _ in found] for code, found in self.lines.items()}
 
     def suppressed(self, d: Diagnostic) -> bool:
         if d.code in self.everywhere:
             return True
+        lines = self.lines.get(d.code)
+        if lines:
+            k = bisect_right(self.line_starts[d.code], d.span[0]) - 1
+            if k >= 0 and lines[k][0] <= d.span[0] <= lines[k][1]:
+                return True
         scopes = self.scopes.get(d.code)
         if not scopes:
             return False
@@ -474,5 +548,7 @@ def suppressed(d: Diagnostic, directives: list[Directive]) -> bool:
         if directive.scope is None or directive.scope[0] <= d.span[0] < max(
             directive.scope[1], directive.scope[0] + 1
         ):
+            return True
+        if directive.line and directive.scope[0] <= d.span[0] <= directive.scope[1]:
             return True
     return False

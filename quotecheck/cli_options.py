@@ -80,6 +80,9 @@ def _codes(name: str, help: str) -> Param:
 _CONFIG = Param("config", ("--config",), "path", "Use this configuration file.")
 _NO_CONFIG = Param("no_config", ("--no-config",), "flag", "Ignore configuration files.", False)
 _COLOUR = Param("color", ("--color",), COLOURS, "Colour the text output.", "auto")
+_LOCAL_SHELL = Param("shell", ("--shell",), SHELL_OPTION_VALUES,
+                     "Read every input in this shell, and check named files of any type "
+                     "(default: each file's shell= directive, #! line or extension, else bash).")
 
 COMMANDS: tuple[Command, ...] = (
     Command(
@@ -122,6 +125,16 @@ COMMANDS: tuple[Command, ...] = (
             _COLOUR,
             Param("jobs", ("--jobs", "-j"), "count", "Check files in N processes at once "
                   "(default: one per CPU). The output is the same for any N.", metavar="N"),
+            _LOCAL_SHELL,
+            Param("extend_select", ("--extend-select",), "text",
+                  "Also these codes or prefixes (comma-separated).", multiple=True),
+            Param("exclude", ("--exclude",), "text", "Leave out of directory walks the files "
+                  "and directories matching these globs (replaces the default list).",
+                  multiple=True),
+            Param("extend_exclude", ("--extend-exclude",), "text",
+                  "Leave these globs out of directory walks too.", multiple=True),
+            Param("no_respect_gitignore", ("--no-respect-gitignore",), "flag",
+                  "Walk files .gitignore ignores too.", False),
         ),
         fast=True,
     ),
@@ -160,6 +173,7 @@ COMMANDS: tuple[Command, ...] = (
             _remote_shell("The login shell on ssh's remote side."),
             _CONFIG,
             _NO_CONFIG,
+            _LOCAL_SHELL,
         ),
     ),
     Command("rules", "List every rule: code, name, default severity and summary.",

@@ -8,16 +8,17 @@ command-line flags override it. Unknown keys and bad values are errors (exit 2),
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from quotecheck.diagnostics import SEVERITY_ORDER
+from quotecheck.globs import bad_glob, glob_match
 from quotecheck.limits import LimitError, Limits, limits_from_table
 from quotecheck.programs import SHELL_OPTION_VALUES
 
-KEYS = {"select", "ignore", "severity", "remote-shell", "per-path-ignores", "limits"}
+KEYS = {"select", "extend-select", "ignore", "severity", "remote-shell", "per-path-ignores",
+        "exclude", "extend-exclude", "respect-gitignore", "limits"}
 
 
 class ConfigError(Exception):
@@ -27,10 +28,14 @@ class ConfigError(Exception):
 @dataclass
 class Settings:
     select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     severity: str = "info"
     remote_shell: str | None = None
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] | None = None  # None: walk.DEFAULT_EXCLUDE
+    extend_exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
     limits: Limits = field(default_factory=Limits)
     source: Path | None = None  # the file these came from
     base: Path | None = None  # the directory per-path patterns are relative to
@@ -43,7 +48,7 @@ class Settings:
         except ValueError:
             rel = path.as_posix()
         extra = [code for pattern, codes in self.per_path_ignores.items()
-                 if fnmatch.fnmatch(rel, pattern) for code in codes]
+                 if glob_match(pattern, rel) for code in codes]
         return [*self.ignore, *extra]
 
 
@@ -55,6 +60,8 @@ def find_config(start: Path) -> Path | None:
         if dotfile.is_file():
             return dotfile
         pyproject = d / "pyproject.toml"
+        if pyproject.exists() and not pyproject.is_file():
+            raise ConfigError(f"{pyproject}: cannot read: not a regular file")
         if pyproject.is_file() and _has_section(pyproject):
             return pyproject
     return None
@@ -63,10 +70,14 @@ def find_config(start: Path) -> Path | None:
 def _has_section(pyproject: Path) -> bool:
     import tomllib  # here, not at the top: a run that reads no configuration file never needs it
 
+    # A pyproject.toml that cannot be read may hold our settings as well as one that does not
+    # parse: either is an error, as for a .quotecheck.toml, never silently skipped.
     try:
-        return "quotecheck" in tomllib.loads(pyproject.read_text()).get("tool", {})
-    except (OSError, UnicodeDecodeError):
-        return False
+        return "quotecheck" in tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{pyproject}: cannot read: not UTF-8 ({exc})") from exc
+    except OSError as exc:
+        raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         # It may hold our settings; guessing it does not would silently change the result.
         raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from exc
@@ -76,7 +87,7 @@ def load(path: Path) -> Settings:
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -92,6 +103,8 @@ def load(path: Path) -> Settings:
     s = Settings(source=path, base=path.parent.resolve())
     if "select" in table:
         s.select = _codes(path, "select", table["select"])
+    if "extend-select" in table:
+        s.extend_select = _codes(path, "extend-select", table["extend-select"])
     if "ignore" in table:
         s.ignore = _codes(path, "ignore", table["ignore"])
     if "severity" in table:
@@ -107,8 +120,18 @@ def load(path: Path) -> Settings:
         ppi = table["per-path-ignores"]
         if not isinstance(ppi, dict):
             raise ConfigError(f"{path}: per-path-ignores must be a table of glob = [codes]")
+        for pattern in ppi:
+            _globs(path, "per-path-ignores", [pattern])
         s.per_path_ignores = {str(k): _codes(path, f"per-path-ignores.{k}", v)
                               for k, v in ppi.items()}
+    if "exclude" in table:
+        s.exclude = _globs(path, "exclude", table["exclude"])
+    if "extend-exclude" in table:
+        s.extend_exclude = _globs(path, "extend-exclude", table["extend-exclude"])
+    if "respect-gitignore" in table:
+        if not isinstance(table["respect-gitignore"], bool):
+            raise ConfigError(f"{path}: respect-gitignore must be true or false")
+        s.respect_gitignore = table["respect-gitignore"]
     if "limits" in table:
         if not isinstance(table["limits"], dict):
             raise ConfigError(f"{path}: limits must be a table ([tool.quotecheck.limits])")
@@ -129,3 +152,13 @@ def _codes(path: Path, key: str, value: Any) -> list[str]:
         if not any(c.startswith(v.upper()) for c in codes):
             raise ConfigError(f"{path}: {key}: `{v}` matches no rule (see `quotecheck rules`)")
     return [v.upper() for v in value]
+
+
+def _globs(path: Path, key: str, value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: {key} must be a list of glob patterns")
+    for v in value:
+        why = bad_glob(v)
+        if why is not None:
+            raise ConfigError(f"{path}: {key}: `{v}` is {why}")
+    return list(value)

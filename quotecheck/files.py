@@ -1,21 +1,29 @@
-"""Which files are shell scripts: by extension, or by a sh/bash/dash/ksh shebang."""
+"""Which files are shell scripts, and in which dialect each one is read.
+
+A file is a shell script when its name ends in a shell's extension (``SHELL_EXTENSIONS``) or,
+having no extension, its ``#!`` line names a shell (``SCRIPT_SHEBANG_SHELLS``), as pre-commit's
+``types: [shell]`` decides. A file with neither (``README.md``, ``app.py``, ``Makefile``, a file
+with no extension and no ``#!``) is not one: a directory walk leaves it out, and a file named on
+the command line is skipped with a note unless ``--shell`` says how to read it.
+"""
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
+from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.programs import SCRIPT_SHEBANG_SHELLS, shell_dialect
 
-SHELL_EXTENSIONS = frozenset({".sh", ".bash", ".dash", ".ksh", ".bats"})
+# Each extension and the shell it stands for when no #! line says otherwise.
+EXTENSION_SHELLS = {".sh": "bash", ".bash": "bash", ".dash": "dash", ".ksh": "ksh",
+                    ".zsh": "zsh", ".bats": "bash"}
+SHELL_EXTENSIONS = frozenset(EXTENSION_SHELLS)
 _SHEBANG = re.compile(
     rb"#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-\S+\s+)*)?("
     + "|".join(SCRIPT_SHEBANG_SHELLS).encode() + rb")\b"
 )
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__",
-                       ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
+HEAD_BYTES = 128  # the #! line is read from this much of the file
 
 
 def shebang_shell(head: bytes) -> str | None:
@@ -24,33 +32,30 @@ def shebang_shell(head: bytes) -> str | None:
     return m.group(1).decode() if m else None
 
 
-def local_dialect(text: str) -> str:
-    """The dialect a script's #! line asks for: sh for sh/dash/ash, else bash."""
-    shell = shebang_shell(text[:128].encode("utf-8", "replace"))
-    return "sh" if shell is not None and shell_dialect(shell) == "sh" else "bash"
+def _dialect(shell: str) -> str:
+    dialect = shell_dialect(shell)
+    return dialect if dialect in ("sh", "zsh") else "bash"
+
+
+def local_dialect(text: str, path: Path | None = None) -> str:
+    """The dialect a script is read in: its shell directive, else its #! line, else its
+    extension; sh for sh/dash/ash, zsh for zsh, else bash."""
+    shell = directive_shell(text)
+    if shell is not None and shell_dialect(shell) != "unknown":
+        return _dialect(shell)
+    shell = shebang_shell(text[:HEAD_BYTES].encode("utf-8", "replace"))
+    if shell is None and path is not None:
+        shell = EXTENSION_SHELLS.get(path.suffix)
+    return _dialect(shell) if shell is not None else "bash"
 
 
 def is_shell_script(path: Path) -> bool:
     if path.suffix in SHELL_EXTENSIONS:
         return True
-    if path.suffix:
+    if path.suffix:  # another extension decides: `app.py`, `README.md`
         return False
     try:
         with path.open("rb") as f:
-            return shebang_shell(f.read(128)) is not None
+            return shebang_shell(f.read(HEAD_BYTES)) is not None
     except OSError:
         return False
-
-
-def discover(paths: list[Path]) -> Iterator[Path]:
-    """Files given are yielded as they are; directories are walked for shell scripts."""
-    for path in paths:
-        if path.is_dir():
-            for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-                for name in sorted(names):
-                    candidate = Path(root) / name
-                    if candidate.is_file() and is_shell_script(candidate):
-                        yield candidate
-        else:
-            yield path

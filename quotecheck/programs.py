@@ -58,7 +58,7 @@ SHELL_OPTION_VALUES: Final[tuple[str, ...]] = ("bash", "sh", "dash", "zsh")
 """The shells ``--shell``, ``--remote-shell``, the ``remote-shell`` setting and the
 ``# quotecheck: remote-shell=`` directive accept."""
 
-SCRIPT_SHEBANG_SHELLS: Final[tuple[str, ...]] = ("sh", "bash", "dash", "ksh", "mksh", "ash")
+SCRIPT_SHEBANG_SHELLS: Final[tuple[str, ...]] = ("sh", "bash", "dash", "ksh", "mksh", "ash", "zsh")
 """A file without an extension is a shell script to check when its ``#!`` line names one of
 these (``files.py``)."""
 

@@ -21,7 +21,7 @@ PACKAGE = Path(quotecheck.__file__).resolve().parent
 # own __init__). sourcemap sits at the bottom with the other modules that import nothing of
 # quotecheck: the parser's words and tree build source maps, so it is below parsing.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("quotecheck", "diagnostics", "positions", "sourcemap", "programs", "limits"),
+    ("quotecheck", "diagnostics", "positions", "sourcemap", "programs", "limits", "globs"),
     ("parsing",),
     ("layers",),
     ("trace", "quoting"),
@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("checker", "fixer", "analysis"),
     ("output",),
     # What the commands use to find, read and spread inputs; none of it reads the settings.
-    ("inputs", "files", "parallel"),
+    ("inputs", "files", "walk", "parallel"),
     ("config",),
     ("commands", "lsp"),
     ("cli", "cli_app", "cli_options", "__main__"),

@@ -221,7 +221,7 @@ def test_the_local_dialect_of_a_script_comes_from_the_same_table() -> None:
     assert local_dialect("#!/bin/dash\n") == "sh"
     assert local_dialect("#!/usr/bin/env ash\n") == "sh"
     assert local_dialect("#!/bin/mksh\n") == "bash"
-    assert local_dialect("#!/bin/zsh\n") == "bash"  # not a script shebang quotecheck checks
+    assert local_dialect("#!/bin/zsh\n") == "zsh"  # parsed where bash's grammar reaches
 
 
 @pytest.mark.parametrize("shell", ["sh", "mksh", "rbash"])

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from quotecheck.checker import Options, check_source
 from quotecheck.commands.inputs import Input, PendingInput, pending_inputs
 from quotecheck.commands.request import Request
-from quotecheck.commands.settings import SettingsCache, codes_option, options_for
+from quotecheck.commands.settings import SettingsCache, codes_option, globs_option, options_for
 from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageProblem
 from quotecheck.config import ConfigError
 from quotecheck.diagnostics import Diagnostic
@@ -83,7 +83,8 @@ def check_one(request: Request, settings: SettingsCache, pending: PendingInput) 
         options = options_for(request, settings.for_path(item.path), item)
     except ConfigError as exc:
         return FileReport(error=str(exc))
-    index = LineIndex(item.loaded.text)
+    # A binary file's finding shows no line: its bytes are not worth printing.
+    index = LineIndex("" if item.loaded.binary else item.loaded.text)
     if item.loaded.binary:
         diagnostics = [Diagnostic("QC002", "not-analysed", "warning",
                                   "binary file (it holds NUL bytes): not analysed", (0, 0))]
@@ -233,7 +234,9 @@ def _sarif_document() -> Callable[[list[Any]], dict[str, Any]]:
 def run(*, paths: list[str] | None, command: str | None, output_format: str,
         severity: str | None, select: list[str] | None, ignore: list[str] | None,
         remote_shell: str | None, position_encoding: str, config: Path | None, no_config: bool,
-        color: str, jobs: int | None) -> int:
+        color: str, jobs: int | None, shell: str | None, extend_select: list[str] | None,
+        exclude: list[str] | None, extend_exclude: list[str] | None,
+        no_respect_gitignore: bool) -> int:
     """``quotecheck check``, with the command line's values."""
     from quotecheck.output.style import want_colour
 
@@ -252,12 +255,18 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
         no_config=no_config,
         colour=want_colour(sys.stdout, color),
         jobs=jobs,
+        shell=shell,
+        extend_select=codes_option(extend_select),
+        exclude=globs_option(exclude, "--exclude"),
+        extend_exclude=globs_option(extend_exclude, "--extend-exclude"),
+        respect_gitignore=False if no_respect_gitignore else None,
     )
     return run_check(request, sys.stdout, sys.stderr, sys.stdin)
 
 
 def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -> int:
     from quotecheck.output.check_json import document
+    from quotecheck.output.terminal import printable
 
     errors: list[str] = []
     if request.command is None and not request.paths:
@@ -269,7 +278,10 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
     except ConfigError as exc:
         stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
-    inputs = pending_inputs(request, stdin, settings.max_file_size)
+    notes: list[str] = []
+    inputs = pending_inputs(request, stdin, settings.max_file_size, settings.walk_rules, notes)
+    for note in notes:
+        stderr.write(f"quotecheck: {printable(note)}\n")
     items: _ItemWriter | None = None
     if request.output_format == "json":
         items = _ItemWriter(stdout, partial(document, encoding=request.encoding), False)
@@ -280,7 +292,8 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -
         reported = _write_reports(checked, len(inputs), stdout, stderr, items, errors)
     if items is not None:
         items.close()
-    for e in errors:
+    # One configuration error is every file's error: say it once.
+    for e in dict.fromkeys(errors):
         stderr.write(f"quotecheck: error: {e}\n")
     if errors:
         return EXIT_ERROR

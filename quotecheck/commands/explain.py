@@ -38,7 +38,7 @@ def run(*, command: str | None, file: Path | None, output_format: str, remote_sh
         shell: str | None, color: str) -> int:
     """``quotecheck explain``, with the command line's values."""
     text, path = read_input(command, file)
-    dialect = shell if shell else local_dialect(text)
+    dialect = shell if shell else local_dialect(text, Path(path) if path else None)
     result = analyse(text, dialect=dialect, remote_shell=remote_shell, path=path)
     if output_format == "json":
         index = LineIndex(text)

@@ -24,12 +24,13 @@ from quotecheck.positions import LineIndex
 
 def run(*, paths: list[str] | None, command: str | None, unsafe_fixes: bool, diff: bool,
         write: bool, severity: str | None, select: list[str] | None, ignore: list[str] | None,
-        remote_shell: str | None, config: Path | None, no_config: bool) -> int:
+        remote_shell: str | None, config: Path | None, no_config: bool,
+        shell: str | None) -> int:
     """``quotecheck fix``, with the command line's values."""
     request = Request(
         paths=paths or [], command=command, output_format="text", severity=severity,
         select=codes_option(select), ignore=codes_option(ignore), remote_shell=remote_shell,
-        encoding="utf-16", config=config, no_config=no_config, colour=False,
+        encoding="utf-16", config=config, no_config=no_config, colour=False, shell=shell,
     )
     return run_fix(request, unsafe=unsafe_fixes, diff=diff, write=write, stdout=sys.stdout,
                    stderr=sys.stderr, stdin=sys.stdin)
@@ -46,8 +47,13 @@ def run_fix(request: Request, *, unsafe: bool, diff: bool, write: bool, stdout: 
     except ConfigError as exc:
         stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
+    from quotecheck.output.terminal import printable
+
     errors: list[str] = []
-    inputs = collect_inputs(request, stdin, errors)
+    notes: list[str] = []
+    inputs = collect_inputs(request, stdin, errors, settings.walk_rules, notes)
+    for note in notes:
+        stderr.write(f"quotecheck: {printable(note)}\n")
     if len(inputs) > 1 and not (diff or write):
         stderr.write("quotecheck: error: several inputs: use --diff or --write\n")
         return EXIT_ERROR
@@ -86,7 +92,7 @@ def run_fix(request: Request, *, unsafe: bool, diff: bool, write: bool, stdout: 
             stderr.write(f"{item.display}:{line + 1}:{col + 1}: suggestion {d.code}: "
                          f"{fix.title} ({how})\n")
         remaining += len(result.remaining)
-    for e in errors:
+    for e in dict.fromkeys(errors):  # one configuration error is said once
         stderr.write(f"quotecheck: error: {e}\n")
     if errors:
         return EXIT_ERROR

@@ -1,5 +1,10 @@
 """The inputs of ``check`` and ``fix``: the ``--command`` text, standard input, and the files
-given or found in the directories given, in order; each is read only when it is wanted."""
+given or found in the directories given, in order; each is read only when it is wanted.
+
+A regular file named on the command line that is not a shell script (``files.py``: by its
+extension or its ``#!`` line) is skipped with a note, unless ``--shell`` says how to read it:
+``git diff --name-only | xargs quotecheck check`` hands over ``README.md`` and ``app.py`` too.
+A directory in which no shell script is found says so."""
 
 from __future__ import annotations
 
@@ -10,8 +15,9 @@ from pathlib import Path
 from typing import TextIO
 
 from quotecheck.commands.request import Request
-from quotecheck.files import discover
+from quotecheck.files import SHELL_EXTENSIONS, is_shell_script
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
+from quotecheck.walk import WalkRules, walk
 
 
 @dataclass
@@ -42,12 +48,24 @@ def _read_stdin(stdin: TextIO, limit: int = MAX_INPUT_BYTES) -> LoadedText:
     return decode(data)
 
 
+def not_shell_note(raw: str) -> str:
+    extensions = "/".join(sorted(SHELL_EXTENSIONS))
+    return (f"{raw}: not a shell script (no {extensions} extension, no #! line naming a "
+            "shell): skipped; --shell bash checks it anyway")
+
+
 def pending_inputs(request: Request, stdin: TextIO,
-                   max_size: Callable[[Path | None], int] | None = None) -> list[PendingInput]:
+                   max_size: Callable[[Path | None], int] | None = None,
+                   walk_rules: Callable[[Path], WalkRules] | None = None,
+                   notes: list[str] | None = None) -> list[PendingInput]:
     """Every input in order; one that cannot be read says so when it is read. ``max_size``
-    gives the largest input read for a path (None: standard input); default MAX_INPUT_BYTES."""
+    gives the largest input read for a path (None: standard input); default MAX_INPUT_BYTES.
+    ``walk_rules`` gives what a directory's walk leaves out; ``notes`` receives a line for
+    each file skipped and each directory without shell scripts."""
     def limit(path: Path | None) -> int:
         return MAX_INPUT_BYTES if max_size is None else max_size(path)
+
+    skipped = notes if notes is not None else []
 
     inputs: list[PendingInput] = []
     if request.command is not None:
@@ -61,16 +79,28 @@ def pending_inputs(request: Request, stdin: TextIO,
             missing = LoadedText("", error=f"{raw}: no such file or directory")
             inputs.append(PendingInput(raw, None, partial(_given, missing)))
             continue
-        for found in discover([path]):
-            inputs.append(PendingInput(str(found), found,
-                                       partial(read_text_file, found, limit(found))))
+        if path.is_dir():
+            before = len(inputs)
+            for found in walk(path, walk_rules(path) if walk_rules else WalkRules()):
+                inputs.append(PendingInput(str(found), found,
+                                           partial(read_text_file, found, limit(found))))
+            if len(inputs) == before:
+                skipped.append(f"no shell scripts found in {raw}")
+            continue
+        # Only a regular file is looked into: a FIFO (`<(generate)`) can be read only once.
+        if request.shell is None and path.is_file() and not is_shell_script(path):
+            skipped.append(not_shell_note(raw))
+            continue
+        inputs.append(PendingInput(str(path), path, partial(read_text_file, path, limit(path))))
     return inputs
 
 
-def collect_inputs(request: Request, stdin: TextIO, errors: list[str]) -> list[Input]:
+def collect_inputs(request: Request, stdin: TextIO, errors: list[str],
+                   walk_rules: Callable[[Path], WalkRules] | None = None,
+                   notes: list[str] | None = None) -> list[Input]:
     """Every input read now; those that cannot be read are left out, their errors added."""
     inputs: list[Input] = []
-    for pending in pending_inputs(request, stdin):
+    for pending in pending_inputs(request, stdin, walk_rules=walk_rules, notes=notes):
         loaded = pending.read()
         if loaded.error:
             errors.append(loaded.error)

@@ -22,3 +22,8 @@ class Request:
     no_config: bool
     colour: bool
     jobs: int | None = None  # worker processes for many files; None: one per CPU
+    shell: str | None = None  # --shell: read every input in this shell, whatever its type
+    extend_select: list[str] | None = None
+    exclude: list[str] | None = None  # glob patterns for the directory walk (walk.py)
+    extend_exclude: list[str] | None = None
+    respect_gitignore: bool | None = None  # None: the setting (default true)

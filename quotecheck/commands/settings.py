@@ -12,6 +12,8 @@ from quotecheck.commands.status import UsageProblem
 from quotecheck.config import ConfigError, Settings, find_config, load
 from quotecheck.files import local_dialect
 from quotecheck.inputs import MAX_INPUT_BYTES
+from quotecheck.programs import shell_dialect
+from quotecheck.walk import DEFAULT_EXCLUDE, WalkRules
 
 
 def codes_option(values: list[str] | None) -> list[str] | None:
@@ -25,6 +27,20 @@ def codes_option(values: list[str] | None) -> list[str] | None:
     for code in out:
         if not any(k.startswith(code) for k in known):
             raise UsageProblem(f"`{code}` matches no rule (see `quotecheck rules`)")
+    return out
+
+
+def globs_option(values: list[str] | None, flag: str) -> list[str] | None:
+    """--exclude/--extend-exclude values: comma-separated glob patterns."""
+    from quotecheck.globs import bad_glob
+
+    if values is None:
+        return None
+    out = [g.strip() for v in values for g in v.split(",") if g.strip()]
+    for pattern in out:
+        why = bad_glob(pattern)
+        if why is not None:
+            raise UsageProblem(f"{flag} `{pattern}` is {why}")
     return out
 
 
@@ -46,6 +62,21 @@ class SettingsCache:
             self.cache[found] = load(found) if found else Settings()
         return self.cache[found]
 
+    def walk_rules(self, directory: Path) -> WalkRules:
+        """What a walk of ``directory`` leaves out: the exclude patterns of the configuration
+        that governs it (relative to that file's directory) and the command line's."""
+        try:
+            settings = self.for_path(directory)
+        except ConfigError:
+            settings = Settings()  # the error is reported when a file is checked
+        request = self.request
+        exclude = request.exclude if request.exclude is not None else settings.exclude
+        patterns = [*(DEFAULT_EXCLUDE if exclude is None else exclude),
+                    *settings.extend_exclude, *(request.extend_exclude or [])]
+        respect = request.respect_gitignore if request.respect_gitignore is not None \
+            else settings.respect_gitignore
+        return WalkRules(tuple(patterns), settings.base, respect)
+
     def max_file_size(self, path: Path | None) -> int:
         """The max-file-size limit for this path (None: standard input)."""
         try:
@@ -55,13 +86,26 @@ class SettingsCache:
 
 
 def options_for(request: Request, settings: Settings, item: Input) -> Options:
-    dialect = local_dialect(item.loaded.text) if item.path is not None else "bash"
+    if request.shell is not None:
+        dialect = str(shell_dialect(request.shell))
+    elif item.path is not None:
+        dialect = local_dialect(item.loaded.text, item.path)
+    else:
+        dialect = "bash"  # a `shell=` directive in the text still says otherwise (checker.py)
     ignore = [*settings.ignores_for(item.path), *(request.ignore or [])]
+    select = request.select if request.select is not None else settings.select
+    extend = [*settings.extend_select, *(request.extend_select or [])]
+    if extend:
+        # Added to the selection; a code named here is longer than the prefix it beats in
+        # `ignore` (the longest matching prefix wins), so `extend-select = ["QC201"]` wins
+        # over `ignore = ["QC2"]`.
+        select = [*(select if select is not None else ["QC"]), *extend]
     return Options(
-        select=request.select if request.select is not None else settings.select,
+        select=select,
         ignore=ignore,
         severity=(request.severity or settings.severity),  # type: ignore[arg-type]
         remote_shell=request.remote_shell or settings.remote_shell,
         dialect=dialect,
+        dialect_given=request.shell is not None,
         limits=settings.limits,
     )

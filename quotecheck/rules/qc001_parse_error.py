@@ -1,4 +1,7 @@
-"""QC001 parse-error: a layer's text does not parse."""
+"""QC001 parse-error: a layer's text does not parse.
+
+Not for a zsh layer: the parser reads bash's grammar, and much valid zsh (``for k v in``,
+``files=(**/*(N.))``) is not bash; what it cannot parse there is a QC002 note instead."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer in ctx.layers:
-        if layer.script is None:
+        if layer.script is None or layer.dialect == "zsh":
             continue
         inner = layer.parent is not None
         for p in layer.script.problems:
