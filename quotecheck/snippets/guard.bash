@@ -1,0 +1,28 @@
+# quotecheck guard for interactive bash: each command line is checked before it runs.
+# Install: add to ~/.bashrc:  eval "$(quotecheck init bash)"
+# Enter runs __quotecheck_guard_line (bind -x), then accept-line. On an error the findings are
+# shown and the line runs only if you answer y; otherwise it is put in the history (Up brings
+# it back) and not run. quotecheck only reads the line: it never runs it.
+if [[ $- == *i* ]] && (( BASH_VERSINFO[0] >= 4 )); then
+  __quotecheck_guard_line() {
+    local line=$READLINE_LINE report answer status
+    [[ $line == *[![:space:]]* ]] || return 0
+    report=$(command quotecheck guard --command="$line" 2>&1 >/dev/null)
+    status=$?
+    (( status == 2 )) || return 0
+    printf '%s\n' "$report" >&2
+    read -r -n 1 -p 'quotecheck: run it anyway? [y/N] ' answer </dev/tty
+    printf '\n' >&2
+    [[ $answer == [yY] ]] && return 0
+    history -s -- "$line"
+    READLINE_LINE=''
+    READLINE_POINT=0
+  }
+  for __quotecheck_map in emacs vi-insert vi-command; do
+    bind -m "$__quotecheck_map" -x '"\C-x\C-q\C-g": __quotecheck_guard_line'
+    bind -m "$__quotecheck_map" '"\C-x\C-q\C-a": accept-line'
+    bind -m "$__quotecheck_map" '"\C-m": "\C-x\C-q\C-g\C-x\C-q\C-a"'
+    bind -m "$__quotecheck_map" '"\C-j": "\C-x\C-q\C-g\C-x\C-q\C-a"'
+  done
+  unset __quotecheck_map
+fi
