@@ -141,3 +141,24 @@ def test_risky_line_asks_and_harmless_line_runs(tmp_path: Path, screen: Screen,
     text = screen.wait(lambda t: "\nhi\n" in t and _prompts(t) > before, "echo's output")
     assert text.count(ASK) == asked
     assert os.path.getsize(ran) > 0
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_quotecheck_without_guard_never_asks(tmp_path: Path, screen: Screen,
+                                             shell: str) -> None:
+    """Exit status 2 is also a usage error (a quotecheck too old to have guard): the line runs,
+    no question is asked."""
+    from quotecheck.commands.guard import BLOCKED
+
+    argv, ran = _setup(tmp_path, shell)
+    assert f"'{BLOCKED}'" in (tmp_path / f"guard.{shell}").read_text()
+    (tmp_path / "bin" / "quotecheck").write_text(
+        "#!/bin/sh\necho \"Error: No such command 'guard'.\" >&2\nexit 2\n")
+    screen.tmux("-f", "/dev/null", "new-session", "-d", "-s", "qc", "-x", "160", "-y", "50",
+                *argv)
+    screen.wait(lambda t: PROMPT.rstrip() in t, "the first prompt")
+    screen.keys(RISKY, "Enter")
+    deadline = time.monotonic() + WAIT
+    while not ran.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ran.exists() and ASK not in screen.text(), screen.text()

@@ -40,6 +40,8 @@ DEFAULT_SEVERITY = "error"
 SHELL_TOOL = "Bash"  # the tool_name of a shell command in a pre-tool hook payload
 NOT_ANALYSED = frozenset({"QC001", "QC002"})  # quotecheck's limits, not the command's mistakes
 SUMMARY_CHARS = 120
+# How a block's reason starts: the init snippets ask only when the reason starts so.
+BLOCKED = "quotecheck guard: blocked"
 
 
 @dataclass
@@ -57,7 +59,7 @@ class Decision:
         if not self.block:
             return "quotecheck guard: no finding at the threshold; allowed"
         count = len(self.findings)
-        lines = [f"quotecheck guard: blocked: {count} finding{'s' if count != 1 else ''} "
+        lines = [f"{BLOCKED}: {count} finding{'s' if count != 1 else ''} "
                  "in this command (not run):"]
         lines.extend(f"  {f['code']} {f['line']}:{f['column']} {f['summary']}"
                      for f in self.findings)

@@ -9,7 +9,8 @@ if [[ $- == *i* ]] && (( BASH_VERSINFO[0] >= 4 )); then
     [[ $line == *[![:space:]]* ]] || return 0
     report=$(command quotecheck guard --command="$line" 2>&1 >/dev/null)
     status=$?
-    (( status == 2 )) || return 0
+    # 2 is also a usage error (an older quotecheck without guard): only a block asks.
+    (( status == 2 )) && [[ $report == 'quotecheck guard: blocked'* ]] || return 0
     printf '%s\n' "$report" >&2
     read -r -n 1 -p 'quotecheck: run it anyway? [y/N] ' answer </dev/tty
     printf '\n' >&2

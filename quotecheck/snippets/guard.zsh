@@ -10,7 +10,8 @@ if [[ -o interactive ]]; then
     if [[ $line == *[![:space:]]* ]]; then
       report=$(command quotecheck guard --command="$line" 2>&1 >/dev/null)
       qc_status=$?
-      if (( qc_status == 2 )); then
+      # 2 is also a usage error (an older quotecheck without guard): only a block asks.
+      if (( qc_status == 2 )) && [[ $report == 'quotecheck guard: blocked'* ]]; then
         zle -I
         print -r -- "$report" >&2
         # zle -R puts ZLE back in charge of the terminal, so read -k gets one raw key.
