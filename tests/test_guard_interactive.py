@@ -55,7 +55,10 @@ class Screen:
 
 
 def _setup(tmp_path: Path, shell: str) -> tuple[list[str], Path]:
-    """The shell's command line and the file the stub ssh writes when it runs."""
+    """The shell's command line and the file the stub ssh writes when it runs; ``bash-vi`` is
+    bash in vi editing mode."""
+    vi = shell == "bash-vi"
+    shell = "bash" if vi else shell
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     ran = tmp_path / "ssh-ran"
@@ -72,7 +75,8 @@ def _setup(tmp_path: Path, shell: str) -> tuple[list[str], Path]:
     base = ["env", "-i", f"HOME={tmp_path}", "TERM=xterm", f"PATH={path}", "LANG=C.UTF-8"]
     if shell == "bash":
         rc = tmp_path / "bashrc"
-        rc.write_text(f"PS1='{PROMPT}'\nsource {tmp_path}/guard.bash\n")
+        mode = "set -o vi\n" if vi else ""
+        rc.write_text(f"PS1='{PROMPT}'\n{mode}source {tmp_path}/guard.bash\n")
         return [*base, "bash", "--noprofile", "--rcfile", str(rc), "-i"], ran
     zdot = tmp_path / "zdot"
     zdot.mkdir()
@@ -94,7 +98,7 @@ def _prompts(text: str) -> int:
     return sum(1 for line in text.splitlines() if line.startswith(PROMPT.rstrip()))
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh"])
+@pytest.mark.parametrize("shell", ["bash", "bash-vi", "zsh"])
 def test_risky_line_asks_and_harmless_line_runs(tmp_path: Path, screen: Screen,
                                                  shell: str) -> None:
     argv, ran = _setup(tmp_path, shell)
@@ -162,3 +166,37 @@ def test_quotecheck_without_guard_never_asks(tmp_path: Path, screen: Screen,
     while not ran.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert ran.exists() and ASK not in screen.text(), screen.text()
+
+
+# The history under which bash 5.2.15 aborted ("free(): invalid next size") after the multi-line
+# command below, when the snippet read guard's reason with a command substitution.
+HISTORY = "".join(line + "\n" for line in (
+    'ssh -o BatchMode=yes h "pkill -f train.py; nohup python3 train.py &"',
+    'bind -X; bind -p | grep -i "C-m\\|C-q"; type quotecheck',
+    'clear; bind -s | grep C-m; READLINE_LINE="ssh h \\"pkill -f x.py; nohup python3 x.py &\\""; '
+    'quotecheck guard --command="$READLINE_LINE"; echo st=$?',
+    'clear',
+    'ssh -o BatchMode=yes h "pkill -f train.py; nohup python3 train.py &"',
+    'ssh -o BatchMode=yes h "pkill -f train.py; nohup python3 train.py &"',
+    'echo hi',
+))
+
+
+@pytest.mark.parametrize("shell", ["bash", "bash-vi", "zsh"])
+def test_command_over_several_lines(tmp_path: Path, screen: Screen, shell: str) -> None:
+    """Each line is checked alone; a fragment that does not parse alone is let through, the
+    whole command runs as typed, and the shell lives on."""
+    argv, _ = _setup(tmp_path, shell)
+    (tmp_path / ".bash_history").write_text(HISTORY)
+    screen.tmux("-f", "/dev/null", "new-session", "-d", "-s", "qc", "-x", "160", "-y", "50",
+                *argv)
+    screen.wait(lambda t: PROMPT.rstrip() in t, "the first prompt")
+    before = _prompts(screen.text())
+    for part in ('echo "a', 'b" \\', "c"):
+        screen.keys(part, "Enter")
+        time.sleep(0.5)  # keys typed ahead of a check are kept; this only paces the screen
+    screen.wait(lambda t: "\na\nb c\n" in t, "the command's output")
+    screen.keys("echo al$((1))ve", "Enter")
+    text = screen.wait(lambda t: "\nal1ve\n" in t and _prompts(t) > before + 1,
+                       "the shell to go on")
+    assert ASK not in text
