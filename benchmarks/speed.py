@@ -18,7 +18,9 @@ size", read the same way).
 Rows:
 * one ~50-line real script, whole process: ``quotecheck check FILE`` vs ``shellcheck FILE``;
 * start-up: ``quotecheck --version``, ``--help``, ``rules``, ``explain 'ls'`` (``shellcheck
-  --version`` beside ``--version``);
+  --version`` beside ``--version``); ``guard --command 'ls -l /tmp'`` (what runs before every
+  command a guarded agent or shell runs) against ``shellcheck -s bash`` on a file holding that
+  line, in turns;
 * the corpus (``benchmarks/corpus.py``'s file list): ``quotecheck check`` vs
   ``shellcheck -f json1``: serial (one process for all files, ``--jobs 1``); on 2 cores, one
   ``quotecheck check --jobs 2`` process for all files against ShellCheck's best use of 2 cores
@@ -564,6 +566,15 @@ def main(argv: list[str] | None = None) -> int:
                 for _, b in scs]
             table.add(f"start-up: `quotecheck {name}`", runs, q, versions,
                       "≤ 150 ms" if name.startswith("explain") else "")
+        if startup:
+            one_line = work / "one-line.sh"
+            one_line.write_text("ls -l /tmp\n")
+            q, *s = measure_together(
+                [([*qc, "guard", "--command", "ls -l /tmp"], qenv),
+                 *(([b, "-s", "bash", str(one_line)], None) for _, b in scs)],
+                runs, args.timeout)
+            table.add("start-up: `quotecheck guard --command 'ls -l /tmp'` (shellcheck: "
+                      "`-s bash` on that line)", runs, q, s, "≤ 150 ms")
 
         # 3. the corpus
         if "corpus" in sections:

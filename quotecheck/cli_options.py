@@ -176,6 +176,28 @@ COMMANDS: tuple[Command, ...] = (
             _LOCAL_SHELL,
         ),
     ),
+    Command(
+        "guard", "Decide whether a command about to run should run: exit 2 (block) on "
+        "findings at the threshold, else 0. Reads --command or a pre-tool hook payload on "
+        "stdin; never runs the command.",
+        "quotecheck.commands.guard:run",
+        (
+            Param("command", ("--command", "-c"), "text",
+                  "The command to judge (default: the hook payload on stdin)."),
+            Param("output_format", ("--format",), ("text", "json", "claude-code"),
+                  "text (the reason on stderr), json (the decision on stdout), claude-code "
+                  "(Claude Code's PreToolUse answer, exit 0).", "text"),
+            Param("severity", ("--severity",), SEVERITIES,
+                  "Block on findings at or above this (default: error)."),
+            _remote_shell("The login shell on ssh's remote side."),
+            _CONFIG,
+            _NO_CONFIG,
+        ),
+        fast=True,
+    ),
+    Command("init", "Print a snippet for an interactive shell's rc file that runs `guard` on "
+            "each command line before it runs.", "quotecheck.commands.init:run",
+            (Param("shell", (), ("bash", "zsh"), "The shell: bash or zsh.", REQUIRED),)),
     Command("rules", "List every rule: code, name, default severity and summary.",
             "quotecheck.commands.rules:list_rules", fast=True),
     Command("rule", "Print a rule's document.", "quotecheck.commands.rules:show_rule",
