@@ -8,6 +8,7 @@ other ``echo`` lines) are skipped to find the step the message reports on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Fix
@@ -19,18 +20,90 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.display import Locator, node_text
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
-from quotecheck.rules.runtime.shell_options import option_in_effect
+from quotecheck.rules.runtime.shell_options import option_in_effect, set_flags
 from quotecheck.rules.runtime.slots import Slot, commands_in, slot_of, views_by_command
 
 _NEUTRAL = frozenset({"sleep", "echo", "printf", "true", ":", "date", "sync", "logger",
                       "export", "local", "declare", "typeset", "readonly", "unset", "shift",
                       "set", "clear", "wait"})
+# Cleanup after the real work (``popd``, removing a temporary file): the message reports on the
+# step before it.
+_CLEANUP = frozenset({"rm", "rmdir", "popd", "pushd"})
 _STOPS = frozenset({"exit", "return", "exec"})
+# Commands a printing helper uses besides echo/printf: tests and colour settings.
+_PRINTING = _NEUTRAL | frozenset({"[", "test", "tput", "stty"})
+# A text that claims nothing: a progress line ("Running tests..."), a prompt or instruction
+# ("Press any key when ... completed", "click Close to complete"), a condition or future
+# ("when the build has finished", "you must have X installed"), a header ("Currently running").
+_PROGRESS = re.compile(r"^[^A-Za-z]*[A-Za-z]+ing\b", re.IGNORECASE)
+_INSTRUCTION = re.compile(
+    r"\b(press|click|please|make sure|ensure|remember|you must|you need|you should|"
+    r"currently|manual|manually)\b", re.IGNORECASE)
+_NOT_YET = re.compile(
+    r"\b(?:to|when|until|once|after|before)\s+$"
+    r"|\b(?:must|should|will|would|need|needs|can)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
 _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
 
 
 def _claims(text: str) -> list[str]:
     return [m.group(0) for m in SUCCESS_WORDS.finditer(text)]
+
+
+def _claims_nothing(text: str) -> bool:
+    """Whether ``text`` reports no outcome: see ``_PROGRESS``, ``_INSTRUCTION``, ``_NOT_YET``.
+
+    A log line naming the job's own start or end ("Job 42 started") also claims nothing about
+    the step before it."""
+    if _INSTRUCTION.search(text):
+        return True
+    first = SUCCESS_WORDS.search(text)
+    if first is not None and _PROGRESS.match(text[:first.end()]):
+        return True
+    matches = list(SUCCESS_WORDS.finditer(text))
+    if all(_NOT_YET.search(text[:m.start()]) for m in matches):
+        return True
+    claims = {m.group(0).lower() for m in matches}
+    return claims <= _LIFECYCLE and re.search(r"\bjob\b", text, re.IGNORECASE) is not None
+
+
+def _function_of(view: CommandView) -> Compound | None:
+    for node in reversed(view.context.ancestors):
+        if isinstance(node, Compound) and node.kind == "function":
+            return node
+    return None
+
+
+def _printing_helper(function: Compound, views: dict[int, CommandView]) -> bool:
+    """A function that only prints (``echo_success_msg() { ...; echo -n "[  OK  ]"; }``): it says
+    OK by definition, whatever its caller did."""
+    for cmd in commands_in(function):
+        v = views.get(id(cmd))
+        if v is None or not v.argv:
+            continue
+        if v.values[0] in _PRINTING or v.argv[0].dynamic:
+            continue
+        return False
+    return True
+
+
+def _failures_stop_elsewhere(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
+    """``set -e`` at the top level of the script, which a function called later runs under, or an
+    ``ERR`` trap (with ``set -E`` or not) that the script sets: a failed step never reaches the
+    message."""
+    in_function = _function_of(view) is not None
+    for v in layer.commands:
+        if not v.argv or v.context.in_substitution:
+            continue
+        name = v.values[0]
+        if name == "trap" and len(v.values) >= 3 and v.values[1] not in ("-", "") \
+                and "ERR" in v.values[2:]:
+            return True
+        if in_function and name == "set" and set_flags(v.values).get("errexit") \
+                and not any(isinstance(a, Compound) and a.kind == "function"
+                            for a in v.context.ancestors):
+            return True
+    return False
 
 
 def _names(node: Node, views: dict[int, CommandView]) -> list[str]:
@@ -46,6 +119,28 @@ def _neutral(items: list[Node], views: dict[int, CommandView]) -> bool:
         return False
     names = _names(items[0], views)
     return all(n == "" or n in _NEUTRAL for n in names)
+
+
+def _cleanup(items: list[Node], views: dict[int, CommandView]) -> bool:
+    if len(items) != 1 or not isinstance(items[0], SimpleCommand):
+        return False
+    return all(n in _CLEANUP for n in _names(items[0], views))
+
+
+def _checked_before(slot: Slot, j: int, views: dict[int, CommandView]) -> bool:
+    """Whether the real step before a cleanup (``make || exit 1; popd; echo done``) is checked:
+    the message reports on that step, not on the cleanup."""
+    while j >= 0:
+        lo, hi = slot.group(j)
+        items = slot.items[lo:hi + 1]
+        if _neutral(items, views) or _cleanup(items, views):
+            j = lo - 1
+            continue
+        if any(isinstance(n, (Compound, CommandList)) for n in items):
+            return True
+        names = [n for node in items for n in _names(node, views)]
+        return any(n in _STOPS for n in names) or _handled(items, slot.ops[lo:hi], views)
+    return False
 
 
 def _handled(items: list[Node], ops: list[str], views: dict[int, CommandView]) -> bool:
@@ -101,6 +196,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
     text = message_text(view)
     if not text or not SUCCESS_WORDS.search(text) or NEGATIVE_WORDS.search(text):
         return None
+    if _claims_nothing(text):
+        return None
     c = view.context
     if c.in_substitution or c.in_pipeline or c.background:
         return None
@@ -121,6 +218,11 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         break
     if j < 0:
         return None
+    if _cleanup(slot.items[lo:hi + 1], views) and _checked_before(slot, lo - 1, views):
+        return None
+    function = _function_of(view)
+    if function is not None and _printing_helper(function, views):
+        return None
     step = slot.items[lo:hi + 1]
     step_ops = slot.ops[lo:hi]
     if any(isinstance(n, (Compound, CommandList)) for n in step):
@@ -133,8 +235,9 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         # "started"/"launched" after `cmd &` is true: the job was started. Only a claim that
         # it finished or worked ("done", "deployed") is reported for a background step.
         return None
-    if not background and option_in_effect(ctx, layer, view.command.span[0], slot.script,
-                                           "errexit"):
+    if not background and (option_in_effect(ctx, layer, view.command.span[0], slot.script,
+                                            "errexit")
+                           or _failures_stop_elsewhere(ctx, layer, view)):
         return None
     span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]
     step_text = one_line_escaped(" ".join(span_text.split()), 70)

@@ -222,6 +222,15 @@ DETECTORS: dict[str, Callable[[list[str]], Iterator[Secret]]] = {
 }
 
 
+_REFERENCE = re.compile(r"(?:(?:id|type|src|source|env|target|required|mode|uid|gid)=[^,]*,?)+")
+
+
+def _secret_reference(option: str, value: str) -> bool:
+    """``docker build --secret id=NAME[,src=FILE|env=VAR]`` (BuildKit, podman, buildah) names a
+    secret by id and where to read it: no secret value is on the command line."""
+    return option.lower() == "--secret" and _REFERENCE.fullmatch(value) is not None
+
+
 def _generic(values: list[str]) -> Iterator[Secret]:
     """`--password X`, `--token=X`... of any program, and credentials in URLs."""
     prog = basename(values[0])
@@ -231,6 +240,8 @@ def _generic(values: list[str]) -> Iterator[Secret]:
         if m and prog not in MYSQL:
             name = v[:m.end()]
             found = _long_value(values, i, name)
+            if found and _secret_reference(name, values[found[0]][found[1]:]):
+                continue
             if found and (found[1] or not values[found[0]].startswith("-")):
                 yield Secret(found[0], found[1], len(values[found[0]]), f"`{prog} {name}`",
                              "the program's file, stdin or environment variable form "

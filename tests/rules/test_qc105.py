@@ -64,9 +64,10 @@ def test_awk_loop_variable_and_builtin() -> None:
     assert d2.severity == "error"
 
 
-def test_shell_value_spliced_into_awk_is_a_warning_suggesting_v() -> None:
-    [d] = found('pat=x; awk "/$pat/ {n++} END {print n}" log')
-    assert d.severity == "warning"
+def test_shell_value_spliced_into_awk_is_info_suggesting_v() -> None:
+    # Right, but on real code nearly always intended (precision corpus: 0 of 17 true).
+    [d] = found('pat=$1; awk "/$pat/ {n++} END {print n}" log')
+    assert d.severity == "info"
     assert "-v name=" in d.message
 
 
@@ -78,9 +79,9 @@ def test_shell_value_spliced_into_awk_is_a_warning_suggesting_v() -> None:
     ('sed -e "/x/,$ d" -e "$a end" notes', "error"),
     ('perl -ne "print $_"', "error"),
     ('perl -lane "print $F[1]"', "error"),
-    ('x=1; perl -pe "s/a/$x/"', "warning"),
+    ('x=$1; perl -pe "s/a/$x/"', "info"),
     ('jq --arg id 3 ".[] | select(.id == $id)"', "error"),
-    ('python3 -c "print($n)"', "warning"),
+    ('python3 -c "print($n)"', "info"),
     ('gawk -e "{print $1}" f', "error"),
     ('gawk --source="{print $1}" f', "error"),
 ])
@@ -131,3 +132,39 @@ def test_correct_code_is_not_reported(src: str) -> None:
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
     assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+
+
+@pytest.mark.parametrize("src", [
+    # openstack__devstack/lib/horizon:130: sed has no variables; the shell fills the template.
+    'sed -e "s,%USER%,$APACHE_USER,g" -i f',
+    'sed "s/%HOST%/$HOST/; s|%D%|$Dir|" f',
+    # nvm-sh__nvm/nvm.sh:1038: the single quotes closed to splice a value into the regex.
+    "f() { awk '$1 ~ /^'\"${2-}\"'$/ {print}'; }",
+    # kubernetes__minikube/hack/jenkins/test-flake-chart/compute_flake_rate.sh:75: a constant.
+    "T=20\nawk '{ if ($3 >= '${T}') print }' f",
+    # dokku__dokku/plugins/traefik-vhosts/docker-args-process-deploy:136: the script's own filter.
+    "f() { local a hc_filter\n  hc_filter='.hc // [] | .[0]'\n  jq -r \"$hc_filter | .path\" x; }",
+    # openstack__devstack/inc/async:255: numbers from $(( )).
+    'f() { t=$(( $2 - $1 )); s=$(( t + 1 )); awk "{print $s / $t}"; }',
+])
+def test_values_meant_for_the_program(src: str) -> None:
+    assert found(src) == []
+
+
+def test_awk_has_no_dollar_star() -> None:
+    # microsoft__Megatron-DeepSpeed/.../ds_pretrain_bert_336M_base_script.sh:58: the function's
+    # arguments are the awk expression by design; awk has no `$*` to be meant.
+    [d] = found('calc() { awk "BEGIN{ printf \\"%.0f\\n\\", $* }"; }')
+    assert d.severity == "info"
+    assert "becomes awk code" in d.message
+
+
+@pytest.mark.parametrize("src", [
+    'sed "$d" notes',
+    'sed "s/a/b/;$d" notes',
+    "awk \"{print $2}\" f",
+    'awk "{print \\$1, $NF}" f',
+])
+def test_program_dollars_still_errors(src: str) -> None:
+    [d] = found(src)
+    assert d.severity == "error", src

@@ -82,3 +82,58 @@ def test_not_reported(src: str) -> None:
 
 def test_set_plus_e_turns_it_back_on() -> None:
     assert len(found("set -e\nset +e\ncp a b\necho done")) == 1
+
+
+@pytest.mark.parametrize("src", [
+    # pytorch__examples/run_cpp_examples.sh:42, kubernetes__minikube/hack/jenkins/common.sh:460:
+    # a progress line.
+    'make build\necho "Running example: mnist"',
+    'make build\necho ">> Running gopogh"',
+    # dokku__dokku/contrib/images/digitalocean/in_parts/100-image-check:595
+    'cp a b\necho "Checking all user-created accounts..."',
+    # Homebrew__install/install.sh:874, apache__accumulo/src/build/create-release-candidate.sh:133:
+    # a prompt or an instruction.
+    'cp a b\necho "Press any key when the installation has completed"',
+    'cp a b\necho "Then click Close to complete the staging"',
+    # pyenv__pyenv/plugins/python-build/bin/python-build:1293: a requirement, not a claim.
+    'cp a b\necho "you must have the official GCC compiler installed"',
+    'cp a b\necho "wait for the build to complete"',
+    # apache__accumulo/assemble/bin/accumulo-service:221: a table header.
+    'cp a b\necho "Currently running processes:"',
+    # OpenRLHF__OpenRLHF/examples/scripts/train_nonrl_slurm.sh:25: the job's own start.
+    'mkdir logs\necho "$(date) Job ${SLURM_JOB_ID} started ..."',
+])
+def test_text_that_claims_nothing(src: str) -> None:
+    assert found(src) == []
+
+
+def test_printing_helper_says_ok_by_definition() -> None:
+    # apache__zeppelin/bin/functions.sh:63: the function's job is printing [ OK ].
+    src = ('echo_success_msg() {\n  [ "$BOOTUP" = "color" ] && $MOVE_TO_COL\n  echo -n "["\n'
+           '  [ "$BOOTUP" = "color" ] && $SETCOLOR_SUCCESS\n  echo -n "  OK  "\n}\n')
+    assert found(src) == []
+    # A function that does work and then says OK is still reported.
+    assert len(found('stop() {\n  kill "$pid"\n  echo "stopped OK"\n}\n')) == 1
+
+
+@pytest.mark.parametrize("src", [
+    # helm__helm/scripts/get:145: set -e at the top level, before the function is called.
+    'install() {\n  cp a b\n  echo "installed"\n}\ntrap fail_trap EXIT\nset -e\ninstall\n',
+    # pyenv__pyenv/plugins/python-build/bin/python-build:304: set -E and an ERR trap.
+    'set -E\ntrap build_failed ERR\nbuild() {\n  make\n  echo "Installed x"\n}\nbuild\n',
+    # apache__zeppelin/dev/publish_release.sh:168, alibaba__nacos/distribution/bin/startup.sh:84:
+    # cleanup after a step that was checked.
+    'make || exit 1\npopd\necho "Build done"',
+    'if sed -i.bak s/a/b/ f; then :; fi\nrm -f f.bak\necho "Updated"',
+])
+def test_failures_handled_elsewhere(src: str) -> None:
+    assert found(src) == []
+
+
+@pytest.mark.parametrize("src", [
+    'connect_to db\necho "Connected to db OK"',
+    'kill $PID\necho "Job stopped and cleanup done"',
+    'make\npopd\necho "Build done"',
+])
+def test_claims_still_reported(src: str) -> None:
+    assert len(found(src)) == 1, src

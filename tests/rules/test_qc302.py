@@ -167,3 +167,17 @@ def test_odd_inputs() -> None:
                 "TOKEN= x", "ssh h 'TOKEN='", "x --password=", "htpasswd -b", "openssl -pass",
                 "$x --password=abc123", "smbclient -U a%"]:
         found(src)
+
+
+@pytest.mark.parametrize("src", [
+    # NVIDIA__Megatron-LM/.gitlab/scripts/build.sh:61: BuildKit secrets named by id.
+    "docker build --secret id=JET_INDEX_URLS --target x .",
+    "docker buildx build --secret id=npm,src=$HOME/.npmrc .",
+    "podman build --secret=id=tok,env=TOKEN .",
+])
+def test_secret_named_by_id_is_not_a_secret(src: str) -> None:
+    assert found(src) == []
+
+
+def test_secret_value_after_secret_option_still_reported() -> None:
+    assert len(found("mytool --secret hunter2")) == 1

@@ -26,6 +26,7 @@ class Assigned:
     script: Script | None
     quoted: bool = False  # the value is shell-quoted output (printf %q, ${x@Q}, getopt)
     handover: bool = False  # `name=$name`: takes over a value an outer layer pasted in
+    declared_only: bool = False  # `local name`: no value given
 
 
 def _value_part_of(word: Word, name: str) -> Word:
@@ -65,7 +66,7 @@ def assigned_names(layer: Layer) -> dict[str, list[Assigned]]:
                 name, eq, _ = x.value.partition("=")
                 if IDENTIFIER.fullmatch(name):
                     add(name, Assigned(x.source_span, _value_part_of(x.word, name) if eq
-                                       else None, script))
+                                       else None, script, declared_only=not eq))
         elif prog == "read":
             i = 1
             while i < len(values):

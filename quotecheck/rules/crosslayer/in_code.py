@@ -26,6 +26,11 @@ from quotecheck.rules.crosslayer.inner_shells import (
 )
 from quotecheck.rules.crosslayer.text import basename, line_around
 
+# Parameters whose value is always a number: `$$`, `$#`, `$?`, `$!`, `$LINENO`, `$RANDOM`...
+_NUMBERS = frozenset({"$", "#", "?", "!"})
+_SHELL_NUMBERS = frozenset({"LINENO", "RANDOM", "SECONDS", "BASHPID", "PPID", "UID", "EUID",
+                            "SRANDOM", "EPOCHSECONDS", "OPTIND", "SHLVL"})
+
 
 def code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
                 damage: Landing | None) -> Result | None:
@@ -188,6 +193,9 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
 
 def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, snippet: str,
            severity: Severity | None = None) -> Result | None:
+    if exp.part.kind == "arithmetic" or (exp.part.kind == "special" and exp.name in _NUMBERS) \
+            or (exp.pclass == "named" and exp.name in _SHELL_NUMBERS):
+        return None  # a number: nothing in it can be parsed as code
     trace = ctx.trace
     where = damage.layer
     inner = describe(trace, where)
@@ -210,9 +218,9 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
             if dynamic:
                 related = tuple(Related(a.span, f"`{name}` is built here")
                                 for a in dynamic[:1] if a.span is not None)
-                severity = "warning"
-            else:
-                severity = severity or "info"
+        # A command string built to be run (`eval "$cmd"`, `sh -c "$hook"`): running it is
+        # nearly always the point (precision corpus: none of the judged ones was a defect).
+        severity = "info"
         built = (f" `{exp.name}` is built from other values here, and they become code "
                  "with it." if related else "")
         msg = (f"the command `{snippet}` that {inner} runs is the value of `{exp.shown}` "

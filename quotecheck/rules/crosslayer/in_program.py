@@ -10,6 +10,7 @@ from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding
 from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
 from quotecheck.rules.crosslayer.analysis import Analysis
+from quotecheck.rules.crosslayer.assignments import Assigned
 from quotecheck.rules.crosslayer.expansions import Expansion, Result
 from quotecheck.rules.crosslayer.inner_shells import describe
 from quotecheck.rules.crosslayer.programs import Program
@@ -27,6 +28,40 @@ def _awk_identifier_used(program: str, name: str) -> bool:
     return re.search(rf"(?<![$\w]){re.escape(name)}(?!\w)", program) is not None
 
 
+def _spliced(exp: Expansion) -> bool:
+    return exp.part.quoting == "double" and any(
+        p.quoting == "single" for p in exp.word.parts)
+
+
+_SED_ADDRESS = re.compile(r"[\d\s,$!~+]*")
+
+
+def _sed_address(before: str) -> bool:
+    """Whether text ending at ``before`` leaves the next character in a sed address (`$d`,
+    `1,$p`), not inside a command's arguments (`s,%USER%,$USER,g`)."""
+    command = re.split(r"[;\n{}]", before)[-1]
+    command = re.sub(r"/(?:[^/\\]|\\.)*/|\\(.)(?:(?!\1).)*\1", "", command)
+    return _SED_ADDRESS.fullmatch(command) is not None
+
+
+def _script_value(assigns: Iterable[Assigned]) -> bool:
+    """Every value the script gives the variable is its own text or a number: a constant
+    (`CLOSE_ISSUE_THRESHOLD=20`, a jq filter in single quotes) or a `$((...))` result."""
+    values = [a.value for a in assigns if not a.declared_only]
+    if not values:
+        return False
+    for v in values:
+        if v is None:
+            return False
+        if v.literal_value is not None:
+            continue
+        if not all(p.kind == "arithmetic" for p in v.expansions()) or any(
+                p.kind == "literal" and not re.fullmatch(r"[\d$.+-]*", p.value)
+                for p in v.parts):
+            return False
+    return True
+
+
 def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
                    prog: Program) -> Result | None:
     trace = ctx.trace
@@ -36,18 +71,21 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
     local = outer_label(exp)
     assigned = name is not None and name in an.assigned(exp.layer)
     meant: bool  # the text was meant for the program
-    if lang == "awk":
-        meant = pclass in ("positional", "special") or (
-            name is not None and (name in AWK_BUILTINS or (
-                not assigned and _awk_identifier_used(prog.text, name))))
+    if _spliced(exp):
+        # `awk '/'"$x"'/'`: the author closed the program's single quotes to put the value in.
+        meant = False
+    elif lang == "awk":
+        # awk reads `$2`, `$NF`, `$i`: never `${2-}`, `$*`, `$#` or `$?`.
+        plain = name is not None and exp.text == "$" + name
+        meant = plain and name is not None and (name.isdigit() or name in AWK_BUILTINS or (
+            pclass == "named" and not assigned and _awk_identifier_used(prog.text, name)))
         advice = ("write `\\$` (`\\" + exp.text + "`) or single-quote the program; pass shell "
                   "values with `-v name=\"$value\"` or through ENVIRON")
     elif lang == "sed":
         # sed's `$` (last line) starts an address: `$d`, `1,$s/a/b/`, `$!N`.
         at = prog.index_of(exp.sources[0])
         before = prog.text[:at].rstrip(" \t") if at is not None else "?"
-        address = before == "" or before[-1] in ",;\n{}!"
-        meant = address and (name == "!" or (
+        meant = _sed_address(before) and (name == "!" or (
             pclass == "named" and name is not None and name[:1] in SED_COMMANDS
             and not assigned))
         if not meant:
@@ -67,6 +105,8 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
                   "in the environment (os.environ)")
     if exp.part.kind in ("command", "backtick") and lang != "python":
         meant = False
+    if not meant and name is not None and _script_value(an.assigned(exp.layer).get(name, [])):
+        return None  # the script's own constant or number: it is the program text intended
     received = _program_as_received(prog, exp, an.assigned(exp.layer))
     receives = f"`{received}`" if received.strip() else "an empty program"
     layer_note = ""
@@ -86,7 +126,8 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
         msg = (f"{local} expands `{exp.shown}` inside {article(lang)} program{layer_note}, so the "
                f"value becomes {lang} code ({receives}): quotes, backslashes or "
                f"{lang} syntax in it change the program. {advice[0].upper()}{advice[1:]}.")
-        severity = "warning"
+        # Right, but nearly always the intent: a host name, a version, a path spliced in.
+        severity = "info"
     target = prog.layer
     return Result("QC105", Finding(exp.span, msg, target, (), escape_fix(ctx, exp)
                                    if meant else (), severity))
