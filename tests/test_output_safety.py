@@ -106,7 +106,7 @@ def test_snippet_caret_points_at_the_span(text: str, start: int, length: int) ->
         # The shown character at the caret's column is the one the span starts with.
         col = 0
         for ch in shown:
-            if col == column:
+            if col == column and width(ch):  # (a combining mark shares its base's column)
                 assert ch == "a"
                 break
             col += width(ch)

@@ -9,42 +9,73 @@ any depth points back at the input.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Literal
 
 from quotecheck.parsing.tree import Context, Script, SimpleCommand
 from quotecheck.parsing.words import Word
 from quotecheck.programs import SHELL_PROGRAMS, Dialect, basename
+from quotecheck.records import FrozenRecord, Record
 from quotecheck.sourcemap import SourceMap, compact_offsets
 
 LayerKind = Literal["shell", "ssh", "join", "exec", "awk"]
 
 
-@dataclass(frozen=True, slots=True)
-class Arg:
+class Arg(FrozenRecord):
     """One argv element as the program receives it (or the word as written, when dynamic)."""
 
+    __slots__ = ("dynamic", "dynamic_ranges", "offsets", "source_span", "value", "word")
     value: str
     dynamic: bool
     word: Word | None  # None for words a layer generates itself
     source_span: tuple[int, int] | None
     # The source offset of each character of ``value`` (a range when consecutive).
-    offsets: Sequence[int | None] = ()
-    dynamic_ranges: tuple[tuple[int, int], ...] = ()  # parts of ``value`` known only at run time
+    offsets: Sequence[int | None]
+    dynamic_ranges: tuple[tuple[int, int], ...]  # parts of ``value`` known only at run time
+
+    def __init__(
+        self,
+        value: str,
+        dynamic: bool,
+        word: Word | None,
+        source_span: tuple[int, int] | None,
+        offsets: Sequence[int | None] = (),
+        dynamic_ranges: tuple[tuple[int, int], ...] = (),
+    ) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "dynamic", dynamic)
+        object.__setattr__(self, "word", word)
+        object.__setattr__(self, "source_span", source_span)
+        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "offsets", compact_offsets(self.offsets))
 
 
-@dataclass(slots=True, weakref_slot=True)  # (rules keep weak references to views)
-class CommandView:
+class CommandView(Record):
     """A simple command of a shell layer with its argv after that layer's expansions."""
 
+    __slots__ = ("__weakref__", "argv", "command", "context", "opens", "source_span")
     argv: list[Arg]
     command: SimpleCommand
     context: Context
     source_span: tuple[int, int] | None
-    opens: list[int] = field(default_factory=list)  # ids of the layers this command opens
+    opens: list[int]  # ids of the layers this command opens
+
+    def __init__(
+        self,
+        argv: list[Arg],
+        command: SimpleCommand,
+        context: Context,
+        source_span: tuple[int, int] | None,
+        opens: list[int] | None = None,
+    ) -> None:
+        self.argv = argv
+        self.command = command
+        self.context = context
+        self.source_span = source_span
+        self.opens = [] if opens is None else opens
 
     @property
     def values(self) -> list[str]:
@@ -55,35 +86,82 @@ class CommandView:
         return [i for i, a in enumerate(self.argv) if a.dynamic]
 
 
-@dataclass
-class Layer:
+class Layer(Record):
     id: int
     parent: int | None
     kind: LayerKind
     where: str  # "local" or "remote:<destination>"
     source_span: tuple[int, int] | None
     # What the layer reads: a shell's script, awk's program, the string ssh sends.
-    text: str | None = None
-    origin: SourceMap | None = None
-    dynamic_text: bool = False
-    dynamic_ranges: list[tuple[int, int]] = field(default_factory=list)  # in ``text``
+    text: str | None
+    origin: SourceMap | None
+    dynamic_text: bool
+    dynamic_ranges: list[tuple[int, int]]  # in ``text``
     # shell layers
-    dialect: Dialect | None = None
-    script: Script | None = None
-    commands: list[CommandView] = field(default_factory=list)
-    process: list[str] | None = None  # the argv of the process running it, as `ps` shows it
-    positional: list[Arg] = field(default_factory=list)  # $0 $1 ... for `sh -c STR a0 a1`
-    stdin_script: bool = False  # the shell reads its script from stdin (bash -s, ssh <<EOF)
+    dialect: Dialect | None
+    script: Script | None
+    commands: list[CommandView]
+    process: list[str] | None  # the argv of the process running it, as `ps` shows it
+    positional: list[Arg]  # $0 $1 ... for `sh -c STR a0 a1`
+    stdin_script: bool  # the shell reads its script from stdin (bash -s, ssh <<EOF)
     # ssh / join layers
-    via: str | None = None  # ssh, watch, su, eval ...
-    destination: str | None = None
-    sends: str | None = None
-    options: dict[str, str] = field(default_factory=dict)  # ssh -o settings, -p, -t ...
+    via: str | None  # ssh, watch, su, eval ...
+    destination: str | None
+    sends: str | None
+    options: dict[str, str]  # ssh -o settings, -p, -t ...
     # exec layers
-    argv: list[Arg] = field(default_factory=list)
+    argv: list[Arg]
     # awk layers
-    assignments: list[tuple[str, str]] = field(default_factory=list)  # -v name=value after escapes
-    opened_by: CommandView | None = None
+    assignments: list[tuple[str, str]]  # -v name=value after escapes
+    opened_by: CommandView | None
+
+    def __init__(
+        self,
+        id: int,
+        parent: int | None,
+        kind: LayerKind,
+        where: str,
+        source_span: tuple[int, int] | None,
+        text: str | None = None,
+        origin: SourceMap | None = None,
+        dynamic_text: bool = False,
+        dynamic_ranges: list[tuple[int, int]] | None = None,
+        dialect: Dialect | None = None,
+        script: Script | None = None,
+        commands: list[CommandView] | None = None,
+        process: list[str] | None = None,
+        positional: list[Arg] | None = None,
+        stdin_script: bool = False,
+        via: str | None = None,
+        destination: str | None = None,
+        sends: str | None = None,
+        options: dict[str, str] | None = None,
+        argv: list[Arg] | None = None,
+        assignments: list[tuple[str, str]] | None = None,
+        opened_by: CommandView | None = None,
+    ) -> None:
+        self.id = id
+        self.parent = parent
+        self.kind = kind
+        self.where = where
+        self.source_span = source_span
+        self.text = text
+        self.origin = origin
+        self.dynamic_text = dynamic_text
+        self.dynamic_ranges = [] if dynamic_ranges is None else dynamic_ranges
+        self.dialect = dialect
+        self.script = script
+        self.commands = [] if commands is None else commands
+        self.process = process
+        self.positional = [] if positional is None else positional
+        self.stdin_script = stdin_script
+        self.via = via
+        self.destination = destination
+        self.sends = sends
+        self.options = {} if options is None else options
+        self.argv = [] if argv is None else argv
+        self.assignments = [] if assignments is None else assignments
+        self.opened_by = opened_by
 
     def source_offset(self, index: int) -> int | None:
         """Offset in the original input of character ``index`` of this layer's text."""
@@ -114,10 +192,13 @@ class Layer:
         return self.via or self.kind
 
 
-@dataclass
-class Trace:
+class Trace(Record):
     source: str
     layers: list[Layer]
+
+    def __init__(self, source: str, layers: list[Layer]) -> None:
+        self.source = source
+        self.layers = layers
 
     @property
     def root(self) -> Layer:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 
 from quotecheck.layers.argv_options import Grammar, Option, Scan, scan
 from quotecheck.layers.handoff_types import (
@@ -36,6 +35,7 @@ from quotecheck.layers.handoff_types import (
     ShellHandoff,
     basename,
 )
+from quotecheck.records import FrozenRecord
 
 _HELP = frozenset({"help", "version"})
 
@@ -61,24 +61,43 @@ def _g(
     )
 
 
-@dataclass(frozen=True)
-class WrapperSpec:
+class WrapperSpec(FrozenRecord):
     """How one exec wrapper reads its argv."""
 
     grammar: Grammar
-    operands_before: int = 0
+    operands_before: int
     """Operands read before the command: timeout DURATION, chroot NEWROOT, flock FILE."""
-    assignments: bool = False
+    assignments: bool
     """NAME=value operands before the command set its environment (env)."""
-    default_command: tuple[str, ...] = ()
+    default_command: tuple[str, ...]
     """What runs when no command is given (xargs: echo)."""
-    no_run: frozenset[str] = frozenset({"--help", "--version"})
+    no_run: frozenset[str]
     """Options that make the wrapper run nothing (help, list modes...)."""
-    user_options: tuple[str, ...] = ()
+    user_options: tuple[str, ...]
     """Options whose value names the target user (the last one wins)."""
-    user_operand: bool = False
+    user_operand: bool
     """The first operand is the target user (gosu, su-exec)."""
-    default_user: str | None = None
+    default_user: str | None
+
+    def __init__(
+        self,
+        grammar: Grammar,
+        operands_before: int = 0,
+        assignments: bool = False,
+        default_command: tuple[str, ...] = (),
+        no_run: frozenset[str] = frozenset({"--help", "--version"}),
+        user_options: tuple[str, ...] = (),
+        user_operand: bool = False,
+        default_user: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "grammar", grammar)
+        object.__setattr__(self, "operands_before", operands_before)
+        object.__setattr__(self, "assignments", assignments)
+        object.__setattr__(self, "default_command", default_command)
+        object.__setattr__(self, "no_run", no_run)
+        object.__setattr__(self, "user_options", user_options)
+        object.__setattr__(self, "user_operand", user_operand)
+        object.__setattr__(self, "default_user", default_user)
 
 
 WRAPPERS: dict[str, WrapperSpec] = {
@@ -335,15 +354,24 @@ _ENV_ESCAPES = {"f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "#": "#",
                 '"': '"', "'": "'", "\\": "\\"}
 
 
-@dataclass(frozen=True)
-class EnvSplit:
+class EnvSplit(FrozenRecord):
     """The result of splitting an `env -S` string."""
 
     words: tuple[str, ...]
-    expanded: tuple[int, ...] = ()
+    expanded: tuple[int, ...]
     """Positions of words holding `${NAME}`, kept as written: env expands it from its own
     environment, unknown statically."""
-    error: str | None = None
+    error: str | None
+
+    def __init__(
+        self,
+        words: tuple[str, ...],
+        expanded: tuple[int, ...] = (),
+        error: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "expanded", expanded)
+        object.__setattr__(self, "error", error)
 
 
 def env_split_string(text: str) -> EnvSplit:

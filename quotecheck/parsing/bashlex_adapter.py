@@ -42,8 +42,9 @@ import sys
 import threading
 import types
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
+
+from quotecheck.records import FrozenRecord, Record
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -105,14 +106,25 @@ _KNOWN_KINDS = _LEAF_KINDS | frozenset(
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ParseOutcome:
+class ParseOutcome(FrozenRecord):
     """What :func:`safe_parse` found: either ``nodes`` or an ``error`` (never both)."""
 
     nodes: list[Any] | None
-    error: str | None = None
-    error_offset: int | None = None
-    timed_out: bool = False
+    error: str | None
+    error_offset: int | None
+    timed_out: bool
+
+    def __init__(
+        self,
+        nodes: list[Any] | None,
+        error: str | None = None,
+        error_offset: int | None = None,
+        timed_out: bool = False,
+    ) -> None:
+        object.__setattr__(self, "nodes", nodes)
+        object.__setattr__(self, "error", error)
+        object.__setattr__(self, "error_offset", error_offset)
+        object.__setattr__(self, "timed_out", timed_out)
 
     @property
     def ok(self) -> bool:
@@ -275,8 +287,7 @@ def _first_uncovered(text: str, spans: list[tuple[int, int]]) -> int | None:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Bashlex:
+class _Bashlex(Record):
     parser: Any  # the bashlex.parser module
     tokenizer: Any  # the bashlex.tokenizer module
     errors: Any  # the bashlex.errors module
@@ -285,6 +296,26 @@ class _Bashlex:
     productions: tuple[Any, ...]  # private copy of the production table, our actions bound
     tokenizer_class: Any  # our tokenizer subclass
     table_source: str  # "cache", "built", "built+cached" or "preloaded"
+
+    def __init__(
+        self,
+        parser: Any,
+        tokenizer: Any,
+        errors: Any,
+        ast: Any,
+        state: Any,
+        productions: tuple[Any, ...],
+        tokenizer_class: Any,
+        table_source: str,
+    ) -> None:
+        self.parser = parser
+        self.tokenizer = tokenizer
+        self.errors = errors
+        self.ast = ast
+        self.state = state
+        self.productions = productions
+        self.tokenizer_class = tokenizer_class
+        self.table_source = table_source
 
 
 _LOCK = threading.Lock()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from quotecheck.programs import Dialect
+from quotecheck.records import FrozenRecord
 
 # Filler for masked characters. '.' can never be part of a variable name, so a masked word such
 # as `"X"=1` (-> `...=1`) is not mistaken for an assignment, and it is not special to bashlex.
@@ -51,8 +52,7 @@ _NOT_HERE = -1  # a probe's answer: the construct is not there at all (whatever 
 ProblemCode = Literal["QC001", "QC002"]
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(FrozenRecord):
     """Something the scan could not take in: a parse error (QC001) or a skipped part (QC002)."""
 
     code: ProblemCode
@@ -60,9 +60,14 @@ class Problem:
     end: int
     message: str
 
+    def __init__(self, code: ProblemCode, start: int, end: int, message: str) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "message", message)
 
-@dataclass(frozen=True)
-class NestedScript:
+
+class NestedScript(FrozenRecord):
     """A script nested inside the text: ``$(...)``, a backtick string or ``<(...)``/``>(...)``.
 
     ``inner`` is the span of the script text itself (inside the delimiters). Backtick contents
@@ -74,11 +79,26 @@ class NestedScript:
     end: int
     inner: tuple[int, int]
     depth: int
-    in_heredoc: bool = False
+    in_heredoc: bool
+
+    def __init__(
+        self,
+        kind: Literal["command", "backtick", "process"],
+        start: int,
+        end: int,
+        inner: tuple[int, int],
+        depth: int,
+        in_heredoc: bool = False,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "depth", depth)
+        object.__setattr__(self, "in_heredoc", in_heredoc)
 
 
-@dataclass(frozen=True)
-class HeredocSpec:
+class HeredocSpec(FrozenRecord):
     """One ``<<DELIM``/``<<-DELIM`` redirection and the body lines that belong to it."""
 
     operator: tuple[int, int]
@@ -89,6 +109,26 @@ class HeredocSpec:
     body: tuple[int, int]
     terminated: bool
     depth: int
+
+    def __init__(
+        self,
+        operator: tuple[int, int],
+        delimiter: str,
+        delimiter_span: tuple[int, int],
+        quoted: bool,
+        strip_tabs: bool,
+        body: tuple[int, int],
+        terminated: bool,
+        depth: int,
+    ) -> None:
+        object.__setattr__(self, "operator", operator)
+        object.__setattr__(self, "delimiter", delimiter)
+        object.__setattr__(self, "delimiter_span", delimiter_span)
+        object.__setattr__(self, "quoted", quoted)
+        object.__setattr__(self, "strip_tabs", strip_tabs)
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "terminated", terminated)
+        object.__setattr__(self, "depth", depth)
 
 
 @dataclass

@@ -8,85 +8,135 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from quotecheck.parsing.scanner import HeredocSpec, Problem
 from quotecheck.parsing.words import Word
 from quotecheck.programs import Dialect
+from quotecheck.records import FrozenRecord, Record
 from quotecheck.sourcemap import SourceMap
 
 Span = tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class Heredoc:
+class Heredoc(FrozenRecord):
+    __slots__ = ("body", "spec")
     spec: HeredocSpec
     body: Word  # what the command reads on stdin (expansions marked when the delimiter is bare)
 
+    def __init__(self, spec: HeredocSpec, body: Word) -> None:
+        object.__setattr__(self, "spec", spec)
+        object.__setattr__(self, "body", body)
 
-@dataclass(frozen=True, slots=True)
-class Redirect:
+
+class Redirect(FrozenRecord):
+    __slots__ = ("dup_fd", "fd", "heredoc", "op", "span", "target")
     span: Span
     op: str  # '>', '>>', '<', '<<', '<<-', '<<<', '>&', '<&', '&>', '&>>', '>|', '<>'
     fd: int | None
     target: Word | None  # None for heredocs and for `n>&m` with a number
-    dup_fd: int | None = None  # the m of `n>&m`
-    heredoc: Heredoc | None = None
+    dup_fd: int | None  # the m of `n>&m`
+    heredoc: Heredoc | None
+
+    def __init__(self, span: Span, op: str, fd: int | None, target: Word | None,
+                 dup_fd: int | None = None, heredoc: Heredoc | None = None) -> None:
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "op", op)
+        object.__setattr__(self, "fd", fd)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "dup_fd", dup_fd)
+        object.__setattr__(self, "heredoc", heredoc)
 
 
-@dataclass(frozen=True, slots=True)
-class Assignment:
+class Assignment(FrozenRecord):
+    __slots__ = ("append", "name", "span", "subscript", "value")
     span: Span
     name: str  # the variable: `a` for `a[i+1]=x` too
     value: Word
-    append: bool = False
-    subscript: Word | None = None  # `i+1` of `a[i+1]=x` (an array-element assignment)
+    append: bool
+    subscript: Word | None  # `i+1` of `a[i+1]=x` (an array-element assignment)
+
+    def __init__(self, span: Span, name: str, value: Word, append: bool = False,
+                 subscript: Word | None = None) -> None:
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "append", append)
+        object.__setattr__(self, "subscript", subscript)
 
 
-@dataclass(slots=True)
-class SimpleCommand:
+class SimpleCommand(Record):
+    __slots__ = ("assignments", "redirects", "span", "words")
     span: Span
     assignments: list[Assignment]
     words: list[Word]
     redirects: list[Redirect]
+
+    def __init__(self, span: Span, assignments: list[Assignment], words: list[Word],
+                 redirects: list[Redirect]) -> None:
+        self.span = span
+        self.assignments = assignments
+        self.words = words
+        self.redirects = redirects
 
     @property
     def name(self) -> str | None:
         return self.words[0].value if self.words else None
 
 
-@dataclass(slots=True)
-class Pipeline:
+class Pipeline(Record):
+    __slots__ = ("commands", "negated", "operators", "span")
     span: Span
     commands: list[Node]
-    negated: bool = False
-    operators: list[str] = field(default_factory=list)  # '|' or '|&' between commands
+    negated: bool
+    operators: list[str]  # '|' or '|&' between commands
+
+    def __init__(self, span: Span, commands: list[Node], negated: bool = False,
+                 operators: list[str] | None = None) -> None:
+        self.span = span
+        self.commands = commands
+        self.negated = negated
+        self.operators = [] if operators is None else operators
 
 
-@dataclass(slots=True)
-class CommandList:
+class CommandList(Record):
     """Commands joined by ``;``, newline, ``&``, ``&&``, ``||``: ``ops[i]`` follows ``items[i]``."""
 
+    __slots__ = ("items", "ops", "span")
     span: Span
     items: list[Node]
     ops: list[str | None]
 
+    def __init__(self, span: Span, items: list[Node], ops: list[str | None]) -> None:
+        self.span = span
+        self.items = items
+        self.ops = ops
 
-@dataclass(slots=True)
-class Compound:
+
+class Compound(Record):
     """``{ }``, ``( )``, if, for, while, until, case, select, function, ``(( ))``, ``[[ ]]``.
 
     ``parts`` holds the sub-lists in textual order with their role: ``condition`` (if/elif/while/
     until tests), ``body`` (what runs), ``else``, ``pattern`` (a case clause body).
     """
 
+    __slots__ = ("kind", "name", "parts", "redirects", "span", "words")
     kind: str
     span: Span
     parts: list[tuple[str, Node]]
-    words: list[Word] = field(default_factory=list)  # for-list, case subject, patterns, [[ ]] words
-    redirects: list[Redirect] = field(default_factory=list)
-    name: str | None = None  # a function's name
+    words: list[Word]  # for-list, case subject, patterns, [[ ]] words
+    redirects: list[Redirect]
+    name: str | None  # a function's name
+
+    def __init__(self, kind: str, span: Span, parts: list[tuple[str, Node]],
+                 words: list[Word] | None = None, redirects: list[Redirect] | None = None,
+                 name: str | None = None) -> None:
+        self.kind = kind
+        self.span = span
+        self.parts = parts
+        self.words = [] if words is None else words
+        self.redirects = [] if redirects is None else redirects
+        self.name = name
 
 
 Node = SimpleCommand | Pipeline | CommandList | Compound
@@ -140,8 +190,7 @@ class SubstitutionMap(dict[int, "Script"]):
         return self
 
 
-@dataclass
-class Script:
+class Script(Record):
     """One parsed text: a layer's whole text, or a ``$( )``/backtick script inside it."""
 
     text: str
@@ -149,12 +198,27 @@ class Script:
     dialect: Dialect
     span: Span
     body: list[Node]
-    problems: list[Problem] = field(default_factory=list)
-    comments: list[Span] = field(default_factory=list)
+    problems: list[Problem]
+    comments: list[Span]
     # Scripts nested in this text's words, by the offset of their `$(`/backtick/`<(`; shared by
     # every script cut from the same text.
-    substitutions: dict[int, Script] = field(default_factory=SubstitutionMap)
-    anchor: Span | None = None  # for a nested script: its `$( ... )` span in the parent's text
+    substitutions: dict[int, Script]
+    anchor: Span | None  # for a nested script: its `$( ... )` span in the parent's text
+
+    def __init__(self, text: str, origin: SourceMap, dialect: Dialect, span: Span,
+                 body: list[Node], problems: list[Problem] | None = None,
+                 comments: list[Span] | None = None,
+                 substitutions: dict[int, Script] | None = None,
+                 anchor: Span | None = None) -> None:
+        self.text = text
+        self.origin = origin
+        self.dialect = dialect
+        self.span = span
+        self.body = body
+        self.problems = [] if problems is None else problems
+        self.comments = [] if comments is None else comments
+        self.substitutions = SubstitutionMap() if substitutions is None else substitutions
+        self.anchor = anchor
 
     def substitutions_in(self, span: Span) -> list[Script]:
         """The outermost nested scripts whose construct starts inside ``span``."""
@@ -175,10 +239,19 @@ class Script:
         return not self.problems
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(FrozenRecord):
     """Where a simple command sits: what a rule needs to judge it."""
 
+    __slots__ = (
+        "ancestors",
+        "background",
+        "conditional",
+        "guarded",
+        "in_pipeline",
+        "in_substitution",
+        "pipeline_last",
+        "script",
+    )
     script: Script
     ancestors: tuple[Node, ...]
     background: bool  # ends with `&` (itself or an enclosing list item)
@@ -187,6 +260,18 @@ class Context:
     in_pipeline: bool
     pipeline_last: bool
     in_substitution: bool  # inside $( ), backticks or <( )
+
+    def __init__(self, script: Script, ancestors: tuple[Node, ...], background: bool,
+                 conditional: bool, guarded: bool, in_pipeline: bool, pipeline_last: bool,
+                 in_substitution: bool) -> None:
+        object.__setattr__(self, "script", script)
+        object.__setattr__(self, "ancestors", ancestors)
+        object.__setattr__(self, "background", background)
+        object.__setattr__(self, "conditional", conditional)
+        object.__setattr__(self, "guarded", guarded)
+        object.__setattr__(self, "in_pipeline", in_pipeline)
+        object.__setattr__(self, "pipeline_last", pipeline_last)
+        object.__setattr__(self, "in_substitution", in_substitution)
 
 
 def walk(script: Script) -> Iterator[tuple[SimpleCommand, Context]]:

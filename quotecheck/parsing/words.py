@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from quotecheck.parsing.scanner import (
@@ -29,6 +28,7 @@ from quotecheck.parsing.scanner import (
     skip_line_continuations,
 )
 from quotecheck.programs import Dialect
+from quotecheck.records import FrozenRecord
 from quotecheck.sourcemap import compact_offsets
 
 PartKind = Literal[
@@ -42,16 +42,33 @@ EXPANSION_KINDS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
+class Part(FrozenRecord):
     """A piece of a word. ``offsets[i]`` is where ``value[i]`` stands in the layer's text."""
 
+    __slots__ = ("kind", "name", "offsets", "quoting", "span", "value")
     kind: PartKind
     quoting: Quoting
     span: tuple[int, int]
     value: str
     offsets: Sequence[int]  # a range when consecutive (sourcemap.compact_offsets)
-    name: str | None = None  # the parameter's name, for parameter and special parts
+    name: str | None  # the parameter's name, for parameter and special parts
+
+    def __init__(
+        self,
+        kind: PartKind,
+        quoting: Quoting,
+        span: tuple[int, int],
+        value: str,
+        offsets: Sequence[int],
+        name: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "quoting", quoting)
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "name", name)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if type(self.offsets) is not range:
@@ -62,13 +79,18 @@ class Part:
         return self.kind != "literal"
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(FrozenRecord):
     """One shell word, cut from its layer's text at ``span``."""
 
+    __slots__ = ("parts", "raw", "span")
     span: tuple[int, int]
     raw: str
     parts: tuple[Part, ...]
+
+    def __init__(self, span: tuple[int, int], raw: str, parts: tuple[Part, ...]) -> None:
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "raw", raw)
+        object.__setattr__(self, "parts", parts)
 
     @property
     def dynamic(self) -> bool:

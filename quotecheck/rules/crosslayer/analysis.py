@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from quotecheck.layers.model import Layer, Trace
+from quotecheck.records import Record
 from quotecheck.rules.crosslayer.assignments import Assigned, assigned_names
 from quotecheck.rules.crosslayer.chars import CharInfo, char_map
 from quotecheck.rules.crosslayer.expansions import Result
@@ -13,14 +13,29 @@ from quotecheck.rules.crosslayer.programs import Program, programs_in_view
 from quotecheck.rules.crosslayer.text import source_offsets
 
 
-@dataclass
-class Analysis:
+class Analysis(Record):
     trace: Trace
-    results: list[Result] = field(default_factory=list)
-    _chars: dict[int, dict[int, CharInfo]] = field(default_factory=dict)
-    _assigned: dict[int, dict[str, list[Assigned]]] = field(default_factory=dict)
-    _programs: dict[int, list[Program]] = field(default_factory=dict)
-    _children: dict[int, list[int]] = field(default_factory=dict)
+    results: list[Result]
+    _chars: dict[int, dict[int, CharInfo]]
+    _assigned: dict[int, dict[str, list[Assigned]]]
+    _programs: dict[int, list[Program]]
+    _children: dict[int, list[int]]
+
+    def __init__(
+        self,
+        trace: Trace,
+        results: list[Result] | None = None,
+        _chars: dict[int, dict[int, CharInfo]] | None = None,
+        _assigned: dict[int, dict[str, list[Assigned]]] | None = None,
+        _programs: dict[int, list[Program]] | None = None,
+        _children: dict[int, list[int]] | None = None,
+    ) -> None:
+        self.trace = trace
+        self.results = [] if results is None else results
+        self._chars = {} if _chars is None else _chars
+        self._assigned = {} if _assigned is None else _assigned
+        self._programs = {} if _programs is None else _programs
+        self._children = {} if _children is None else _children
 
     def chars(self, layer: Layer) -> dict[int, CharInfo]:
         if layer.id not in self._chars:

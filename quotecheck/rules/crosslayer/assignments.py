@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
+from quotecheck.records import Record
 from quotecheck.rules.crosslayer.chars import DECLARERS, scripts_of
 from quotecheck.rules.crosslayer.parameters import IDENTIFIER
 from quotecheck.rules.crosslayer.text import basename
@@ -17,16 +17,31 @@ from quotecheck.rules.crosslayer.text import basename
 _READ_VALUE_OPTIONS = frozenset("pdnNtui")
 
 
-@dataclass
-class Assigned:
+class Assigned(Record):
     """Where a layer gives a variable a value."""
 
     span: tuple[int, int] | None  # source span of the assignment
     value: Word | None  # the value word, when it is `name=value`
     script: Script | None
-    quoted: bool = False  # the value is shell-quoted output (printf %q, ${x@Q}, getopt)
-    handover: bool = False  # `name=$name`: takes over a value an outer layer pasted in
-    declared_only: bool = False  # `local name`: no value given
+    quoted: bool  # the value is shell-quoted output (printf %q, ${x@Q}, getopt)
+    handover: bool  # `name=$name`: takes over a value an outer layer pasted in
+    declared_only: bool  # `local name`: no value given
+
+    def __init__(
+        self,
+        span: tuple[int, int] | None,
+        value: Word | None,
+        script: Script | None,
+        quoted: bool = False,
+        handover: bool = False,
+        declared_only: bool = False,
+    ) -> None:
+        self.span = span
+        self.value = value
+        self.script = script
+        self.quoted = quoted
+        self.handover = handover
+        self.declared_only = declared_only
 
 
 def _value_part_of(word: Word, name: str) -> Word:

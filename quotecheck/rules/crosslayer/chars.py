@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Word
 from quotecheck.programs import DECLARATION_BUILTINS
+from quotecheck.records import FrozenRecord
 from quotecheck.rules.crosslayer.parameters import IDENTIFIER
 
 DECLARERS = DECLARATION_BUILTINS
@@ -34,8 +34,7 @@ def scripts_of(script: Script) -> list[Script]:
     return [script, *rest]
 
 
-@dataclass(frozen=True)
-class CharInfo:
+class CharInfo(FrozenRecord):
     """How an inner layer reads one character: inside which word part, quoted how."""
 
     quoting: str
@@ -44,7 +43,25 @@ class CharInfo:
     script: Script
     command: SimpleCommand | None
     first_word: bool  # the word is the command name
-    assigns: str | None = None  # the word is the value of `name=...` (or `export name=...`)
+    assigns: str | None  # the word is the value of `name=...` (or `export name=...`)
+
+    def __init__(
+        self,
+        quoting: str,
+        kind: str,
+        word: Word,
+        script: Script,
+        command: SimpleCommand | None,
+        first_word: bool,
+        assigns: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "quoting", quoting)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "word", word)
+        object.__setattr__(self, "script", script)
+        object.__setattr__(self, "command", command)
+        object.__setattr__(self, "first_word", first_word)
+        object.__setattr__(self, "assigns", assigns)
 
 
 def words_of(script: Script) -> Iterator[tuple[Word, SimpleCommand | None, bool, str | None]]:

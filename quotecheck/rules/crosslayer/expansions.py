@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Redirect, Script
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
+from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import Finding
 from quotecheck.rules.crosslayer.chars import CharInfo
@@ -21,8 +21,7 @@ Code = Literal["QC101", "QC103", "QC104", "QC105"]
 ARITH_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(frozen=True)
-class Expansion:
+class Expansion(FrozenRecord):
     """An expansion a shell layer performs in a word of one of its commands."""
 
     layer: Layer
@@ -31,7 +30,25 @@ class Expansion:
     word: Word
     part: Part
     sources: tuple[int, ...]
-    heredoc: Redirect | None = None
+    heredoc: Redirect | None
+
+    def __init__(
+        self,
+        layer: Layer,
+        view: CommandView,
+        script: Script,
+        word: Word,
+        part: Part,
+        sources: tuple[int, ...],
+        heredoc: Redirect | None = None,
+    ) -> None:
+        object.__setattr__(self, "layer", layer)
+        object.__setattr__(self, "view", view)
+        object.__setattr__(self, "script", script)
+        object.__setattr__(self, "word", word)
+        object.__setattr__(self, "part", part)
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "heredoc", heredoc)
 
     @property
     def span(self) -> tuple[int, int]:
@@ -56,12 +73,15 @@ class Expansion:
         return one_line_escaped(self.part.value, 40)
 
 
-@dataclass(frozen=True)
-class Landing:
+class Landing(FrozenRecord):
     """Where an expansion's text is read by an inner shell layer."""
 
     layer: Layer
     infos: tuple[CharInfo, ...]
+
+    def __init__(self, layer: Layer, infos: tuple[CharInfo, ...]) -> None:
+        object.__setattr__(self, "layer", layer)
+        object.__setattr__(self, "infos", infos)
 
     @property
     def unquoted(self) -> bool:
@@ -74,10 +94,13 @@ class Landing:
                    for i in self.infos)
 
 
-@dataclass
-class Result:
+class Result(Record):
     code: Code
     finding: Finding
+
+    def __init__(self, code: Code, finding: Finding) -> None:
+        self.code = code
+        self.finding = finding
 
 
 def expansions_of(layer: Layer, view: CommandView,

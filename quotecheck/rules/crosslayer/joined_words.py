@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from quotecheck.diagnostics import Severity
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, Layer, Trace
 from quotecheck.parsing.words import EXPANSION_KINDS
+from quotecheck.records import FrozenRecord
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Expansion
 
@@ -22,10 +21,13 @@ _OPERATORS = {
 }
 
 
-@dataclass(frozen=True)
-class Issue:
+class Issue(FrozenRecord):
     kind: str  # empty, split, operator, comment, glob, quote, newline
     detail: str
+
+    def __init__(self, kind: str, detail: str) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "detail", detail)
 
     @property
     def severity(self) -> Severity:

@@ -5,24 +5,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.records import FrozenRecord
 from quotecheck.rules.crosslayer.text import basename
 
 PYTHONS = re.compile(r"python(?:[23](?:\.\d+)?)?|pypy3?")
 
 
-@dataclass(frozen=True)
-class Program:
+class Program(FrozenRecord):
     language: str  # awk, sed, perl, jq, python
     layer: Layer  # the awk layer, or the shell layer whose command runs sed/perl/jq/python
     text: str
     view: CommandView | None
     sources: frozenset[int]
-    jq_names: frozenset[str] = frozenset()
-    offsets: tuple[int | None, ...] = ()  # source offset of each character of ``text``
+    jq_names: frozenset[str]
+    offsets: tuple[int | None, ...]  # source offset of each character of ``text``
+
+    def __init__(
+        self,
+        language: str,
+        layer: Layer,
+        text: str,
+        view: CommandView | None,
+        sources: frozenset[int],
+        jq_names: frozenset[str] = frozenset(),
+        offsets: tuple[int | None, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "language", language)
+        object.__setattr__(self, "layer", layer)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "view", view)
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "jq_names", jq_names)
+        object.__setattr__(self, "offsets", offsets)
 
     def index_of(self, source: int) -> int | None:
         try:

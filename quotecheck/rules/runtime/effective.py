@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import CommandView
 from quotecheck.programs import IN_PLACE_BUILTINS
+from quotecheck.records import FrozenRecord
 
 
-@dataclass(frozen=True)
-class Effective:
+class Effective(FrozenRecord):
     """The program a simple command ends up running, through exec-style wrappers."""
 
     values: tuple[str, ...]
@@ -21,7 +20,23 @@ class Effective:
     wrappers: tuple[str, ...]
     exec_builtin: bool  # `exec prog`: the shell itself is replaced
     via_xargs: bool  # the program gets its arguments from stdin (xargs)
-    placeholder: str | None = None
+    placeholder: str | None
+
+    def __init__(
+        self,
+        values: tuple[str, ...],
+        start: int,
+        wrappers: tuple[str, ...],
+        exec_builtin: bool,
+        via_xargs: bool,
+        placeholder: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "wrappers", wrappers)
+        object.__setattr__(self, "exec_builtin", exec_builtin)
+        object.__setattr__(self, "via_xargs", via_xargs)
+        object.__setattr__(self, "placeholder", placeholder)
 
     @property
     def name(self) -> str:

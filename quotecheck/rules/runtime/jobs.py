@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import CommandList, Node, Script
+from quotecheck.records import Record
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.slots import item_index, local_chain
 
 
-@dataclass
-class Job:
+class Job(Record):
     """A background job: the and-or list run with ``&`` and its simple commands."""
 
     layer: Layer
     node: Node  # the first item of the and-or list
     last: Node  # its last item (the same node for a single command or pipeline)
-    views: list[CommandView] = field(default_factory=list)
-    script: Script | None = None
+    views: list[CommandView]
+    script: Script | None
+
+    def __init__(
+        self,
+        layer: Layer,
+        node: Node,
+        last: Node,
+        views: list[CommandView] | None = None,
+        script: Script | None = None,
+    ) -> None:
+        self.layer = layer
+        self.node = node
+        self.last = last
+        self.views = [] if views is None else views
+        self.script = script
 
     @property
     def span(self) -> tuple[int, int]:

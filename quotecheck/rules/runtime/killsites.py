@@ -4,10 +4,10 @@ kill``, ``ps | grep | ... | xargs kill``, ``kill $(pgrep ...)``, kill loops."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Compound, Node, Pipeline, Script, SimpleCommand
+from quotecheck.records import Record
 from quotecheck.rules.api import CheckContext
 from quotecheck.rules.runtime.effective import Effective, view_effective
 from quotecheck.rules.runtime.selectors import Selector, selector_from_stages, selector_start
@@ -25,8 +25,7 @@ def _kill_in(eff: Effective) -> str | None:
     return None
 
 
-@dataclass
-class KillSite:
+class KillSite(Record):
     """A command that kills the processes a selector picked."""
 
     layer: Layer
@@ -36,6 +35,24 @@ class KillSite:
     signal: str
     how: str  # "pkill", "xargs kill", "kill $(...)", "while read ... kill"
     replaceable: bool  # a lone external command the shell may exec in place
+
+    def __init__(
+        self,
+        layer: Layer,
+        selector: Selector,
+        killer: CommandView,
+        item: Node,
+        signal: str,
+        how: str,
+        replaceable: bool,
+    ) -> None:
+        self.layer = layer
+        self.selector = selector
+        self.killer = killer
+        self.item = item
+        self.signal = signal
+        self.how = how
+        self.replaceable = replaceable
 
 
 def _stages(node: Node) -> list[Node]:

@@ -12,24 +12,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import CommandList, Node
 from quotecheck.programs import EXEC_LAST_COMMAND, FORK_LAST_COMMAND, PROCESS_BOUNDARIES
+from quotecheck.records import FrozenRecord
 
 Alive = Literal["yes", "depends"]
 _TAIL_OK = re.compile(r"[ \t]*;?[ \t]*(#[^\n]*)?\n?")
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(FrozenRecord):
     layer: Layer
     argv: tuple[str, ...]
     alive: Alive
     note: str  # why "depends", or ""
+
+    def __init__(self, layer: Layer, argv: tuple[str, ...], alive: Alive, note: str) -> None:
+        object.__setattr__(self, "layer", layer)
+        object.__setattr__(self, "argv", argv)
+        object.__setattr__(self, "alive", alive)
+        object.__setattr__(self, "note", note)
 
 
 def is_dash_c(layer: Layer) -> bool:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Script
+from quotecheck.records import Record
 from quotecheck.rules.api import CheckContext
 
 
@@ -26,13 +26,22 @@ def layer_position(layer: Layer, script: Script, offset: int) -> int:
     return offset
 
 
-@dataclass
-class ScriptIndex:
+class ScriptIndex(Record):
     """The layer's commands cut from one script, in textual order, found by position."""
 
     starts: list[int]
     views: list[CommandView]
     by_name: dict[str, list[int]]  # argv[0] -> sorted start positions
+
+    def __init__(
+        self,
+        starts: list[int],
+        views: list[CommandView],
+        by_name: dict[str, list[int]],
+    ) -> None:
+        self.starts = starts
+        self.views = views
+        self.by_name = by_name
 
     def after(self, pos: int) -> Iterator[CommandView]:
         """Commands starting at or after ``pos``, in order."""

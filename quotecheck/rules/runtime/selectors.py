@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView
 from quotecheck.parsing.tree import Node, SimpleCommand
+from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules.runtime.cmdline import comm_name, render_cmdline
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.regex import UnsupportedPattern, translate
@@ -26,8 +26,7 @@ from quotecheck.rules.runtime.toolcalls import (
 )
 
 
-@dataclass(frozen=True)
-class Filter:
+class Filter(FrozenRecord):
     """One line filter applied to the process list."""
 
     tool: str  # grep, pgrep, pkill, awk
@@ -37,6 +36,24 @@ class Filter:
     syntax: str  # "basic regex", "extended regex", "fixed string"...
     view: CommandView
     arg: Arg | None  # the word holding the pattern (None for awk programs)
+
+    def __init__(
+        self,
+        tool: str,
+        pattern: str,
+        regex: re.Pattern[str],
+        invert: bool,
+        syntax: str,
+        view: CommandView,
+        arg: Arg | None,
+    ) -> None:
+        object.__setattr__(self, "tool", tool)
+        object.__setattr__(self, "pattern", pattern)
+        object.__setattr__(self, "regex", regex)
+        object.__setattr__(self, "invert", invert)
+        object.__setattr__(self, "syntax", syntax)
+        object.__setattr__(self, "view", view)
+        object.__setattr__(self, "arg", arg)
 
     def describe(self) -> str:
         flags = ""
@@ -57,26 +74,50 @@ class Filter:
         return f"{self.tool} {flags}{'-v ' if self.invert else ''}{shlex.quote(self.pattern)}"
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(FrozenRecord):
     filter: Filter
     start: int  # in the rendered command line of the process
     end: int
     text: str
 
+    def __init__(self, filter: Filter, start: int, end: int, text: str) -> None:
+        object.__setattr__(self, "filter", filter)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "text", text)
 
-@dataclass
-class Selector:
+
+class Selector(Record):
     """How a command line picks processes: a pgrep/pkill, or ps followed by filters."""
 
     source: Literal["ps", "pgrep", "pkill"]
     filters: list[Filter]
     views: list[CommandView]
-    ps: PsCall | None = None
-    pgrep: PgrepCall | None = None
-    uncertain: bool = False
-    partial: bool = False  # head/tail/-n/-o: only some of the matches are used
-    transformed: bool = False
+    ps: PsCall | None
+    pgrep: PgrepCall | None
+    uncertain: bool
+    partial: bool  # head/tail/-n/-o: only some of the matches are used
+    transformed: bool
+
+    def __init__(
+        self,
+        source: Literal["ps", "pgrep", "pkill"],
+        filters: list[Filter],
+        views: list[CommandView],
+        ps: PsCall | None = None,
+        pgrep: PgrepCall | None = None,
+        uncertain: bool = False,
+        partial: bool = False,
+        transformed: bool = False,
+    ) -> None:
+        self.source = source
+        self.filters = filters
+        self.views = views
+        self.ps = ps
+        self.pgrep = pgrep
+        self.uncertain = uncertain
+        self.partial = partial
+        self.transformed = transformed
 
     def positive(self) -> Filter | None:
         for f in self.filters:

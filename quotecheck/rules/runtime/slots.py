@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Script, SimpleCommand
+from quotecheck.records import Record
 from quotecheck.rules.api import CheckContext
 
 
-@dataclass
-class Slot:
+class Slot(Record):
     """Where a node sits in the list of commands it is executed with."""
 
     script: Script
@@ -19,6 +18,20 @@ class Slot:
     ops: list[str]  # ops[i] follows items[i]: ';', '\n', '&', '&&', '||'
     index: int
     top: bool  # the list is the script's top level
+
+    def __init__(
+        self,
+        script: Script,
+        items: list[Node],
+        ops: list[str],
+        index: int,
+        top: bool,
+    ) -> None:
+        self.script = script
+        self.items = items
+        self.ops = ops
+        self.index = index
+        self.top = top
 
     @property
     def item(self) -> Node:

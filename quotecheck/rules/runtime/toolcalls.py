@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.argv_options import Grammar, scan
+from quotecheck.records import FrozenRecord
 from quotecheck.rules.runtime.regex import Syntax, UnsupportedPattern, translate
 
 _GREP = Grammar(
@@ -83,8 +83,7 @@ def exit_status_for(signal: str) -> int | None:
     return 128 + SIGNALS[signal] if signal in SIGNALS else None
 
 
-@dataclass(frozen=True)
-class GrepCall:
+class GrepCall(FrozenRecord):
     patterns: tuple[str, ...]
     pattern_indices: tuple[int, ...]  # argv indices of the words holding patterns
     syntax: Syntax
@@ -96,6 +95,32 @@ class GrepCall:
     quiet: bool
     reads_stdin: bool  # no file operands (or `-`)
     from_file: bool  # -f FILE: patterns unknown
+
+    def __init__(
+        self,
+        patterns: tuple[str, ...],
+        pattern_indices: tuple[int, ...],
+        syntax: Syntax,
+        ignore_case: bool,
+        invert: bool,
+        word: bool,
+        line: bool,
+        count: bool,
+        quiet: bool,
+        reads_stdin: bool,
+        from_file: bool,
+    ) -> None:
+        object.__setattr__(self, "patterns", patterns)
+        object.__setattr__(self, "pattern_indices", pattern_indices)
+        object.__setattr__(self, "syntax", syntax)
+        object.__setattr__(self, "ignore_case", ignore_case)
+        object.__setattr__(self, "invert", invert)
+        object.__setattr__(self, "word", word)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "quiet", quiet)
+        object.__setattr__(self, "reads_stdin", reads_stdin)
+        object.__setattr__(self, "from_file", from_file)
 
     def regex(self) -> re.Pattern[str]:
         if self.from_file or not self.patterns:
@@ -156,8 +181,7 @@ def parse_grep(values: Sequence[str], start: int = 0) -> GrepCall | None:
                     flags["w"], flags["x"], flags["c"], flags["q"], reads_stdin, from_file)
 
 
-@dataclass(frozen=True)
-class PgrepCall:
+class PgrepCall(FrozenRecord):
     tool: str  # pgrep or pkill
     pattern: str | None
     pattern_index: int | None
@@ -170,6 +194,34 @@ class PgrepCall:
     ignore_ancestors: bool
     count: bool
     signal: str
+
+    def __init__(
+        self,
+        tool: str,
+        pattern: str | None,
+        pattern_index: int | None,
+        full: bool,
+        ignore_case: bool,
+        exact: bool,
+        invert: bool,
+        partial: bool,
+        restricted: bool,
+        ignore_ancestors: bool,
+        count: bool,
+        signal: str,
+    ) -> None:
+        object.__setattr__(self, "tool", tool)
+        object.__setattr__(self, "pattern", pattern)
+        object.__setattr__(self, "pattern_index", pattern_index)
+        object.__setattr__(self, "full", full)
+        object.__setattr__(self, "ignore_case", ignore_case)
+        object.__setattr__(self, "exact", exact)
+        object.__setattr__(self, "invert", invert)
+        object.__setattr__(self, "partial", partial)
+        object.__setattr__(self, "restricted", restricted)
+        object.__setattr__(self, "ignore_ancestors", ignore_ancestors)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "signal", signal)
 
     def regex(self) -> re.Pattern[str]:
         if self.pattern is None:
@@ -225,11 +277,15 @@ def parse_pgrep(values: Sequence[str], start: int = 0) -> PgrepCall | None:
                      flags.get("c", False), signal)
 
 
-@dataclass(frozen=True)
-class PsCall:
+class PsCall(FrozenRecord):
     shows: Literal["args", "comm"]
     prefix: str  # what the columns before the command look like (for `^` anchors)
     restricted: bool  # -C name, -p pid, -u user, --pid...: only some processes listed
+
+    def __init__(self, shows: Literal["args", "comm"], prefix: str, restricted: bool) -> None:
+        object.__setattr__(self, "shows", shows)
+        object.__setattr__(self, "prefix", prefix)
+        object.__setattr__(self, "restricted", restricted)
 
 
 _PS_ARGS = {"args", "cmd", "command"}
@@ -328,11 +384,20 @@ _AWK_TERM = re.compile(r"\s*(!?)\s*(?:\$0\s*(!?)~\s*)?/((?:[^/\\\n]|\\.)*)/\s*")
 _AWK_NEUTRAL = re.compile(r"\s*(NR\s*(>|>=|!=)\s*[01]|FNR\s*>\s*1)\s*")
 
 
-@dataclass(frozen=True)
-class AwkCall:
+class AwkCall(FrozenRecord):
     filters: tuple[tuple[str, bool], ...]  # (ERE, inverted)
     transforms: bool  # the action prints something other than the line
     understood: bool
+
+    def __init__(
+        self,
+        filters: tuple[tuple[str, bool], ...],
+        transforms: bool,
+        understood: bool,
+    ) -> None:
+        object.__setattr__(self, "filters", filters)
+        object.__setattr__(self, "transforms", transforms)
+        object.__setattr__(self, "understood", understood)
 
 
 def parse_awk_program(program: str) -> AwkCall:
