@@ -42,14 +42,17 @@ def is_shell_script(path: Path) -> bool:
         return False
 
 
-def discover(paths: list[Path]) -> Iterator[Path]:
-    """Files given are yielded as they are; directories are walked for shell scripts."""
+def discover(paths: list[Path], *, follow_symlinks: bool = True) -> Iterator[Path]:
+    """Files given are yielded as they are; directories are walked for shell scripts (without
+    ``follow_symlinks``, a symbolic link met in a walk is skipped: it may lead out of the tree)."""
     for path in paths:
         if path.is_dir():
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
                 for name in sorted(names):
                     candidate = Path(root) / name
+                    if not follow_symlinks and candidate.is_symlink():
+                        continue
                     if candidate.is_file() and is_shell_script(candidate):
                         yield candidate
         else:

@@ -43,9 +43,11 @@ def _read_stdin(stdin: TextIO, limit: int = MAX_INPUT_BYTES) -> LoadedText:
 
 
 def pending_inputs(request: Request, stdin: TextIO,
-                   max_size: Callable[[Path | None], int] | None = None) -> list[PendingInput]:
+                   max_size: Callable[[Path | None], int] | None = None, *,
+                   walk_symlinks: bool = True) -> list[PendingInput]:
     """Every input in order; one that cannot be read says so when it is read. ``max_size``
-    gives the largest input read for a path (None: standard input); default MAX_INPUT_BYTES."""
+    gives the largest input read for a path (None: standard input); default MAX_INPUT_BYTES.
+    Without ``walk_symlinks``, symbolic links met walking a directory are left out."""
     def limit(path: Path | None) -> int:
         return MAX_INPUT_BYTES if max_size is None else max_size(path)
 
@@ -61,7 +63,7 @@ def pending_inputs(request: Request, stdin: TextIO,
             missing = LoadedText("", error=f"{raw}: no such file or directory")
             inputs.append(PendingInput(raw, None, partial(_given, missing)))
             continue
-        for found in discover([path]):
+        for found in discover([path], follow_symlinks=walk_symlinks):
             inputs.append(PendingInput(str(found), found,
                                        partial(read_text_file, found, limit(found))))
     return inputs
