@@ -198,6 +198,10 @@ def main(argv: list[str] | None = None, *, fast: bool = True) -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return EXIT_OK
+    except Exception as exc:  # a traceback would exit 1, which means "findings"
+        sys.stderr.write(f"quotecheck: error: internal error ({type(exc).__name__}: {exc}); "
+                         "please report it\n")
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

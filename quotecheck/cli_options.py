@@ -124,7 +124,8 @@ COMMANDS: tuple[Command, ...] = (
             _NO_CONFIG,
             _COLOUR,
             Param("jobs", ("--jobs", "-j"), "count", "Check files in N processes at once "
-                  "(default: one per CPU). The output is the same for any N.", metavar="N"),
+                  "(default: one per CPU; at most 4 per CPU). The output is the same for any "
+                  "N.", metavar="N"),
             _LOCAL_SHELL,
             Param("extend_select", ("--extend-select",), "text",
                   "Also these codes or prefixes (comma-separated).", multiple=True),

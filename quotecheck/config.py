@@ -8,6 +8,8 @@ command-line flags override it. Unknown keys and bad values are errors (exit 2),
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,11 +85,34 @@ def _has_section(pyproject: Path) -> bool:
         raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from exc
 
 
+# No configuration file is this large: past it `--config /dev/zero` would fill the memory.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def read_config_text(path: Path) -> str:
+    """The text of a configuration file that is a regular file of at most MAX_CONFIG_BYTES;
+    anything else (a FIFO that would block, a device that never ends) raises ConfigError."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file: not read")
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, 1 << 16):
+            total += len(chunk)
+            if total > MAX_CONFIG_BYTES:
+                raise ConfigError(f"{path}: too large (more than 1 MiB): not read")
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8")
+
+
 def load(path: Path) -> Settings:
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_config_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:

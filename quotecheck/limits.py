@@ -48,9 +48,12 @@ class Limits:
 # The largest max-nesting and max-layers: deeper, the parser runs out of Python's stack
 # (sys.getrecursionlimit()) and reports good code as a syntax error, or fails.
 MAX_COUNT = 128
+# The largest max-file-size: a file is read whole into memory, and its analysis takes some
+# hundred bytes per byte; past this a value is a mistake (and one past the memory, a crash).
+MAX_FILE_SIZE = 1024**3
 # Configuration key -> Limits field, and what the value is.
 LIMIT_KEYS: dict[str, tuple[str, str]] = {
-    "max-file-size": ("max_file_size", "size"),
+    "max-file-size": ("max_file_size", "file-size"),
     "max-nesting": ("max_nesting", "count"),
     "max-layers": ("max_layers", "count"),
     "parse-time": ("parse_time", "seconds"),
@@ -94,8 +97,15 @@ def _size(raw: Any) -> int | None:
     return value if value is not None and value >= 1 else None
 
 
+def _file_size(raw: Any) -> int | None:
+    value = _size(raw)
+    return value if value is not None and value <= MAX_FILE_SIZE else None
+
+
 _KINDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "size": (_size, 'a size in bytes (an integer, or a text like "16 MiB")'),
+    "file-size": (_file_size, 'a size in bytes from 1 to 1 GiB (an integer, or a text like '
+                              '"16 MiB")'),
     "count": (_count, f"a whole number from 1 to {MAX_COUNT}"),
     "seconds": (_seconds, "a number of seconds greater than 0"),
 }

@@ -42,14 +42,17 @@ def _relative(path: Path, base: Path | None) -> str:
     return absolute.as_posix().lstrip("/")
 
 
-def walk(directory: Path, rules: WalkRules) -> Iterator[Path]:
-    """The shell scripts below ``directory``, in sorted order."""
+def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True) -> Iterator[Path]:
+    """The shell scripts below ``directory``, in sorted order (without ``follow_symlinks``, a
+    symbolic link met in the walk is skipped: it may lead out of the tree)."""
     found: list[Path] = []
     for root, dirs, names in os.walk(directory):
         here = Path(root)
         dirs[:] = sorted(d for d in dirs if not rules.excluded(here / d))
         for name in sorted(names):
             candidate = here / name
+            if not follow_symlinks and candidate.is_symlink():
+                continue
             if not rules.excluded(candidate) and candidate.is_file() \
                     and is_shell_script(candidate):
                 found.append(candidate)

@@ -27,10 +27,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("layers",),
     ("trace", "quoting"),
     ("rules",),
-    ("checker", "fixer", "analysis"),
+    ("checker", "fixer", "fixed_bytes", "analysis"),
     ("output",),
     # What the commands use to find, read and spread inputs; none of it reads the settings.
-    ("inputs", "files", "walk", "parallel"),
+    ("inputs", "files", "walk", "parallel", "safe_write"),
     ("config",),
     ("commands", "lsp"),
     ("cli", "cli_app", "cli_options", "__main__"),

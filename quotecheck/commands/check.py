@@ -123,6 +123,17 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+# At most this many workers per CPU, whatever --jobs asks: each is a process of its own
+# (`--jobs 99999999` on 1,000 files started 1,000 of them).
+JOBS_PER_CPU = 4
+
+
+def job_count(requested: int | None) -> int:
+    """The workers to use: ``--jobs`` (default one per CPU), at most JOBS_PER_CPU per CPU."""
+    cpus = default_jobs()
+    return cpus if requested is None else max(1, min(requested, cpus * JOBS_PER_CPU))
+
+
 def _regular_size(pending: PendingInput) -> int | None:
     """The size of an input that is a regular file; None for the others (the command line,
     stdin, FIFOs, missing files), which are read and checked in this process: a FIFO can be
@@ -141,7 +152,7 @@ def reports(request: Request, settings: SettingsCache,
     """Every input's report, in input order: checked here, or by worker processes when there
     are several files and either ``--jobs`` asks for it or there is enough to check to repay
     starting the workers."""
-    jobs = request.jobs if request.jobs is not None else default_jobs()
+    jobs = job_count(request.jobs)
     sizes = [_regular_size(p) for p in inputs]
     pooled = sum(1 for s in sizes if s is not None)
     workers_pay = request.jobs is not None or sum(s or 0 for s in sizes) >= PARALLEL_MIN_BYTES

@@ -9,7 +9,7 @@ from pathlib import Path
 from quotecheck.analysis import analyse
 from quotecheck.commands.status import EXIT_OK, UsageProblem
 from quotecheck.files import local_dialect
-from quotecheck.inputs import read_text_file
+from quotecheck.inputs import MAX_INPUT_BYTES, read_text_file, too_large
 from quotecheck.output.explain_json import explain_document
 from quotecheck.output.explain_text import render_explain
 from quotecheck.output.lsp import lsp_diagnostic
@@ -29,7 +29,9 @@ def read_input(command: str | None, file: Path | None) -> tuple[str, str | None]
     if command is None:
         raise UsageProblem("nothing to explain: give a command, - for standard input, or --file")
     if command == "-":
-        data = sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)  # `explain - < /dev/zero`
+        if len(data) > MAX_INPUT_BYTES:
+            raise UsageProblem(too_large("standard input"))
         return data.decode("utf-8", errors="replace"), None
     return command, None
 

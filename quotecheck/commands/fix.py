@@ -8,18 +8,22 @@ hook fails when a file changed, so the author reviews the change).
 
 from __future__ import annotations
 
-import difflib
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from quotecheck.commands.inputs import collect_inputs
+from quotecheck.commands.inputs import Input, PendingInput, pending_inputs
 from quotecheck.commands.request import Request
 from quotecheck.commands.settings import SettingsCache, codes_option, options_for
 from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from quotecheck.config import ConfigError
+from quotecheck.fixed_bytes import DecodedBytes, decode_bytes, encode_fixed, unified_patch
 from quotecheck.fixer import fix_source
+from quotecheck.inputs import LoadedText
+from quotecheck.output.terminal import printable
 from quotecheck.positions import LineIndex
+from quotecheck.safe_write import NotWritten, Snapshot, read_snapshot, replace_contents
 
 
 def run(*, paths: list[str] | None, command: str | None, unsafe_fixes: bool, diff: bool,
@@ -47,53 +51,127 @@ def run_fix(request: Request, *, unsafe: bool, diff: bool, write: bool, stdout: 
     except ConfigError as exc:
         stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
-    from quotecheck.output.terminal import printable
-
-    errors: list[str] = []
+    # A symbolic link met walking a directory may lead out of the tree: fix leaves it alone.
     notes: list[str] = []
-    inputs = collect_inputs(request, stdin, errors, settings.walk_rules, notes)
+    pending = pending_inputs(request, stdin, settings.max_file_size, settings.walk_rules, notes,
+                             walk_symlinks=False)
     for note in notes:
         stderr.write(f"quotecheck: {printable(note)}\n")
-    if len(inputs) > 1 and not (diff or write):
+    if len(pending) > 1 and not (diff or write):
         stderr.write("quotecheck: error: several inputs: use --diff or --write\n")
         return EXIT_ERROR
-    remaining = 0
-    for item in inputs:
-        if item.loaded.binary:
-            errors.append(f"{item.display}: binary file, not fixed")
-            continue
+    errors: list[str] = []
+    tally = _Tally()
+    for item in pending:
         try:
-            options = options_for(request, settings.for_path(item.path), item)
-        except ConfigError as exc:
+            _fix_one(request, settings, item, unsafe=unsafe, diff=diff, write=write,
+                     stdout=stdout, stderr=stderr, tally=tally)
+        except _InputError as exc:
             errors.append(str(exc))
-            continue
-        result = fix_source(item.loaded.text, options, unsafe=unsafe,
-                            path=str(item.path) if item.path else None)
-        changed = result.text != item.loaded.text
-        if write and item.path is not None:
-            if changed:
-                item.path.write_text(result.text, encoding="utf-8", errors="surrogateescape")
-                stderr.write(f"fixed {item.display} ({len(result.applied)} fix"
-                             f"{'es' if len(result.applied) != 1 else ''})\n")
-        elif diff:
-            stdout.writelines(difflib.unified_diff(
-                item.loaded.text.splitlines(keepends=True),
-                result.text.splitlines(keepends=True),
-                fromfile=f"a/{item.display}", tofile=f"b/{item.display}"))
-        else:
-            stdout.write(result.text)
-            if item.path is None and not result.text.endswith("\n"):
-                stdout.write("\n")  # a command line: end it for the terminal
-        index = LineIndex(result.text)
-        for d, fix in result.suggestions():
-            line, col = index.position(d.span[0])
-            how = ("needs --unsafe-fixes" if fix.applicability == "unsafe"
-                   else "shown only")
-            stderr.write(f"{item.display}:{line + 1}:{col + 1}: suggestion {d.code}: "
-                         f"{fix.title} ({how})\n")
-        remaining += len(result.remaining)
+        except Exception as exc:  # a bug must not stop the other files, nor exit 1
+            errors.append(f"{item.display}: internal error, not fixed "
+                          f"({type(exc).__name__}: {exc}); please report it")
     for e in dict.fromkeys(errors):  # one configuration error is said once
         stderr.write(f"quotecheck: error: {e}\n")
+    stderr.write(tally.summary(write) + "\n")
     if errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if remaining else EXIT_OK
+    return EXIT_FINDINGS if tally.remaining else EXIT_OK
+
+
+class _InputError(Exception):
+    """An input not read, not configured or not written (the message names it): exit 2."""
+
+
+@dataclass
+class _Tally:
+    files: int = 0  # files (or inputs) the fixes change
+    applied: int = 0
+    suggestions: int = 0
+    remaining: int = 0  # findings left after fixing
+
+    def summary(self, written: bool) -> str:
+        files = _plural(self.files, "file")
+        done = f"{files} fixed" if written else f"{files} to fix"
+        return (f"quotecheck: {done}, {_plural(self.applied, 'fix', 'fixes')} applied, "
+                f"{_plural(self.suggestions, 'fix', 'fixes')} left as suggestions")
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _read(settings: SettingsCache, item: PendingInput
+          ) -> tuple[DecodedBytes, Snapshot | None]:
+    """The input's bytes, and for a file what replace_contents needs to write it back."""
+    if item.path is None:  # the command line, standard input, or a name that does not exist
+        loaded = item.read()
+        if loaded.error:
+            raise _InputError(loaded.error)
+        return decode_bytes(loaded.text.encode("utf-8", errors="surrogateescape")), None
+    try:
+        # Never through a symbolic link, never a FIFO or a device (which could block, or
+        # be written to).
+        snapshot = read_snapshot(item.path, settings.max_file_size(item.path))
+    except NotWritten as exc:
+        raise _InputError(str(exc)) from exc
+    return decode_bytes(snapshot.data), snapshot
+
+
+def _fix_one(request: Request, settings: SettingsCache, item: PendingInput, *, unsafe: bool,
+             diff: bool, write: bool, stdout: TextIO, stderr: TextIO, tally: _Tally) -> None:
+    source, snapshot = _read(settings, item)
+    if b"\0" in source.data:  # as `check` reports it: a finding, the file left alone
+        stderr.write(f"{item.display}:1:1: warning QC002 binary file (it holds NUL bytes): "
+                     "not analysed, not fixed\n")
+        tally.remaining += 1
+        if not (diff or write):
+            _write_bytes(stdout, source.data)
+        return
+    loaded = LoadedText(source.text)
+    try:
+        options = options_for(request, settings.for_path(item.path),
+                              Input(item.display, item.path, loaded))
+    except ConfigError as exc:
+        raise _InputError(str(exc)) from exc
+    result = fix_source(source.text, options, unsafe=unsafe,
+                        path=str(item.path) if item.path else None)
+    fixed = encode_fixed(source, result.text)
+    changed = fixed != source.data
+    if changed:
+        tally.files += 1
+    tally.applied += len(result.applied)
+    if diff and changed:
+        _write_bytes(stdout, unified_patch(item.display, source.data, fixed))
+    if write and snapshot is not None:
+        if changed:
+            try:
+                replace_contents(snapshot, fixed)
+            except NotWritten as exc:
+                raise _InputError(str(exc)) from exc
+            n = len(result.applied)
+            stderr.write(f"fixed {item.display} ({n} fix{'es' if n != 1 else ''})\n")
+    elif not diff:
+        _write_bytes(stdout, fixed)
+        if item.path is None and not fixed.endswith(b"\n"):
+            stdout.write("\n")  # a command line: end it for the terminal
+    index = LineIndex(result.text)
+    for d, fix in result.suggestions():
+        line, col = index.position(d.span[0])
+        how = ("needs --unsafe-fixes" if fix.applicability == "unsafe"
+               else "shown only")
+        stderr.write(f"{item.display}:{line + 1}:{col + 1}: suggestion {d.code}: "
+                     f"{fix.title} ({how})\n")
+        tally.suggestions += 1
+    tally.remaining += len(result.remaining)
+
+
+def _write_bytes(stream: TextIO, data: bytes) -> None:
+    """Bytes as they are to a text stream (a file's bytes that are not UTF-8 included)."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(data.decode("utf-8", errors="replace"))
+        return
+    stream.flush()
+    buffer.write(data)
+    buffer.flush()

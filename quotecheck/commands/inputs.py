@@ -57,11 +57,13 @@ def not_shell_note(raw: str) -> str:
 def pending_inputs(request: Request, stdin: TextIO,
                    max_size: Callable[[Path | None], int] | None = None,
                    walk_rules: Callable[[Path], WalkRules] | None = None,
-                   notes: list[str] | None = None) -> list[PendingInput]:
+                   notes: list[str] | None = None, *,
+                   walk_symlinks: bool = True) -> list[PendingInput]:
     """Every input in order; one that cannot be read says so when it is read. ``max_size``
     gives the largest input read for a path (None: standard input); default MAX_INPUT_BYTES.
     ``walk_rules`` gives what a directory's walk leaves out; ``notes`` receives a line for
-    each file skipped and each directory without shell scripts."""
+    each file skipped and each directory without shell scripts. Without ``walk_symlinks``,
+    symbolic links met walking a directory are left out."""
     def limit(path: Path | None) -> int:
         return MAX_INPUT_BYTES if max_size is None else max_size(path)
 
@@ -81,7 +83,8 @@ def pending_inputs(request: Request, stdin: TextIO,
             continue
         if path.is_dir():
             before = len(inputs)
-            for found in walk(path, walk_rules(path) if walk_rules else WalkRules()):
+            for found in walk(path, walk_rules(path) if walk_rules else WalkRules(),
+                              follow_symlinks=walk_symlinks):
                 inputs.append(PendingInput(str(found), found,
                                            partial(read_text_file, found, limit(found))))
             if len(inputs) == before:

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from quotecheck.diagnostics import Edit
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
+from quotecheck.programs import basename
 from quotecheck.quoting import quote_word
+from quotecheck.rules._stdin_readers import reads_stdin
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext
 from quotecheck.rules.runtime.effective import view_effective
@@ -234,26 +236,18 @@ def stop_and_wait(pattern: str, what: str, signal: str | None, stopped_message: 
 
 # -- moving a remote script to standard input ------------------------------------------------------
 
-# Commands that read their standard input when given none: once the script itself arrives on
-# stdin, such a command would read the rest of the script as its data.
-_STDIN_READERS = frozenset({"read", "mapfile", "readarray", "cat", "ssh", "tee", "sponge",
-                            "passwd", "chpasswd", "mysql", "psql"})
-
-
 def _reads_stdin(view: CommandView) -> bool:
-    eff = view_effective(view)
-    if eff is None or eff.name not in _STDIN_READERS:
-        return False
+    """Whether the command reads its standard input (unknown programs do not count, a name
+    known only at run time does)."""
     if any(r.fd in (None, 0) and r.op in ("<", "<<", "<<-", "<<<", "<>")
            for r in view.command.redirects):
         return False
-    operands = [v for v in eff.argv[1:] if not v.startswith("-")]
-    if eff.name == "cat":
-        return not operands or "-" in operands
-    if eff.name == "ssh":
-        return not any(v.startswith("-") and ("n" in v[1:] or "f" in v[1:])
-                       for v in eff.argv[1:] if not v.startswith("--"))
-    return True
+    eff = view_effective(view)
+    if eff is None:
+        return bool(view.argv)
+    # The wrapper too: xargs reads what the command it runs does not.
+    return reads_stdin(eff.name, eff.argv[1:]) or reads_stdin(
+        basename(view.values[0]), view.values[1:])
 
 
 def _first_in_pipeline(view: CommandView) -> bool:
@@ -262,6 +256,22 @@ def _first_in_pipeline(view: CommandView) -> bool:
             first = node.commands[0]
             return first is view.command or any(c is view.command for c in commands_in(first))
     return True
+
+
+# What may follow the ssh command on its line when the heredoc body goes after that line: a
+# `;`, a comment. Anything else may open a string or a heredoc of its own, or run more commands,
+# and the body would land in their text instead.
+_LINE_END = re.compile(r"[ \t]*;?[ \t]*(?:#.*)?")
+
+
+def _ends_its_line(source: str, view: CommandView, end: int, line_end: int) -> bool:
+    """Whether the ssh command (its words end at ``end``) is the last thing on its line."""
+    after = max(end, view.source_span[1] if view.source_span else end)
+    for r in view.command.redirects:
+        after = max(after, r.span[1])
+    if after > line_end:
+        return False
+    return _LINE_END.fullmatch(source, after, line_end) is not None
 
 
 def send_on_stdin(ctx: CheckContext, remote: Layer) -> tuple[Edit, ...] | None:
@@ -296,15 +306,14 @@ def send_on_stdin(ctx: CheckContext, remote: Layer) -> tuple[Edit, ...] | None:
     line_start = source.rfind("\n", 0, view.source_span[0] if view.source_span else start) + 1
     newline = source.find("\n", end)
     line_end = newline if newline >= 0 else len(source)
-    if source[end:line_end].rstrip().endswith("\\") or "<<" in source[line_start:start] \
-            or "<<" in source[end:line_end]:
+    if "<<" in source[line_start:start] or not _ends_its_line(source, view, end, line_end):
         return None
     script = remote.script
     body_offset = len(remote.text) - len(remote.text.lstrip("\n"))
     inserts: list[tuple[int, str]] = []
+    # Every command of the layer, those of its substitutions too: they share the script's
+    # stdin (`x=$(head -1)`).
     for other in remote.commands:
-        if other.context.script is not script or other.context.in_substitution:
-            continue
         if not other.context.background and _first_in_pipeline(other) and _reads_stdin(other):
             return None
     for job in background_jobs(ctx, remote):

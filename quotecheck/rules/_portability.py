@@ -486,8 +486,11 @@ class _Finder:
                      f"dash has no `{name}`: `{name}: not found` (status 127) and the script "
                      "goes on", BASH_ONLY_BUILTINS[name])
         elif name in ("[", "test"):
-            for w in args:
-                if w.value == "==" and not w.dynamic:
+            operands = args[:-1] if name == "[" and args and args[-1].value == "]" else args
+            # Each word taken for one argument, as a quoted expansion is.
+            at = binary_operator_positions([w.value for w in operands])
+            for i, w in enumerate(operands):
+                if w.value == "==" and not w.dynamic and i in at:
                     self.add(script, *w.span, f"==` in `{name}",
                              f"dash's `{name}` rejects it (`unexpected operator`, status 2), "
                              "which an `if` reads as false", "`=`", replacement="=")
@@ -725,3 +728,58 @@ __all__ = [
     "stdin_redirect",
     "words_of",
 ]
+
+
+# test(1)'s binary operators, `==` among them (bash's; dash rejects it), and its unary ones.
+_TEST_BINARY = frozenset({"=", "!=", "==", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt",
+                          "-ot", "-ef", "<", ">"})
+_TEST_UNARY = frozenset(f"-{c}" for c in "bcdefghknprsStuwxzGLOo")
+
+
+def binary_operator_positions(args: list[str]) -> set[int]:
+    """The indexes of ``args`` (test's arguments, without ``[``'s closing ``]``) that test reads
+    as a binary operator; any other word, ``==`` too, is an operand (``[ "$op" = "==" ]``).
+
+    POSIX decides by the number of arguments up to four; past that it follows the grammar of
+    ``!``, ``(...)``, ``-a`` and ``-o`` the way bash and dash parse it, greedily.
+    """
+    n = len(args)
+    if n < 3:
+        return set()
+    if n == 3:
+        if args[1] in _TEST_BINARY:
+            return {1}
+        return set()  # `! a b` (negated two-argument test) or `( a )`: no binary operator
+    if n == 4 and args[0] == "!":
+        return {i + 1 for i in binary_operator_positions(args[1:])}
+    found: set[int] = set()
+    i = 0
+
+    def primary() -> None:
+        nonlocal i
+        while i < n and args[i] == "!":
+            i += 1
+        if i >= n:
+            return
+        if i + 2 < n and args[i + 1] in _TEST_BINARY:
+            found.add(i + 1)
+            i += 3
+        elif args[i] == "(":
+            i += 1
+            expression()
+            if i < n and args[i] == ")":
+                i += 1
+        elif args[i] in _TEST_UNARY and i + 1 < n:
+            i += 2
+        else:
+            i += 1
+
+    def expression() -> None:
+        nonlocal i
+        primary()
+        while i < n and args[i] in ("-a", "-o"):
+            i += 1
+            primary()
+
+    expression()
+    return found

@@ -20,7 +20,7 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.cmdline import render_cmdline
 from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.killsites import loop_kill
-from quotecheck.rules.runtime.regex import UnsupportedPattern, translate
+from quotecheck.rules.runtime.regex import UnsupportedPattern, can_match_quickly, translate
 from quotecheck.rules.runtime.selectors import Filter, Selector, selector_from_stages
 from quotecheck.rules.runtime.slots import local_chain, views_by_command
 from quotecheck.rules.runtime.toolcalls import parse_grep
@@ -162,6 +162,8 @@ def _still_matches(fixed: str, flt: Filter, argv: tuple[str, ...], pattern: str)
     except UnsupportedPattern:
         return True
     own = render_cmdline([a.replace(pattern, fixed, 1) for a in argv])
+    if not can_match_quickly(regex, own):
+        return True  # not known: the fix is not offered
     return regex.search(own) is not None
 
 

@@ -298,3 +298,39 @@ def test_fixture_set_covers_every_rule_and_has_clean_scripts() -> None:
     assert sum(1 for t in texts if not expected(t)) >= 3
     codes = {e.split("@")[0] for t in texts for e in expected(t)}
     assert codes == set(MINE)
+
+
+# -- `==` as an operand is POSIX ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", [
+    '[ "$op" = "==" ] && echo same',
+    'test == != "$op" || echo same',
+    '[ == ] && echo nonempty',
+    '[ -n == ] && echo nonempty',
+    '[ ! == ] || echo nonempty',
+    '[ "$op" = "==" -a x = x ] && echo same',
+    '[ x = x -o == = "$op" ] && echo either',
+    '[ ! "$op" = == ] || echo same',
+])
+def test_an_operand_equal_to_double_equals_is_no_finding(script: str, tmp_path: Path) -> None:
+    assert found(f"sh -c '{script}'") == []
+    env_script = "op===; " + script.replace('"', "")
+    dash = run("dash", env_script, tmp_path)
+    bash = run("bash", env_script, tmp_path)
+    assert dash.returncode == 0 and dash.stderr == "", (dash.stdout, dash.stderr)
+    assert dash.stdout == bash.stdout != ""
+
+
+@pytest.mark.parametrize("script", [
+    "[ a == a -a b = b ] && echo same",
+    "[ ! a == a ] || echo same",
+    "[ b = b -o a == a ] && echo same",
+    "[ ( a == a ) ] && echo same",
+])
+def test_double_equals_as_an_operator_is_found(script: str, tmp_path: Path) -> None:
+    src = f"sh -c '{script}'".replace("( ", "\\( ").replace(" )", " \\)")
+    got = found(src)
+    assert got and all(src[d.span[0]:d.span[1]] == "==" for _, _, d in got)
+    dash = run("dash", src[len("sh -c '"):-1], tmp_path)
+    assert "unexpected operator" in dash.stderr or dash.stdout == "", dash

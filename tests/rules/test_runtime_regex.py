@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -91,3 +92,76 @@ def test_word_and_line_flags_agree_with_grep() -> None:
     lines = ["foo", "foobar", "a foo b", "foo_x", "x-foo"]
     for flags, kw in ((["-w"], {"word": True}), (["-x"], {"line": True})):
         assert mine("foo", "basic", lines, **kw) == grep_lines("foo", flags, lines)
+
+
+# -- bounded matching: patterns that backtrack exponentially are not run on long lines ------
+
+
+@pytest.mark.parametrize(("pattern", "syntax"), [
+    ("(a|a)*[^ -~]", "extended"), ("(a+)+b", "extended"), ("(a*)*b", "extended"),
+    ("\\(a*\\)*b", "basic"), ("(ab|a)+c", "extended"), ("\\(a\\)\\1", "basic"),
+    ("(a{1,3}){2,}x", "extended"), ("((ab|b)c)*d", "extended"),
+])
+def test_patterns_that_backtrack_are_recognised(pattern: str, syntax: Syntax) -> None:
+    from quotecheck.rules.runtime.regex import can_match_quickly, may_backtrack
+
+    regex = translate(pattern, syntax)
+    assert may_backtrack(regex)
+    assert not can_match_quickly(regex, "a" * 40)
+    assert can_match_quickly(regex, "a" * 10)
+
+
+@pytest.mark.parametrize(("pattern", "syntax"), [
+    ("[p]ython3.*train_dflash", "basic"), ("^python3 train\\.py", "extended"),
+    ("pyth(o|0)n3", "extended"), ("a+b", "extended"), ("train|serve", "extended"),
+    ("(abc)?d", "extended"), ("x{2,5}", "extended"), ("\\<b", "basic"),
+])
+def test_common_patterns_are_matched_on_any_line(pattern: str, syntax: Syntax) -> None:
+    from quotecheck.rules.runtime.regex import can_match_quickly, may_backtrack
+
+    regex = translate(pattern, syntax)
+    assert not may_backtrack(regex)
+    assert can_match_quickly(regex, "x" * 10_000)
+
+
+def test_a_pattern_that_backtracks_does_not_hang_the_check(tmp_path: Path) -> None:
+    import sys
+
+    script = tmp_path / "a.sh"
+    script.write_text("ssh h 'pkill -f \"(a|a)*[^ -~]\"; echo "
+                      + "a" * 40 + "'\n")
+    root = Path(__file__).resolve().parents[2]
+    # Python's re needs hours for this one; the check is bounded.
+    res = subprocess.run([sys.executable, "-m", "quotecheck", "check", "--select", "QC201",
+                          str(script)], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert res.returncode in (0, 1) and "Traceback" not in res.stderr, res.stderr
+
+
+NESTED_ATOMS = ["a", "b", "(", ")", "|", "*", "+", "?", "{1,2}", ".", "[ab]", "(a|b)", "(a+)",
+                "(a*)*", "(a|ab)+"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(NESTED_ATOMS), min_size=1, max_size=6),
+       st.lists(st.text(alphabet="abc", max_size=24), min_size=1, max_size=6))
+def test_bounded_matching_agrees_with_grep_where_it_answers(atoms: list[str],
+                                                            lines: list[str]) -> None:
+    """Where the bounded matching answers (every line of a pattern that does not backtrack,
+    short lines of one that does), it selects the lines real grep selects; it answers for
+    every line of at most BACKTRACKING_LINE_MAX characters."""
+    from quotecheck.rules.runtime.regex import BACKTRACKING_LINE_MAX, can_match_quickly
+
+    pattern = "".join(atoms)
+    try:
+        regex = translate(pattern, "extended")
+    except UnsupportedPattern:
+        assume(False)
+        raise
+    real = grep_lines(pattern, ["-E"], lines)
+    assume(real is not None)
+    for number, line in enumerate(lines, 1):
+        if len(line) <= BACKTRACKING_LINE_MAX:
+            assert can_match_quickly(regex, line)
+        if can_match_quickly(regex, line):
+            assert (regex.search(line) is not None) == (number in real), (pattern, line)

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Literal
+from functools import lru_cache
+from typing import Any, Literal
+
+with warnings.catch_warnings():  # the parser behind `re`; deprecated as a public name only
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import sre_constants
+    import sre_parse
 
 Syntax = Literal["basic", "extended", "fixed", "perl"]
 
@@ -347,3 +353,58 @@ def translate(pattern: str, syntax: Syntax = "basic", *, ignore_case: bool = Fal
             return re.compile(text, flags)
     except (re.error, OverflowError, RecursionError) as exc:
         raise UnsupportedPattern(str(exc)) from exc
+
+
+# Python's `re` backtracks: a repeated group that can match the same text in more than one way
+# (`(a|a)*`, `(a+)+`) takes time doubling with each character of a line it fails on, inside one
+# C call nothing can interrupt. Such a pattern is tried only on lines this short (at most some
+# hundred thousand steps); on a longer line whether it matches is not known.
+BACKTRACKING_LINE_MAX = 16
+_REPEATS = frozenset({sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT})
+
+
+@lru_cache(maxsize=256)
+def _backtracks(pattern: str, flags: int) -> bool:
+    try:
+        tree = sre_parse.parse(pattern, flags)
+    except (re.error, RecursionError, OverflowError):
+        return True
+    return _risky(tree, repeated=False)
+
+
+def _risky(tree: Any, *, repeated: bool) -> bool:
+    """Whether ``tree`` (inside a repetition when ``repeated``) holds a back-reference, or a
+    repetition or an alternation inside a repetition."""
+    for op, av in tree:
+        if op in (sre_constants.GROUPREF, sre_constants.GROUPREF_EXISTS):
+            return True  # back-references: matching them is not linear in any engine
+        if op in _REPEATS:
+            high, body = av[1], av[2]
+            many = high is sre_constants.MAXREPEAT or high > 1
+            inner = [(body, repeated or many)]
+            if repeated and many:
+                return True
+        elif op == sre_constants.BRANCH:
+            if repeated:
+                return True
+            inner = [(branch, False) for branch in av[1]]
+        elif op == sre_constants.SUBPATTERN:
+            inner = [(av[-1], repeated)]
+        elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+            inner = [(av[1], repeated)]
+        else:
+            continue
+        if any(_risky(sub, repeated=r) for sub, r in inner):
+            return True
+    return False
+
+
+def may_backtrack(regex: re.Pattern[str]) -> bool:
+    """Whether matching ``regex`` may take time exponential in the length of the line."""
+    return _backtracks(regex.pattern, regex.flags)
+
+
+def can_match_quickly(regex: re.Pattern[str], line: str) -> bool:
+    """Whether matching ``regex`` on ``line`` is bounded: the pattern does not backtrack
+    exponentially, or the line is short enough for it to be cheap anyway."""
+    return len(line) <= BACKTRACKING_LINE_MAX or not may_backtrack(regex)

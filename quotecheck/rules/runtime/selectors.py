@@ -14,7 +14,7 @@ from quotecheck.parsing.tree import Node, SimpleCommand
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules.runtime.cmdline import comm_name, render_cmdline
 from quotecheck.rules.runtime.effective import view_effective
-from quotecheck.rules.runtime.regex import UnsupportedPattern, translate
+from quotecheck.rules.runtime.regex import UnsupportedPattern, can_match_quickly, translate
 from quotecheck.rules.runtime.toolcalls import (
     GrepCall,
     PgrepCall,
@@ -152,6 +152,8 @@ class Selector(Record):
         line, base = got
         first: Match | None = None
         for f in self.filters:
+            if not can_match_quickly(f.regex, line):
+                return None  # not known whether it matches: too costly to find out
             found: re.Match[str] | None = None
             for m in f.regex.finditer(line):
                 s, e = m.start() - base, m.end() - base
