@@ -71,6 +71,7 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
     local = outer_label(exp)
     assigned = name is not None and name in an.assigned(exp.layer)
     meant: bool  # the text was meant for the program
+    advice = "pass the value as data (an argument or the environment) instead of program text"
     if _spliced(exp):
         # `awk '/'"$x"'/'`: the author closed the program's single quotes to put the value in.
         meant = False
