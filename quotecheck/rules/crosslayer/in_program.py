@@ -71,11 +71,10 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
     local = outer_label(exp)
     assigned = name is not None and name in an.assigned(exp.layer)
     meant: bool  # the text was meant for the program
-    advice = "pass the value as data (an argument or the environment) instead of program text"
     if _spliced(exp):
         # `awk '/'"$x"'/'`: the author closed the program's single quotes to put the value in.
-        meant = False
-    elif lang == "awk":
+        return None
+    if lang == "awk":
         # awk reads `$2`, `$NF`, `$i`: never `${2-}`, `$*`, `$#` or `$?`.
         plain = name is not None and exp.text == "$" + name
         meant = plain and name is not None and (name.isdigit() or name in AWK_BUILTINS or (
