@@ -477,11 +477,17 @@ def _top_items(nodes: list[Node]) -> list[Node]:
     return items
 
 
-def scope_directives(directives: list[Directive], script: Script) -> None:
-    """A directive covers the command after it, or the whole file before the first command."""
+def top_command_spans(script: Script) -> list[tuple[int, int]]:
+    """The spans of the script's top-level commands, sorted, as input offsets: what a
+    directive before a command covers."""
     # Node spans are offsets into the root layer's text, directive spans into the source: the
     # same unless the source has CRLF line endings (trace.without_crlf), so map the nodes'.
-    spans = sorted(script.origin.span(*n.span) or n.span for n in _top_items(script.body))
+    return sorted(script.origin.span(*n.span) or n.span for n in _top_items(script.body))
+
+
+def scope_directives(directives: list[Directive], script: Script) -> None:
+    """A directive covers the command after it, or the whole file before the first command."""
+    spans = top_command_spans(script)
     starts = [a for a, _ in spans]
     for d in directives:
         if d.line:

@@ -25,9 +25,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from quotecheck.checker import Options, check_source
-from quotecheck.commands.inputs import Input, PendingInput, pending_inputs
+from quotecheck.commands.inputs import Input, PendingInput
 from quotecheck.commands.request import Request
-from quotecheck.commands.settings import SettingsCache, codes_option, globs_option, options_for
+from quotecheck.commands.settings import (
+    SettingsCache,
+    codes_option,
+    globs_option,
+    options_for,
+    start_run,
+)
 from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageProblem
 from quotecheck.config import ConfigError
 from quotecheck.diagnostics import Diagnostic
@@ -277,22 +283,13 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
 
 def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -> int:
     from quotecheck.output.check_json import document
-    from quotecheck.output.terminal import printable
 
     errors: list[str] = []
-    if request.command is None and not request.paths:
-        stderr.write("quotecheck: error: nothing to check: give files or directories, - for "
-                     "standard input, or --command 'CMD'\n")
+    started = start_run(request, stdin, stderr, "nothing to check: give files or directories, "
+                        "- for standard input, or --command 'CMD'")
+    if started is None:
         return EXIT_ERROR
-    try:
-        settings = SettingsCache(request)
-    except ConfigError as exc:
-        stderr.write(f"quotecheck: error: {exc}\n")
-        return EXIT_ERROR
-    notes: list[str] = []
-    inputs = pending_inputs(request, stdin, settings.max_file_size, settings.walk_rules, notes)
-    for note in notes:
-        stderr.write(f"quotecheck: {printable(note)}\n")
+    settings, inputs = started
     items: _ItemWriter | None = None
     if request.output_format == "json":
         items = _ItemWriter(stdout, partial(document, encoding=request.encoding), False)

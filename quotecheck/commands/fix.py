@@ -13,15 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from quotecheck.commands.inputs import Input, PendingInput, pending_inputs
+from quotecheck.commands.inputs import Input, PendingInput
 from quotecheck.commands.request import Request
-from quotecheck.commands.settings import SettingsCache, codes_option, options_for
+from quotecheck.commands.settings import SettingsCache, codes_option, options_for, start_run
 from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from quotecheck.config import ConfigError
 from quotecheck.fixed_bytes import DecodedBytes, decode_bytes, encode_fixed, unified_patch
 from quotecheck.fixer import fix_source
 from quotecheck.inputs import LoadedText
-from quotecheck.output.terminal import printable
 from quotecheck.positions import LineIndex
 from quotecheck.safe_write import NotWritten, Snapshot, read_snapshot, replace_contents
 
@@ -42,21 +41,12 @@ def run(*, paths: list[str] | None, command: str | None, unsafe_fixes: bool, dif
 
 def run_fix(request: Request, *, unsafe: bool, diff: bool, write: bool, stdout: TextIO,
             stderr: TextIO, stdin: TextIO) -> int:
-    if request.command is None and not request.paths:
-        stderr.write("quotecheck: error: nothing to fix: give files, - for standard input, or "
-                     "--command 'CMD'\n")
-        return EXIT_ERROR
-    try:
-        settings = SettingsCache(request)
-    except ConfigError as exc:
-        stderr.write(f"quotecheck: error: {exc}\n")
-        return EXIT_ERROR
     # A symbolic link met walking a directory may lead out of the tree: fix leaves it alone.
-    notes: list[str] = []
-    pending = pending_inputs(request, stdin, settings.max_file_size, settings.walk_rules, notes,
-                             walk_symlinks=False)
-    for note in notes:
-        stderr.write(f"quotecheck: {printable(note)}\n")
+    started = start_run(request, stdin, stderr, "nothing to fix: give files, - for standard "
+                        "input, or --command 'CMD'", walk_symlinks=False)
+    if started is None:
+        return EXIT_ERROR
+    settings, pending = started
     if len(pending) > 1 and not (diff or write):
         stderr.write("quotecheck: error: several inputs: use --diff or --write\n")
         return EXIT_ERROR

@@ -4,9 +4,10 @@ line, the configuration file that governs the input, and the ``Options`` they ma
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TextIO
 
 from quotecheck.checker import Options
-from quotecheck.commands.inputs import Input
+from quotecheck.commands.inputs import Input, PendingInput, pending_inputs
 from quotecheck.commands.request import Request
 from quotecheck.commands.status import UsageProblem
 from quotecheck.config import ConfigError, Settings, find_config, load
@@ -109,3 +110,26 @@ def options_for(request: Request, settings: Settings, item: Input) -> Options:
         dialect_given=request.shell is not None,
         limits=settings.limits,
     )
+
+
+def start_run(request: Request, stdin: TextIO, stderr: TextIO, nothing: str, *,
+              walk_symlinks: bool = True) -> tuple[SettingsCache, list[PendingInput]] | None:
+    """What `check` and `fix` do first: the settings and the inputs, the walk's notes said on
+    ``stderr``; None (after saying why) when there is nothing to do or the settings are
+    broken. ``nothing`` is the message for a run given no input."""
+    from quotecheck.output.terminal import printable
+
+    if request.command is None and not request.paths:
+        stderr.write(f"quotecheck: error: {nothing}\n")
+        return None
+    try:
+        settings = SettingsCache(request)
+    except ConfigError as exc:
+        stderr.write(f"quotecheck: error: {exc}\n")
+        return None
+    notes: list[str] = []
+    pending = pending_inputs(request, stdin, settings.max_file_size, settings.walk_rules, notes,
+                             walk_symlinks=walk_symlinks)
+    for note in notes:
+        stderr.write(f"quotecheck: {printable(note)}\n")
+    return settings, pending

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from quotecheck.checker import Options, check_source
+from quotecheck.checker import Options, check_source, top_command_spans
 from quotecheck.config import ConfigError, Settings, find_config, load
 from quotecheck.diagnostics import Diagnostic, Edit, Fix
 from quotecheck.files import SHELL_EXTENSIONS, local_dialect, shebang_shell
@@ -19,7 +19,6 @@ from quotecheck.fixer import fix_source
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.lsp.outline import Outline, build_outline
 from quotecheck.output.lsp import lsp_diagnostic, rule_href
-from quotecheck.parsing.tree import CommandList, Node
 from quotecheck.positions import Encoding, LineIndex
 from quotecheck.programs import EDITOR_SHELL_LANGUAGES
 from quotecheck.rules.registry import doc_path, get
@@ -77,22 +76,12 @@ def time_limit(options: Options) -> float:
     return 2 * limits.parse_time + limits.rule_time + 60.0
 
 
-def _top_items(nodes: list[Node]) -> list[Node]:
-    items: list[Node] = []
-    for node in nodes:
-        if isinstance(node, CommandList):
-            items.extend(_top_items(node.items))
-        else:
-            items.append(node)
-    return items
-
-
 def _top_spans(trace: Trace) -> tuple[tuple[int, int], ...]:
     """The top-level commands the checker scopes directives to, as input spans."""
     script = trace.root.script
     if script is None:
         return ()
-    return tuple(sorted(script.origin.span(*n.span) or n.span for n in _top_items(script.body)))
+    return tuple(top_command_spans(script))
 
 
 def check(text: str, options: Options, path: str | None) -> CheckOutcome:
