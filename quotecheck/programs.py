@@ -13,7 +13,7 @@ of wrappers the trace and the rules tell apart. Some names here have no argv par
 (nerdctl, nsenter, machinectl, lxc-attach, incus, lxc, pkexec): no layer is opened through
 them, so their membership starts to matter when a parser is added (the tests list them).
 
-Pure data and two small functions: this module imports nothing of quotecheck and nothing that
+Pure data and three small functions: this module imports nothing of quotecheck and nothing that
 is slow to import, so that every layer of the package, down to ``parsing/``, and the command
 line's fast start-up path can import it.
 """
@@ -107,6 +107,22 @@ USER_SWITCHERS: Final[frozenset[str]] = frozenset(
     {"sudo", "doas", "su", "runuser", "gosu", "su-exec", "pkexec"})
 """Run the command as another user: another environment and other permissions, the same
 machine and the same processes."""
+
+SUDO_SHELL_KEPT: Final[frozenset[str]] = frozenset("_-$")
+"""``sudo -s CMD...`` and ``sudo -i CMD...`` run the shell with ``-c`` and one string: the words
+joined with single spaces, each byte that is not an ASCII letter or digit and not one of these
+characters preceded by a backslash (sudo's src/parse_args.c; verified with sudo 1.9.13p3). So
+the shell reads every character of the words as a literal, a value from the outer shell too:
+nothing in them is parsed as code, splits or globs. The exceptions: a ``$`` stays, so ``$name``,
+``$1``, ``$$`` in the words expand there (``${...}`` and ``$(...)`` do not: their ``{`` or
+``(`` is escaped), an escaped newline is a line continuation the shell deletes, and an empty
+word vanishes."""
+
+
+def sudo_shell_escapes(ch: str) -> bool:
+    """Whether sudo -s/-i puts a backslash before ``ch`` (one per UTF-8 byte of it)."""
+    return not ((ch.isascii() and ch.isalnum()) or ch in SUDO_SHELL_KEPT)
+
 
 NAMESPACE_ENTERERS: Final[frozenset[str]] = frozenset(
     {"nsenter", "machinectl", "lxc-attach", "incus", "lxc"})

@@ -20,7 +20,13 @@ from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Problem
 from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk
 from quotecheck.parsing.words import Word
-from quotecheck.programs import CONTAINER_RUNNERS, IN_PLACE_BUILTINS, Dialect, shell_dialect
+from quotecheck.programs import (
+    CONTAINER_RUNNERS,
+    IN_PLACE_BUILTINS,
+    Dialect,
+    shell_dialect,
+    sudo_shell_escapes,
+)
 from quotecheck.sourcemap import SourceMap
 
 UNKNOWN_LOGIN_SHELL = "<login-shell>"
@@ -546,7 +552,12 @@ def join_args(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[in
 
 
 def sudo_shell_text(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[int, int]]]:
-    """The string ``sudo -s``/``-i`` hands to the shell: words joined, metacharacters escaped."""
+    """The string ``sudo -s``/``-i`` hands to the shell: words joined, characters escaped.
+
+    A value the outer shell expands is escaped at run time character by character as well
+    (`SUDO_SHELL_KEPT`), so its stand-in here is escaped whole, its `$` too: the `$` stands for
+    the value, it is not one of the value's characters. The shell reads the value as a literal.
+    """
     text: list[str] = []
     offsets: list[int | None] = []
     ranges: list[tuple[int, int]] = []
@@ -554,14 +565,25 @@ def sudo_shell_text(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tu
         if i:
             text.append(" ")
             offsets.append(None)
-        start = len(text)
-        for ch, off in zip(a.value, a.offsets, strict=True):
-            if not (ch.isalnum() or ch in "_-$"):
+        n = len(a.value)
+        outer = bytearray(n)
+        spans = a.dynamic_ranges or (((0, n),) if a.dynamic else ())
+        for s, e in spans:
+            s, e = min(max(s, 0), n), min(max(e, 0), n)
+            outer[s:e] = b"\x01" * (e - s)
+        start: int | None = None
+        for j, (ch, off) in enumerate(zip(a.value, a.offsets, strict=True)):
+            if outer[j] and start is None:
+                start = len(text)
+            elif not outer[j] and start is not None:
+                ranges.append((start, len(text)))
+                start = None
+            if outer[j] or sudo_shell_escapes(ch):
                 text.append("\\")
                 offsets.append(off)
             text.append(ch)
             offsets.append(off)
-        if a.dynamic:
+        if start is not None:
             ranges.append((start, len(text)))
     return "".join(text), offsets, ranges
 

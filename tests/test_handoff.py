@@ -399,6 +399,53 @@ def test_sudo_shell_string_round_trips_through_bash(words: list[str]) -> None:
     assert (rc, out) == (0, words)
 
 
+def _sudo_runs_without_password() -> bool:
+    if shutil.which("sudo") is None:
+        return False
+    proc = subprocess.run(["sudo", "-n", "true"], capture_output=True, timeout=20, check=False)
+    return proc.returncode == 0
+
+
+# The words of each case are data sudo passes on, never a command that is analysed.
+SUDO_WORDS = [["a b", "$HOME", "x;y", "it's", "", "${u}", "$(id)", "*.log", "\\n", "tab\there"],
+              ["é", "a\nb", "_-$", "--", "~root", "!x"]]
+
+
+@pytest.mark.parametrize("words", SUDO_WORDS)
+def test_sudo_shell_string_is_what_real_sudo_hands_the_shell(tmp_path: Path,
+                                                             words: list[str]) -> None:
+    """`sudo -s CMD...` runs `$SHELL -c STRING`: a recording $SHELL shows sudo's string."""
+    if not _sudo_runs_without_password():
+        pytest.skip("sudo not installed, or it asks for a password")
+    out = tmp_path / "argv"
+    stub = tmp_path / "recording-shell"
+    stub.write_text(f"#!/bin/sh\nprintf '%s\\0' \"$@\" > {out}\n")
+    stub.chmod(0o755)
+    proc = subprocess.run(["sudo", "-n", "-s", "printf", "<%s>", *words],
+                          env={"SHELL": str(stub), "PATH": os.defpath, "LC_ALL": "C.UTF-8"},
+                          capture_output=True, timeout=20, check=False)
+    assert proc.returncode == 0, proc.stderr
+    argv = out.read_bytes().split(b"\0")[:-1]
+    # sudo escapes bytes: each UTF-8 byte of `é` gets its backslash; a shell reads both the same.
+    expected = sudo_shell_string(["printf", "<%s>", *words]).encode()
+    expected = expected.replace("\\é".encode(), b"".join(b"\\" + bytes([c])
+                                                           for c in "é".encode()))
+    assert argv == [b"-c", expected]
+
+
+def test_sudo_login_shell_reads_the_words_as_literals() -> None:
+    """`sudo -i CMD...` through root's real login shell: the words arrive as written, only
+    `$name` expands (here `$HOME`, root's)."""
+    if not (IS_ROOT and _sudo_runs_without_password()):
+        pytest.skip("needs root and sudo without a password")
+    words = ["a b", "x;y", "$(id)", "${u}", "'q'", "*", "$HOME"]
+    proc = subprocess.run(["sudo", "-n", "-i", *PRINT0, *words], capture_output=True,
+                          timeout=20, check=False, env={"PATH": os.defpath})
+    got = [w.decode() for w in proc.stdout.split(b"\0")[:-1]]
+    home = os.path.expanduser("~root")
+    assert (proc.returncode, got) == (0, [*words[:-1], home])
+
+
 # ---------------------------------------------------------------------------------------------
 # env
 

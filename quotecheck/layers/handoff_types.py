@@ -18,7 +18,7 @@ from typing import ClassVar, Literal
 
 from quotecheck.layers.argv_options import Option
 from quotecheck.layers.ssh_settings import config_value, first_setting, split_destination
-from quotecheck.programs import basename
+from quotecheck.programs import basename, sudo_shell_escapes
 from quotecheck.records import FrozenRecord
 
 __all__ = [
@@ -459,20 +459,12 @@ Handoff = SshHandoff | ExecHandoff | ShellHandoff | JoinHandoff | AwkHandoff
 def sudo_shell_string(values: Sequence[str]) -> str:
     """The -c string sudo builds for `sudo -s CMD...` / `sudo -i CMD...`.
 
-    Fact (sudo's src/parse_args.c, quoted in sudo-project/sudo issue #121): each character of
-    each word that is not alphanumeric, `_`, `-` or `$` gets a backslash before it, and the
-    words are joined with single spaces. Consequences: `$` still expands in the target shell,
-    an empty word vanishes, and an escaped newline is a line continuation that the shell
-    deletes. sudo tests bytes with isalnum(), so a non-ASCII character gets a backslash before
-    each of its UTF-8 bytes; here it gets one backslash before the character, which a shell
-    turns into the same text.
+    The escaping is a fact about sudo (`programs.SUDO_SHELL_KEPT`, with what follows from it).
+    sudo tests bytes, so a non-ASCII character gets a backslash before each of its UTF-8 bytes;
+    here it gets one backslash before the character, which a shell turns into the same text.
     """
     return " ".join(
-        "".join(
-            ch if (ch.isascii() and ch.isalnum()) or ch in "_-$" else "\\" + ch for ch in word
-        )
-        for word in values
-    )
+        "".join("\\" + ch if sudo_shell_escapes(ch) else ch for ch in word) for word in values)
 
 
 # The parser of one program's argv: (argv, dynamic, start, end) -> its hand-off, or None.

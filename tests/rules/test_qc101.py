@@ -203,3 +203,15 @@ def test_correct_code_is_not_reported(src: str) -> None:
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
     assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+
+
+def test_sudo_s_escapes_the_outer_arguments_and_keeps_the_inner_script() -> None:
+    # apache/bookkeeper 9590a97f67c81a2964c79a92c7c58976894588f3, docker/scripts/entrypoint.sh
+    # line 44 (Apache-2.0): sudo -s escapes every word, so the inner bash gets `exec "$@"` as
+    # its script and the outer arguments as its own $1 $2 ... after `--`.
+    src = ('function run_command() {\n'
+           '    if [ "$(id -u)" = \'0\' ]; then\n'
+           '        exec sudo -s -E -u "$BK_USER" /bin/bash -c \'exec "$@"\' -- "$@"\n'
+           '    fi\n'
+           '}\n')
+    assert mine(src) == []

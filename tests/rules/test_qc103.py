@@ -8,6 +8,7 @@ from harness.shells import run_shell
 
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
+from quotecheck.layers.handoff_types import sudo_shell_string
 
 CODE = "QC103"
 MINE = list(CROSSLAYER)
@@ -155,3 +156,42 @@ def test_command_string_built_to_run_is_info() -> None:
     # (e.g. acmesh-official__acme.sh/deploy/ssh.sh's configured remote commands).
     [d] = found('cmd="$1 --flag"\nsh -c "$cmd"')
     assert d.severity == "info"
+
+
+# -- sudo -s / sudo -i escape what they pass to the shell (issue 13, layer facts) --------------
+
+# openstack/devstack 493835a61a996731a7031861f80c7629acd5d6f2, lib/databases/postgresql lines
+# 89-91 (Apache-2.0). sudo -i puts a backslash before each character of the command that is not
+# a letter, digit, `_`, `-` or `$`, so the login shell reads the values as literals.
+DEVSTACK_POSTGRES = (
+    "function configure_database_postgresql {\n"
+    "    sudo -u root sudo -u postgres -i psql -c \"CREATE ROLE $DATABASE_USER WITH SUPERUSER"
+    " LOGIN PASSWORD '$DATABASE_PASSWORD'\" || \\\n"
+    "    sudo -u root sudo -u postgres -i psql -c \"ALTER ROLE $DATABASE_USER WITH SUPERUSER"
+    " LOGIN PASSWORD '$DATABASE_PASSWORD'\"\n"
+    "}\n")
+
+
+@pytest.mark.parametrize("src", [
+    DEVSTACK_POSTGRES,
+    'x=$1\nsudo -s printf "<%s>" "$x"',
+    "sudo -s rm -rf $dir",  # split locally, each word escaped: no word is code there
+    'sudo -i "$cmd"',  # one word: the command's name is the whole value
+    'sudo -u bob -s -- cp "$src" "/home/bob/${name}.txt"',
+])
+def test_values_sudo_escapes_are_not_code(src: str) -> None:
+    assert mine(src) == []
+
+
+def test_a_value_sudo_passes_to_sh_c_is_code_for_that_shell() -> None:
+    # sudo's escapes are removed by its shell; the `sh -c` it runs parses the value.
+    [d] = found('sudo -s -- sh -c "echo $x"')
+    assert d.code == CODE and "`sh -c`" in d.message
+
+
+def test_the_sudo_string_keeps_a_hostile_value_literal_in_bash() -> None:
+    # What sudo -s builds for `sudo -s printf '<%s>' "$x"` with a hostile value, run by bash.
+    value = "a b;touch /nonexistent/x `id` $(id) '\"*"
+    script = sudo_shell_string(["printf", "<%s>", value])
+    out = run_shell("bash", script, {"PATH": "/usr/bin:/bin"})
+    assert out.stdout == f"<{value}>"
