@@ -10,7 +10,8 @@ killed by SIGTERM gives 255, exactly like a closed port).
 Not reported: an ssh whose remote command is one informational command that cannot fail in
 a way that matters (`true`, `:`, `exit 0`, `echo ...`, `uptime`, `hostname`, `uname`, `id`,
 `date`): that is how to test a connection, and any failure is ssh's own; ssh without a remote
-command; ssh in the background.
+command; ssh in the background; `ssh h cmd || true` (the status is dropped: nothing is
+decided on it).
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ def _probe_only(call: SshCall) -> bool:
         c in sends for c in ";&|\n`$("))
 
 
+def _does_nothing(node: Node) -> bool:
+    """`true` or `:` alone: a `||` branch that only drops the status."""
+    return isinstance(node, SimpleCommand) and not node.redirects and len(node.words) == 1 \
+        and node.words[0].value in ("true", ":")
+
+
 def _tested(view: CommandView) -> tuple[str, Node | None, bool] | None:
     """How the command's status is tested: (`if`/`while`/`until`/`&&`/`||`/`!`, the node,
     whether a `!` inverted it on the way)."""
@@ -66,6 +73,8 @@ def _tested(view: CommandView) -> tuple[str, Node | None, bool] | None:
             if index is None:
                 continue
             after = node.ops[index] if index < len(node.ops) else None
+            if after == "||" and _does_nothing(node.items[index + 1]):
+                return None  # `ssh h cmd || true`: the status is dropped, nothing is decided
             if after in ("&&", "||"):
                 return after, node, negated
             if index != len(node.items) - 1 or after == "&":

@@ -133,3 +133,16 @@ def test_odd_inputs() -> None:
     for src in ["ssh && x", "if ssh; then :; fi", "! ssh", "until ssh h; do :; done",
                 "ssh h '' || x", "$(ssh h x) && y", "ssh h x\n$?"]:
         found(src)
+
+
+@pytest.mark.parametrize("src", [
+    # Issue 13's corpus: `ssh ... || true` drops the status on purpose (a best-effort stop).
+    'ssh -o BatchMode=yes "$host" "pkill -f worker.py" || true',
+    'ssh "$host" "rm -f /tmp/job.lock" || :',
+])
+def test_a_status_dropped_with_or_true_decides_nothing(src: str) -> None:
+    assert found(src) == []
+
+
+def test_or_true_with_more_after_it_still_decides() -> None:
+    [_] = found('ssh "$host" "pkill -f worker.py" || echo "no worker on $host"')
