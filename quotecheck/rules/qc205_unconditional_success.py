@@ -30,8 +30,13 @@ _NEUTRAL = frozenset({"sleep", "echo", "printf", "true", ":", "date", "sync", "l
 # step before it.
 _CLEANUP = frozenset({"rm", "rmdir", "popd", "pushd"})
 _STOPS = frozenset({"exit", "return", "exec"})
-# Commands a printing helper uses besides echo/printf: tests and colour settings.
-_PRINTING = _NEUTRAL | frozenset({"[", "test", "tput", "stty"})
+# Commands a printing helper uses besides echo/printf: tests, colour settings, its return.
+_PRINTING = _NEUTRAL | frozenset({"[", "test", "tput", "stty", "return"})
+# A command named by a variable that holds a terminal control sequence (`$SETCOLOR_SUCCESS`,
+# `$MOVE_TO_COL`, `${RED}`): it prints a colour code, it is no step to report on.
+_COLOUR_VARIABLE = re.compile(
+    r"^\$\{?[A-Za-z_]*(?:COLOU?R|MOVE_TO|RED|GREEN|YELLOW|BLUE|BOLD|NORMAL|RESET|NC)"
+    r"[A-Za-z_]*\}?$", re.IGNORECASE)
 # A text that claims nothing: a progress line ("Running tests..."), a prompt or instruction
 # ("Press any key when ... completed", "click Close to complete"), a condition or future
 # ("when the build has finished", "you must have X installed"), a header ("Currently running").
@@ -115,10 +120,54 @@ def _names(node: Node, views: dict[int, CommandView]) -> list[str]:
 
 
 def _neutral(items: list[Node], views: dict[int, CommandView]) -> bool:
-    if len(items) != 1 or not isinstance(items[0], SimpleCommand):
-        return False
-    names = _names(items[0], views)
-    return all(n == "" or n in _NEUTRAL for n in names)
+    if len(items) == 1 and isinstance(items[0], SimpleCommand):
+        names = _names(items[0], views)
+        if all(n == "" or n in _NEUTRAL for n in names):
+            return True
+    return _colour_only(items, views)
+
+
+def _colour_only(items: list[Node], views: dict[int, CommandView]) -> bool:
+    """``[ "$BOOTUP" = color ] && $SETCOLOR_SUCCESS``, ``tput setaf 2``: only a colour is set."""
+    colour = False
+    for node in items:
+        if not isinstance(node, SimpleCommand):
+            return False
+        v = views.get(id(node))
+        if v is None or not v.argv:
+            return False
+        raw = node.words[0].raw if node.words else ""
+        if v.argv[0].dynamic and _COLOUR_VARIABLE.match(raw) and len(v.argv) == 1:
+            colour = True
+        elif v.values[0] == "tput":
+            colour = True
+        elif v.values[0] not in ("[", "test"):
+            return False
+    return colour
+
+
+def _then_branch(view: CommandView) -> bool:
+    """The command is in the branch an `if` runs when its condition succeeded."""
+    chain = (*view.context.ancestors, view.command)
+    for i in range(len(chain) - 2, -1, -1):
+        node = chain[i]
+        if isinstance(node, Compound):
+            role = next((r for r, p in node.parts if p is chain[i + 1]), None)
+            return node.kind == "if" and role == "body"
+    return False
+
+
+def _exits_on_failure(layer: Layer, name: str) -> bool:
+    """``name`` is a function of this script that ends the script itself when something fails
+    (an `exit` with a status other than 0 in its body): its callers' messages follow a
+    checked step."""
+    for v in layer.commands:
+        if not v.argv or v.values[0] != "exit" or v.values[1:] in ([], ["0"]):
+            continue
+        function = _function_of(v)
+        if function is not None and function.name == name:
+            return True
+    return False
 
 
 def _cleanup(items: list[Node], views: dict[int, CommandView]) -> bool:
@@ -127,7 +176,8 @@ def _cleanup(items: list[Node], views: dict[int, CommandView]) -> bool:
     return all(n in _CLEANUP for n in _names(items[0], views))
 
 
-def _checked_before(slot: Slot, j: int, views: dict[int, CommandView]) -> bool:
+def _checked_before(slot: Slot, j: int, views: dict[int, CommandView],
+                    layer: Layer | None = None, then_branch: bool = False) -> bool:
     """Whether the real step before a cleanup (``make || exit 1; popd; echo done``) is checked:
     the message reports on that step, not on the cleanup."""
     while j >= 0:
@@ -139,8 +189,10 @@ def _checked_before(slot: Slot, j: int, views: dict[int, CommandView]) -> bool:
         if any(isinstance(n, (Compound, CommandList)) for n in items):
             return True
         names = [n for node in items for n in _names(node, views)]
-        return any(n in _STOPS for n in names) or _handled(items, slot.ops[lo:hi], views)
-    return False
+        return any(n in _STOPS for n in names) or _handled(items, slot.ops[lo:hi], views) \
+            or (layer is not None and len(names) == 1 and _exits_on_failure(layer, names[0]))
+    # Only cleanup before the message in an `if`'s then-branch: the condition is the step.
+    return then_branch
 
 
 def _handled(items: list[Node], ops: list[str], views: dict[int, CommandView]) -> bool:
@@ -218,7 +270,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         break
     if j < 0:
         return None
-    if _cleanup(slot.items[lo:hi + 1], views) and _checked_before(slot, lo - 1, views):
+    if _cleanup(slot.items[lo:hi + 1], views) and _checked_before(
+            slot, lo - 1, views, layer, _then_branch(view)):
         return None
     function = _function_of(view)
     if function is not None and _printing_helper(function, views):
@@ -229,6 +282,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         return None
     names = [n for node in step for n in _names(node, views)]
     if any(n in _STOPS for n in names) or _handled(step, step_ops, views):
+        return None
+    if len(names) == 1 and _exits_on_failure(layer, names[0]):
         return None
     background = slot.ops[hi] == "&"
     if background and all(w.lower() in _START_WORDS for w in _claims(text)):

@@ -137,3 +137,72 @@ def test_failures_handled_elsewhere(src: str) -> None:
 ])
 def test_claims_still_reported(src: str) -> None:
     assert len(found(src)) == 1, src
+
+
+# -- issue 13: texts and steps that claim nothing, taken from the precision corpus --------------
+
+# apache/zeppelin 904e9136d95377d3a04deba531250719ccf1483c, bin/functions.sh lines 59-68
+# (Apache-2.0): a printing helper; the step before "OK" only sets a colour.
+ZEPPELIN_SUCCESS_MSG = '''echo_success_msg() {
+  [ "$BOOTUP" = "color" ] && $MOVE_TO_COL
+  echo -n "["
+  [ "$BOOTUP" = "color" ] && $SETCOLOR_SUCCESS
+  echo -n $"  OK  "
+  [ "$BOOTUP" = "color" ] && $SETCOLOR_NORMAL
+  echo -n "]"
+  echo -ne "\\r"
+  return 0
+}
+'''
+
+# alibaba/nacos 486e19848605bbea24902b26e741a433d912e0a8, distribution/bin/startup.sh lines
+# 82-84 (Apache-2.0): the step is the `if` condition; the then-branch only cleans up first.
+NACOS_UPDATED = '''if sed -i.bak "s/^\\(${escaped_key}=\\)$/\\1${input_val}/" "${target_file}" 2>/dev/null; then
+    rm -f "${target_file}.bak"
+    echo "\\`${key_pattern}\\` Updated: "
+fi
+'''
+
+# apache/zeppelin 904e9136d95377d3a04deba531250719ccf1483c, dev/create_release.sh lines 61-71
+# and 98-107, shortened (Apache-2.0): the build function exits on failure itself.
+ZEPPELIN_RELEASE = '''function make_binary_release() {
+  ./mvnw clean package -Pbuild-distr -DskipTests ${BUILD_FLAGS}
+  if [[ $? -ne 0 ]]; then
+    echo "Build failed. ${BUILD_FLAGS}"
+    exit 1
+  fi
+}
+make_binary_release all "-Pweb-classic -pl !shell"
+
+# remove non release files and dirs
+rm -rf "${WORKING_DIR}/zeppelin"
+rm -rf "${WORKING_DIR}/zeppelin-${RELEASE_VERSION}"
+echo "Release files are created under ${WORKING_DIR}"
+'''
+
+# dokku/dokku 33896f5d7efc3b03d0ea94934d8413cddbce07fd,
+# contrib/images/digitalocean/in_parts/100-image-check lines 593-595 (MIT): a progress line.
+DOKKU_CHECKING = '''checkLogs
+
+echo -en "\\n\\nChecking all user-created accounts...\\n"
+'''
+
+
+@pytest.mark.parametrize("src", [
+    ZEPPELIN_SUCCESS_MSG, NACOS_UPDATED, ZEPPELIN_RELEASE, DOKKU_CHECKING,
+    # A success word inside a warning, after a colour code.
+    'cp a b\necho -e "\\033[31mERROR\\033[0m: restart needed, deploy completed"',
+])
+def test_texts_and_steps_that_claim_nothing(src: str) -> None:
+    assert found(src) == []
+
+
+def test_a_claim_after_a_colour_code_is_still_a_claim() -> None:
+    [(line, _, _)] = found('cp build/app /srv/app\necho -e "\\033[32mDeployed\\033[0m"')
+    assert line == 2
+
+
+def test_a_function_that_does_not_exit_is_still_a_step() -> None:
+    src = 'build() { make; }\nbuild\necho "Build done"'
+    [(line, _, _)] = found(src)
+    assert line == 3

@@ -21,8 +21,21 @@ NEGATIVE_WORDS = re.compile(
 )
 
 
+# Colour codes as scripts write them (`\033[1;32m`, `\e[0m`, `\x1b[31m`, `\u001b[33m`, or the ESC
+# character itself) and the written escapes `\n` `\t` `\r`: they are not words, and left in
+# they glue to the word after them (`\033[33mWARNING` has no word boundary before WARNING).
+_COLOUR = re.compile(r"(?:\\(?:033|e|E|x1[bB]|u001[bB])|\x1b)\[[0-9;]*[A-Za-z]")
+_ESCAPE = re.compile(r"\\[ntr]")
+
+
+def plain(text: str) -> str:
+    """``text`` without colour codes and written escapes, for reading its words."""
+    return _ESCAPE.sub(" ", _COLOUR.sub(" ", text))
+
+
 def message_text(view: CommandView) -> str | None:
-    """The text an ``echo``/``printf`` prints (None for other commands)."""
+    """The words an ``echo``/``printf`` prints (None for other commands), colour codes and
+    written escapes taken out (see ``plain``)."""
     if not view.argv:
         return None
     name = view.values[0]
@@ -30,9 +43,9 @@ def message_text(view: CommandView) -> str | None:
     if name == "echo":
         while args and re.fullmatch(r"-[neE]+", args[0]):
             args = args[1:]
-        return " ".join(args)
+        return plain(" ".join(args))
     if name == "printf":
         if args and args[0] == "-v":
             return None
-        return " ".join(args)
+        return plain(" ".join(args))
     return None
