@@ -137,9 +137,9 @@ def _colour_only(items: list[Node], views: dict[int, CommandView]) -> bool:
         if v is None or not v.argv:
             return False
         raw = node.words[0].raw if node.words else ""
-        if v.argv[0].dynamic and _COLOUR_VARIABLE.match(raw) and len(v.argv) == 1:
-            colour = True
-        elif v.values[0] == "tput":
+        sets_colour = v.argv[0].dynamic and bool(_COLOUR_VARIABLE.match(raw)) and \
+            len(v.argv) == 1
+        if sets_colour or v.values[0] == "tput":
             colour = True
         elif v.values[0] not in ("[", "test"):
             return False

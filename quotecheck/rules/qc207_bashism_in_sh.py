@@ -3,15 +3,20 @@
 Error where the layer is sh for sure (`sh -c`, `dash -c`, `watch`, a `#!/bin/sh` script, the
 ``--shell sh``/``--remote-shell dash`` choice); a warning where the shell is not known (an ssh
 remote command runs in the user's login shell, ``su -c`` in the target user's); nothing under
-bash, ksh or zsh. What dash does with each construct is verified in the tests.
+bash, ksh or zsh. What dash does with each construct is verified in the tests. Not reported:
+what a branch only bash runs holds (``if [ -n "$BASH_VERSION" ]``, a function that returns
+first when it is not bash; see ``_bash_guards``), unless dash rejects it while parsing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers.model import Layer
+from quotecheck.programs import DECLARATION_BUILTINS
+from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
 from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
@@ -26,8 +31,32 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         shell = layer_shell(ctx, layer)
         if shell.dialect not in ("sh", "unknown"):
             continue
-        for b in bashisms(ctx, layer):
+        found = bashisms(ctx, layer)
+        if not found:
+            continue
+        guarded = guarded_spans(layer)
+        by_eval = eval_guards(ctx.trace, layer)
+        for b in found:
+            if within(b.span, by_eval) or (within(b.span, guarded)
+                                           and not _parse_time(b, ctx.source)):
+                continue  # only bash runs it (see _bash_guards)
             yield _finding(layer, shell, b)
+
+
+# What dash rejects while it parses, before anything runs: a branch that does not run still
+# breaks the script (verified in the tests).
+_PARSE_TIME = ("function", "for ((...))", "select", "|&", "<<<", "<(...)", ">(...)")
+
+
+_DECLARES_ARRAY = re.compile(r"[^\n;&|]*?[A-Za-z0-9_]=\(")
+
+
+def _parse_time(b: Bashism, source: str) -> bool:
+    if b.construct in _PARSE_TIME or "=(" in b.construct:
+        return True
+    # `local a=(1 2)`, `declare -a a=(...)`: reported as the builtin, rejected as the array.
+    return b.construct in DECLARATION_BUILTINS and bool(
+        _DECLARES_ARRAY.match(source, b.span[1]))
 
 
 def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:

@@ -157,8 +157,8 @@ ZEPPELIN_SUCCESS_MSG = '''echo_success_msg() {
 
 # alibaba/nacos 486e19848605bbea24902b26e741a433d912e0a8, distribution/bin/startup.sh lines
 # 82-84 (Apache-2.0): the step is the `if` condition; the then-branch only cleans up first.
-NACOS_UPDATED = '''if sed -i.bak "s/^\\(${escaped_key}=\\)$/\\1${input_val}/" "${target_file}" 2>/dev/null; then
-    rm -f "${target_file}.bak"
+NACOS_UPDATED = ('if sed -i.bak "s/^\\(${escaped_key}=\\)$/\\1${input_val}/" '
+                 '"${target_file}" 2>/dev/null; then\n') + '''    rm -f "${target_file}.bak"
     echo "\\`${key_pattern}\\` Updated: "
 fi
 '''

@@ -334,3 +334,63 @@ def test_double_equals_as_an_operator_is_found(script: str, tmp_path: Path) -> N
     assert got and all(src[d.span[0]:d.span[1]] == "==" for _, _, d in got)
     dash = run("dash", src[len("sh -c '"):-1], tmp_path)
     assert "unexpected operator" in dash.stderr or dash.stdout == "", dash
+
+
+# -- issue 13: what only bash runs ------------------------------------------------------------
+
+# acmesh-official/acme.sh d60c75b4e30a26addd8b9d0bfdeeed39c84ed51e, acme.sh lines 317-346,
+# shortened (GPL-3.0): bash-only code behind a `[ -z "${BASH_VERSION}" ]` early return, inside
+# eval so that dash does not parse it.
+ACME_DEBUG_HELPER = '''#!/bin/sh
+__debug_bash_helper() {
+  if [ -z "${BASH_VERSION}" ]; then
+    return
+  fi
+  eval '_dbh_called=($(caller 1))'
+  eval '_dbh_file=${_dbh_called[2]}'
+  eval '_dbh_function=${_dbh_called[1]}'
+  printf "%-40s " "$_dbh_file:${_dbh_function}"
+}
+__debug_bash_helper
+echo ok
+'''
+
+
+def test_bash_only_code_behind_an_early_return_is_not_reported(tmp_path: Path) -> None:
+    assert where(ACME_DEBUG_HELPER) == []
+    # dash runs it: the function returns before the eval lines.
+    res = run("dash", ACME_DEBUG_HELPER, tmp_path)
+    assert (res.returncode, res.stdout, res.stderr) == (0, "ok\n", "")
+
+
+@pytest.mark.parametrize("guard", [
+    'if [ -n "$BASH_VERSION" ]; then\n  BODY\nfi',
+    'if [ "$BASH" ]; then BODY; fi',
+    'if [ -z "${BASH_VERSION-}" ]; then\n  :\nelse\n  BODY\nfi',
+    '[ -n "${BASH_VERSION:-}" ] && BODY',
+    '[ -z "$BASH_VERSION" ] && exit 0\nBODY',
+    'f() {\n  [ -n "$BASH_VERSION" ] || return\n  BODY\n}\nf',
+])
+@pytest.mark.parametrize("body", ["shopt -s extglob", 'echo "${x:1}"', 'echo "${a[0]}"',
+                                  "[[ -n $x ]] && echo y", "source ./nothing-here 2>/dev/null"])
+def test_runtime_bashisms_in_a_branch_only_bash_runs(tmp_path: Path, guard: str,
+                                                     body: str) -> None:
+    src = "#!/bin/sh\n" + guard.replace("BODY", body) + "\necho end\n"
+    assert where(src) == []
+    res = run("dash", src, tmp_path)  # dash parses it and skips the branch
+    assert "Syntax error" not in res.stderr and "Bad substitution" not in res.stderr
+
+
+@pytest.mark.parametrize("body", ["a=(1 2)", "declare -a a=(1 2)", "cat <<< x", "cat <(true)",
+                                  "function g { :; }"])
+def test_what_dash_cannot_parse_is_reported_in_a_guarded_branch_too(tmp_path: Path,
+                                                                     body: str) -> None:
+    src = f'#!/bin/sh\nif [ -n "$BASH_VERSION" ]; then\n  {body}\nfi\necho end\n'
+    assert [line for line, _ in where(src)] == [3]
+    res = run("dash", src, tmp_path)
+    assert "Syntax error" in res.stderr and "end" not in res.stdout
+
+
+def test_a_guard_does_not_reach_a_new_sh_process() -> None:
+    src = '#!/bin/sh\nif [ -n "$BASH_VERSION" ]; then\n  sh -c \'echo "${x:1}"\'\nfi\n'
+    assert [line for line, _ in where(src)] == [3]
