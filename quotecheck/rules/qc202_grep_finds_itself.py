@@ -4,7 +4,8 @@ grep runs at the same time as ps, and its command line (``grep P``) contains P: 
 pattern cannot match its own text (``[p]attern``), a later ``grep -v grep`` drops it, or pgrep
 is used, the result includes grep. That matters only when the result is used: a count that is
 one too high, a test that always succeeds, a pid list holding a pid that is gone by the time
-``kill`` runs.
+``kill`` runs. A ``ps`` run in a container or on another machine (``docker exec c ps``,
+``kubectl exec p -- ps``) lists processes that do not include a grep running here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
+from quotecheck.programs import PROCESS_BOUNDARIES
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.cmdline import render_cmdline
@@ -82,6 +84,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         for pipeline, first in _pipelines(ctx, layer):
             eff = view_effective(first)
             if eff is None or eff.name != "ps":
+                continue
+            if PROCESS_BOUNDARIES.intersection(eff.wrappers):
+                # `docker exec c ps -ef | grep x`: ps lists the container's processes (or
+                # another machine's), the grep runs here: ps cannot see it.
                 continue
             found = selector_from_stages(pipeline.commands, views, stop_at_kill=True)
             if found is None:

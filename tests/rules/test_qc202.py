@@ -91,3 +91,38 @@ def test_inside_a_remote_script_it_points_into_the_quoted_text() -> None:
     hits = found(src)
     assert [(line, col) for line, col, _ in hits] == [(2, 19)]
     assert hits[0][2].layers[-1] == "remote shell"
+
+
+# -- issue 13: ps that runs in another pid namespace -------------------------------------------
+
+# dokku/dokku 33896f5d7efc3b03d0ea94934d8413cddbce07fd, tests/ci/setup.sh lines 145-148 (MIT):
+# ps runs inside the container, grep on the host.
+DOKKU_CHECK_CONTAINER = '''is_up=$(
+  docker exec dokku ps -ef | grep "/usr/sbin/sshd -D" &>/dev/null
+  echo $?
+)
+'''
+
+
+@pytest.mark.parametrize("src", [
+    DOKKU_CHECK_CONTAINER,
+    'n=$(kubectl exec web-0 -- ps aux | grep -c java)',
+    'if podman exec db ps -ef | grep -q postgres; then echo up; fi',
+])
+def test_ps_in_a_container_cannot_list_the_local_grep(src: str) -> None:
+    assert found(src) == []
+
+
+def test_the_local_ps_still_lists_it() -> None:
+    [_] = found('n=$(ps aux | grep -c java)')
+
+
+def test_a_ps_in_another_pid_namespace_does_not_see_grep() -> None:
+    # The fact, with a pid namespace of our own (what `docker exec` runs ps in).
+    probe = subprocess.run(["unshare", "-pf", "--mount-proc", "true"], capture_output=True,
+                           timeout=30, check=False)
+    if probe.returncode != 0:
+        pytest.skip("unshare of a pid namespace is not allowed here")
+    script = ("unshare -pf --mount-proc ps -ef | grep -c qc202-needle-x\n"
+              "ps -ef | grep -c qc202-needle-x\n")
+    assert run_stdin_script(script).split() == ["0", "1"]
