@@ -142,6 +142,10 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
         name = _risky(view)
         if name is None or not _unchecked(ctx, layer, view):
             continue
+        if name == "." and layer.dialect == "sh":
+            # `.` is a special builtin: when it cannot read the file, a non-interactive POSIX
+            # sh exits (dash does; bash only in POSIX mode). Nothing goes on after it.
+            continue
         if not _has_later_step(ctx, layer, view):
             continue
         found.append((view, name))

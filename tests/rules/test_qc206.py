@@ -101,3 +101,20 @@ def test_tee_reported(src: str, why: str) -> None:
 ])
 def test_tee_not_reported(src: str) -> None:
     assert found(src) == [], src
+
+
+# pyenv/pyenv bec9a562a59e48a730fe3320fe90c6999c82886c, plugins/python-build/bin/python-build
+# line 1938 (MIT): the step is `.` in an `sh -c` script.
+PYENV_TCL_DEFS = ('if sh -c \'. \'"$tcltk_prefix"\'/lib/tclConfig.sh; echo "$TCL_DEFS"\' | '
+                  "grep -qwFe '-DTCL_WITH_EXTERNAL_TOMMATH=1'; then\n"
+                  '  tcltk_cflags="-DTCL_WITH_EXTERNAL_TOMMATH=1"\nfi\n')
+
+
+def test_a_failed_dot_ends_posix_sh() -> None:
+    assert found(PYENV_TCL_DEFS) == []
+    # The fact: dash exits when `.` cannot read its file; bash (not in POSIX mode) goes on.
+    res = run("dash", ". /nonexistent/qc206.sh; echo went-on")
+    assert res.stdout == "" and res.returncode != 0
+    res = run("bash", ". /nonexistent/qc206.sh; echo went-on")
+    assert res.stdout == "went-on\n"
+    [_] = found("bash -c '. /nonexistent/env.sh; make'")
