@@ -215,3 +215,31 @@ def test_sudo_s_escapes_the_outer_arguments_and_keeps_the_inner_script() -> None
            '    fi\n'
            '}\n')
     assert mine(src) == []
+
+
+def test_an_inner_export_of_the_outer_value_carries_it_on_purpose() -> None:
+    # apache/storm 73da988d9ac3f2c9b83ec224bc54edb038654f75, integration-test/run-it.sh lines
+    # 83-86 (Apache-2.0): su resets the environment; the script hands JAVA_HOME over.
+    src = ('function start_storm_process() {\n'
+           '    echo starting: storm $1\n'
+           '    sudo su storm -c "export JAVA_HOME=\\"${JAVA_HOME}\\" && cd /usr/share/storm'
+           ' && storm $1" &\n'
+           '}\n')
+    assert [d for d in mine(src) if d.message.startswith("`${JAVA_HOME}`")] == []
+    assert mine('sudo sh -c "export PATH=\\"${PATH}\\"; make install"') == []
+
+
+def test_an_inner_assignment_that_changes_the_name_still_sets_it_itself() -> None:
+    found = mine('su - u -c "export PATH=\\"${PATH}:/opt/x\\"; make"')
+    assert [d.code for d in found if "`${PATH}`" in d.message] == ["QC101"]
+
+
+def test_the_outer_pid_as_a_name_both_sides_share() -> None:
+    # The outer `$$` names the remote file and the local copy: one name, as meant.
+    src = ('tmp=/tmp/ps.$$\n'
+           'ssh -o BatchMode=yes "$host" "ps aux > /tmp/ps.$$"\n'
+           'scp "$host:/tmp/ps.$$" "$tmp"\n')
+    assert [d for d in mine(src) if d.code == "QC101"] == []
+    # Used only inside the remote command, it is still reported.
+    [d] = mine('ssh -o BatchMode=yes "$host" "echo $$ > /var/run/job.pid"')
+    assert d.code == "QC101"

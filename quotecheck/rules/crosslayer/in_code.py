@@ -24,6 +24,7 @@ from quotecheck.rules.crosslayer.inner_shells import (
     is_eval,
     is_ssh_shell,
 )
+from quotecheck.rules.crosslayer.parameters import param_name
 from quotecheck.rules.crosslayer.text import basename, line_around
 
 # Parameters whose value is always a number: `$$`, `$#`, `$?`, `$!`, `$LINENO`, `$RANDOM`...
@@ -59,8 +60,9 @@ def code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
     if kind in ("parameter", "special"):
         # `ssh h "dir=$dir; ..."` hands the local value over on purpose; `PATH=$PATH:x`
         # extends the inner shell's own PATH (and gets this machine's instead).
+        carried = _carried_whole(exp, first, damage)
         handed_over = any(i.assigns == name for land in (first, damage) if land is not None
-                          for i in land.infos) and name not in ENVIRONMENT_NAMES
+                          for i in land.infos) and (name not in ENVIRONMENT_NAMES or carried)
         if name is not None and pclass == "named" and not handed_over:
             for layer in reached:
                 inner_sets = [a for a in an.assigned(layer).get(name, []) if not a.handover]
@@ -82,7 +84,7 @@ def code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
             sets = an.assigned(exp.layer).get(name, [])
             if damage is None:
                 return None
-            if not sets and name in ENVIRONMENT_NAMES and env_differs:
+            if not sets and name in ENVIRONMENT_NAMES and env_differs and not carried:
                 msg = (f"`{exp.shown}` is expanded by {local} before the command reaches "
                        f"{inner}: `{snippet}` gets this machine's {name}, not the one "
                        f"{inner} would see. If you meant the inner value, write "
@@ -151,6 +153,8 @@ def _special(ctx: CheckContext, exp: Expansion, first: Landing, where: Layer, in
                f"of a command {inner} runs. Write `\\$?` so that the inner shell expands it.")
         severity = "error"
     elif name == "$":
+        if _outer_pid_names_shared(exp):
+            return None
         msg = (f"`{exp.shown}` is expanded by {local}: `{snippet}` gets this shell's PID, not "
                f"the PID of {inner}. That is fine as a unique name; to use the inner shell's "
                "own PID write `\\$$`.")
@@ -160,6 +164,40 @@ def _special(ctx: CheckContext, exp: Expansion, first: Landing, where: Layer, in
                f"outer value. Write `\\{exp.text}` if the inner shell should expand it.")
         severity = "warning"
     return Result("QC101", Finding(exp.span, msg, where, (), escape_fix(ctx, exp), severity))
+
+
+def _carried_whole(exp: Expansion, first: Landing, damage: Landing | None) -> bool:
+    """`su -c "export JAVA_HOME=\\"${JAVA_HOME}\\"; ..."`: the inner script sets the name to the
+    outer value and nothing else, which carries it past an environment reset on purpose."""
+    for land in (first, damage):
+        for info in land.infos if land is not None else ():
+            if info.assigns != exp.name:
+                continue
+            parts = [p for p in info.word.parts if p.value]
+            if parts and parts[0].kind == "literal" and parts[0].value == f"{exp.name}=":
+                parts = parts[1:]  # `export NAME=...` is one word
+            if len(parts) == 1 and parts[0].kind == "parameter" and \
+                    param_name(parts[0].value) == exp.name:
+                return True
+    return False
+
+
+def _outer_pid_names_shared(exp: Expansion) -> bool:
+    """The outer script uses its own `$$` outside this command too (`tmp=/tmp/out.$$`,
+    `scp h:/tmp/out.$$ .`): the outer PID is a unique name both sides share, as meant."""
+    inside = exp.view.source_span or exp.span
+    for view in exp.layer.commands:
+        command = view.command
+        words = [*command.words, *(a.value for a in command.assignments),
+                 *(r.target for r in command.redirects if r.target is not None)]
+        for w in words:
+            for p in w.parts:
+                if p.kind != "special" or p.name != "$":
+                    continue
+                src = [s for s in (exp.script.origin[o] for o in p.offsets) if s is not None]
+                if src and not inside[0] <= src[0] < inside[1]:
+                    return True
+    return False
 
 
 def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
