@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from quotecheck.diagnostics import Severity
+from quotecheck.parsing.tree import Compound
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding
 from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
@@ -62,6 +63,22 @@ def _script_value(assigns: Iterable[Assigned]) -> bool:
     return True
 
 
+def _writes_program_code(assigns: Iterable[Assigned]) -> bool:
+    """Every value the script gives the variable holds a `$` it wrote itself (`field="\\$$((n +
+    1))"`, `f="(\\$(NF$1))"`): the script builds program code on purpose."""
+    values = [a.value for a in assigns if not a.declared_only]
+    return bool(values) and all(
+        v is not None and any(p.kind == "literal" and "$" in p.value for p in v.parts)
+        for v in values)
+
+
+def _all_arguments_in_a_function(exp: Expansion) -> bool:
+    """`calc() { awk "BEGIN { print $* }"; }`: a function whose arguments are the program
+    text by its contract (no awk, sed, perl or jq reads `$*` or `$@`)."""
+    return exp.name in ("*", "@") and any(
+        isinstance(a, Compound) and a.kind == "function" for a in exp.view.context.ancestors)
+
+
 def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
                    prog: Program) -> Result | None:
     trace = ctx.trace
@@ -105,8 +122,12 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
                   "in the environment (os.environ)")
     if exp.part.kind in ("command", "backtick") and lang != "python":
         meant = False
-    if not meant and name is not None and _script_value(an.assigned(exp.layer).get(name, [])):
-        return None  # the script's own constant or number: it is the program text intended
+    if not meant and name is not None and (
+            _script_value(an.assigned(exp.layer).get(name, []))
+            or _writes_program_code(an.assigned(exp.layer).get(name, []))):
+        return None  # the script's own constant, number or program code: the text intended
+    if not meant and _all_arguments_in_a_function(exp):
+        return None
     received = _program_as_received(prog, exp, an.assigned(exp.layer))
     receives = f"`{received}`" if received.strip() else "an empty program"
     layer_note = ""
