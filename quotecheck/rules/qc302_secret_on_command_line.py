@@ -369,7 +369,16 @@ def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin
     message = (f"secret on a command line: {s.what} gets {shown} as an argument, and every "
                f"user of {_machine(layer.where)} can read it with `ps` or `/proc/PID/cmdline` "
                f"while the command runs{also}. Use {s.instead}.")
+    if origin == "literal":
+        return Finding(span, message + _WRITTEN_HERE, layer, severity="info")
     return Finding(span, message, layer)
+
+
+# A secret written into the script itself is read by whoever reads the script: mostly a fixed
+# password of a throw-away test database or certificate (precision corpus: all such findings
+# were noise). Info, not a warning.
+_WRITTEN_HERE = (" The value is written in the script itself, so it is only as secret as the "
+                 "script; if it is a real credential, move it out of the script too.")
 
 
 def _assignments(ctx: CheckContext, layer: Layer, view: CommandView, outer: list[str],
@@ -406,7 +415,10 @@ def _assignments(ctx: CheckContext, layer: Layer, view: CommandView, outer: list
                    f"{_join(outer)}. Send the script on standard input instead "
                    "(`ssh host bash -s <<'EOF'` ... `EOF`, whose text is on no command line) "
                    "and read the value there from a file or from the remote environment.")
-        yield Finding(span, message, layer)
+        if origin == "literal":
+            yield Finding(span, message + _WRITTEN_HERE, layer, severity="info")
+        else:
+            yield Finding(span, message, layer)
 
 
 def _word_origin(layer: Layer, script: Script, parts: Sequence[Part]) -> str:

@@ -109,3 +109,21 @@ def test_odd_inputs() -> None:
     for src in ["ssh", "ssh -o", "ssh -o BatchMode", "ssh ''", "ssh -- h", "x=$(ssh h)",
                 "ssh -oConnectTimeout= -oBatchMode= h"]:
         found(src)
+
+
+# -- issue 13: who can answer a prompt --------------------------------------------------------
+
+def test_a_script_in_the_foreground_is_info() -> None:
+    # apache/bookkeeper 9590a97f67c81a2964c79a92c7c58976894588f3, bin/bookkeeper-cluster.sh
+    # lines 64-67 (Apache-2.0): a cluster start an administrator runs at a terminal.
+    src = ('start() {\n  for B in `cat $CLUSTER`; do\n    echo "Starting bookie on $B"\n'
+           '    ssh $B $BINDIR/bookkeeper-daemon.sh start bookie\n  done\n}\n')
+    [(_, _, d)] = found(src)
+    assert d.severity == "info"
+
+
+@pytest.mark.parametrize("src", ["ssh web-01 uptime &\nwait",
+                                 "ssh -o BatchMode=yes -o ConnectTimeout=5 gw 'ssh db-01 id'"])
+def test_nobody_can_answer_in_the_background_or_on_another_machine(src: str) -> None:
+    [(_, _, d)] = found(src)
+    assert d.severity == "warning"

@@ -181,3 +181,27 @@ def test_secret_named_by_id_is_not_a_secret(src: str) -> None:
 
 def test_secret_value_after_secret_option_still_reported() -> None:
     assert len(found("mytool --secret hunter2")) == 1
+
+
+# -- issue 13: a secret written in the script is only as secret as the script ------------------
+
+# apache/zookeeper 53a78e36f99602162643303ab330377fc383b41f,
+# zookeeper-client/zookeeper-client-c/ssl/gencerts.sh line 85 (Apache-2.0), and
+# apache/dolphinscheduler 7e0095dca198bfc50c59bbc10b3be5617d7b3229,
+# .github/workflows/schema-check/mysql/running-test.sh lines 45-47 (Apache-2.0).
+@pytest.mark.parametrize("src", [
+    "openssl pkcs12 -export -in client.crt -inkey clientkey.pem -out client.pkcs12 "
+    "-password pass:password\n",
+    'atlas_result=$(atlas schema diff \\\n'
+    '  --from "mysql://root:mysql@127.0.0.1:3306/dolphinscheduler_${DATABASE_VERSION}" \\\n'
+    '  --to "mysql://root:mysql@127.0.0.1:3306/dolphinscheduler_dev")\n',
+])
+def test_a_literal_secret_is_info(src: str) -> None:
+    found_here = found(src)
+    assert found_here and {d.severity for _, _, d in found_here} == {"info"}
+    assert all("written in the script itself" in d.message for _, _, d in found_here)
+
+
+def test_a_secret_from_a_variable_stays_a_warning() -> None:
+    [(_, _, d)] = found('curl -u "$USER:$ARTIFACTORY_TOKEN" https://example.invalid/api')
+    assert d.severity == "warning"
