@@ -24,11 +24,15 @@ from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Scrip
 
 Span = tuple[int, int]
 
-_BASH = r'"?\$\{?BASH(?:_VERSION)?(?::?-)?\}?"?'
+# `$BASH_VERSION`, `"${BASH-}"`, `${BASH_VERSION:+set}`: set (non-empty) only in bash.
+_VAR = r'\$\{?BASH(?:_VERSION)?(?::?-|:?\+[A-Za-z]+)?\}?'
+_BASH = rf'"?{_VAR}"?'
+_X_BASH = rf'"x{_VAR}"'  # `"x$BASH_VERSION" != "x"`
+_OPEN = r"^\s*(?:\[\[?|test)\s+"
+_CLOSE = r"\s*(?:\]\]?)?\s*;?\s*$"
 # A test that only bash passes, and one that only a shell other than bash passes.
-_IS_BASH = re.compile(
-    rf"^\s*(?:\[\[?|test)\s+(?:-n\s+)?{_BASH}\s*(?:\]\]?)?\s*;?\s*$")
-_NOT_BASH = re.compile(rf"^\s*(?:\[\[?|test)\s+-z\s+{_BASH}\s*(?:\]\]?)?\s*;?\s*$")
+_IS_BASH = re.compile(rf'{_OPEN}(?:(?:-n\s+)?{_BASH}|{_X_BASH}\s*!=\s*"?x"?){_CLOSE}')
+_NOT_BASH = re.compile(rf'{_OPEN}(?:-z\s+{_BASH}|{_X_BASH}\s*=\s*"?x"?){_CLOSE}')
 _WAY_OUT = frozenset({"return", "exit"})
 
 
@@ -51,11 +55,15 @@ def _test_of(script: Script, node: Node) -> str | None:
 
 
 def _leaves(node: Node) -> bool:
-    """``node`` is `return`/`exit` (or a list ending in one)."""
+    """``node`` is `return`/`exit`/`exec cmd` (or a list or `{ }` group ending in one):
+    ``exec bash "$0" "$@"`` starts the script again under bash."""
     if isinstance(node, CommandList):
         return bool(node.items) and _leaves(node.items[-1])
-    if isinstance(node, SimpleCommand):
-        return bool(node.words) and node.words[0].value in _WAY_OUT
+    if isinstance(node, Compound) and node.kind == "group":
+        return any(_leaves(p) for r, p in node.parts if r == "body")
+    if isinstance(node, SimpleCommand) and node.words:
+        name = node.words[0].value
+        return name in _WAY_OUT or (name == "exec" and len(node.words) > 1)
     return False
 
 

@@ -370,6 +370,8 @@ def test_bash_only_code_behind_an_early_return_is_not_reported(tmp_path: Path) -
     '[ -n "${BASH_VERSION:-}" ] && BODY',
     '[ -z "$BASH_VERSION" ] && exit 0\nBODY',
     'f() {\n  [ -n "$BASH_VERSION" ] || return\n  BODY\n}\nf',
+    'if [ "x$BASH_VERSION" = "x" ]; then exec bash "$0" "$@"; fi\nBODY',
+    '[ "${BASH_VERSION+set}" ] || { echo "run me with bash" >&2; exit 1; }\nBODY',
 ])
 @pytest.mark.parametrize("body", ["shopt -s extglob", 'echo "${x:1}"', 'echo "${a[0]}"',
                                   "[[ -n $x ]] && echo y", "source ./nothing-here 2>/dev/null"])
@@ -389,6 +391,13 @@ def test_what_dash_cannot_parse_is_reported_in_a_guarded_branch_too(tmp_path: Pa
     assert [line for line, _ in where(src)] == [3]
     res = run("dash", src, tmp_path)
     assert "Syntax error" in res.stderr and "end" not in res.stdout
+
+
+@pytest.mark.parametrize("test", ['[ "x$BASH_VERSION" ]', '[ -n "${BASH_VERSION:-x}" ]',
+                                  '[ -n "$ZSH_VERSION" ]'])
+def test_a_test_that_other_shells_pass_too_guards_nothing(test: str) -> None:
+    src = f'#!/bin/sh\nif {test}; then\n  shopt -s extglob\nfi\n'
+    assert [line for line, _ in where(src)] == [3]
 
 
 def test_a_guard_does_not_reach_a_new_sh_process() -> None:
