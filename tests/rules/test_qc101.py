@@ -243,3 +243,30 @@ def test_the_outer_pid_as_a_name_both_sides_share() -> None:
     # Used only inside the remote command, it is still reported.
     [d] = mine('ssh -o BatchMode=yes "$host" "echo $$ > /var/run/job.pid"')
     assert d.code == "QC101"
+
+
+def _sudo_runs_without_password() -> bool:
+    import shutil
+    import subprocess
+    if shutil.which("sudo") is None:
+        return False
+    return subprocess.run(["sudo", "-n", "true"], capture_output=True, timeout=20,
+                          check=False).returncode == 0
+
+
+def test_a_dollar_in_a_sudo_s_command_expands_in_sudos_shell() -> None:
+    # The shell sudo -s starts expands `$1` before `sh -c` sees it, single quotes or not, and
+    # no backslash can stop it: the finding says so and offers no fix that cannot work.
+    src = "sudo -s sh -c 'echo \"[$1]\"' _ x\n"
+    [d] = mine(src)
+    assert d.code == "QC101" and "sudo -s" in d.message and d.fixes == ()
+    if not _sudo_runs_without_password():
+        pytest.skip("sudo not installed, or it asks for a password")
+    import subprocess
+    # A harmless command as the fixture: sudo runs printf through its shell.
+    got = subprocess.run(["sudo", "-n", "-s", "sh", "-c", 'echo "[$1]"', "_", "x"],
+                         capture_output=True, text=True, timeout=20, check=False)
+    assert got.stdout == "[]\n"
+    escaped = subprocess.run(["sudo", "-n", "-s", "sh", "-c", 'echo "[\\$1]"', "_", "x"],
+                             capture_output=True, text=True, timeout=20, check=False)
+    assert escaped.stdout == "[\\]\n"  # the backslash is kept, `$1` still expands

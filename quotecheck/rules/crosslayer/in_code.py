@@ -23,6 +23,7 @@ from quotecheck.rules.crosslayer.inner_shells import (
     has_own_arguments,
     is_eval,
     is_ssh_shell,
+    sudo_escaped,
 )
 from quotecheck.rules.crosslayer.parameters import param_name
 from quotecheck.rules.crosslayer.text import basename, line_around
@@ -35,6 +36,31 @@ _SHELL_NUMBERS = frozenset({"LINENO", "RANDOM", "SECONDS", "BASHPID", "PPID", "U
 
 def code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
                 damage: Landing | None) -> Result | None:
+    result = _code_result(ctx, an, exp, first, damage)
+    if result is not None and result.code == "QC101" and sudo_escaped(ctx, exp.layer):
+        return _by_sudo_shell(ctx, exp, first, damage, result)
+    return result
+
+
+def _by_sudo_shell(ctx: CheckContext, exp: Expansion, first: Landing, damage: Landing | None,
+                   result: Result) -> Result:
+    """`sudo -s bash -c 'for f in *; do echo "$f"; done'`: the shell sudo starts expands the
+    `$` before bash sees it, whatever the quotes, and `\\$` cannot help (sudo escapes the
+    backslash): the one remedy is not to have that shell."""
+    where = damage.layer if damage is not None else first.layer
+    inner = describe(ctx.trace, where)
+    msg = (f"`{exp.shown}` is expanded by the shell that `sudo -s`/`sudo -i` starts, before "
+           f"{inner} runs: sudo hands that shell the command with a backslash before every "
+           "character except letters, digits, `_`, `-` and `$`, so every `$` in it expands "
+           "there, single-quoted here or not, and a backslash written before it is escaped "
+           "by sudo too. Run the command without that shell: `sudo bash -c '...'` (add "
+           "`-u USER -H` for another user, `bash -l` for a login environment).")
+    f = result.finding
+    return Result("QC101", Finding(f.span, msg, f.layer, f.related, (), f.severity))
+
+
+def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
+                 damage: Landing | None) -> Result | None:
     trace = ctx.trace
     kind = exp.part.kind
     where = damage.layer if damage is not None else first.layer

@@ -3,8 +3,11 @@ a wrapper), how messages name it, and whether its environment is this shell's.""
 
 from __future__ import annotations
 
+from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.programs import ENVIRONMENT_CHANGERS
+from quotecheck.rules._handoffs import handoffs
+from quotecheck.rules.api import CheckContext
 from quotecheck.rules.crosslayer.text import basename
 
 # Variables that usually differ between this machine (or user) and the inner layer's.
@@ -99,3 +102,13 @@ def environment_differs(trace: Trace, outer: Layer, inner: Layer) -> bool:
                 and basename(view.argv[0].value) in ENVIRONMENT_CHANGERS):
             return True
     return False
+
+
+def sudo_escaped(ctx: CheckContext, layer: Layer) -> bool:
+    """``layer`` is the shell ``sudo -s CMD`` / ``sudo -i CMD`` starts: its text is sudo's
+    escaped join of the words (`programs.SUDO_SHELL_KEPT`), so a `$` in them always expands
+    there and no backslash written in the words can stop it (sudo escapes the backslash)."""
+    view = layer.opened_by
+    if layer.kind != "shell" or view is None:
+        return False
+    return any(isinstance(h, ho.ShellHandoff) and h.script_words for h in handoffs(ctx, view))
