@@ -5,7 +5,8 @@
 `timeout 5 "cd d && x"` looks for a program whose name is the whole string and fails with 127
 (verified: `timeout: failed to run command 'cd d && x': No such file or directory`); a shell
 builtin (`cd`, `source`, `export`...) is not a program at all, or, where a stub exists, changes
-the state of a process that exits at once.
+the state of a process that exits at once. `sudo -s`/`sudo -i` with one word of shell text
+fail the same way: sudo escapes the word for the shell it starts.
 """
 
 from __future__ import annotations
@@ -77,6 +78,11 @@ def _program(h: ho.ExecHandoff) -> int | None:
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
         for h in handoffs(ctx, view):
+            if isinstance(h, ho.ShellHandoff) and h.script_words:
+                finding = _sudo_shell_word(ctx, layer, view, h)
+                if finding is not None:
+                    yield finding
+                continue
             if not isinstance(h, ho.ExecHandoff) or h.wrapper in _SHELL_WRAPPERS:
                 continue
             index = _program(h)
@@ -172,6 +178,31 @@ def _finding(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ExecHando
         f"named {code(arg.value)} (spaces and operators included) and fails with status 127 "
         f"(`No such file or directory`). Instead, {_suggestion(view, index, arg, kind, h)}.",
         target,
+    )
+
+
+def _sudo_shell_word(ctx: CheckContext, layer: Layer, view: CommandView,
+                     h: ho.ShellHandoff) -> Finding | None:
+    """`sudo -s 'cd /x && make'`: sudo escapes every character of its words but letters,
+    digits, `_`, `-` and `$` for the shell it starts, so one word of shell text is one command
+    name there (verified with sudo 1.9.13: `command not found`, status 127)."""
+    index = h.script_words[0]
+    if not 0 <= index < len(view.argv):
+        return None
+    arg = view.argv[index]
+    if _problem(arg) != "syntax":
+        return None
+    script, extra = _as_script(arg)
+    instead = " ".join(["sudo", "sh", "-c", script, *extra])
+    return Finding(
+        arg_span(ctx, layer, view, arg),
+        f"sudo hands the shell it starts (`-s`/`-i`) its words with a backslash before every "
+        f"character except letters, digits, `_`, `-` and `$`: the one word {code(arg.value)} "
+        "is a command name there, spaces and operators included, and the shell fails with "
+        "`command not found` (status 127). Write the words separately if it is one command, "
+        f"or give the text to a shell of its own, without `-s`/`-i`: {code(instead, 120)} "
+        "(keep `-u USER` if it was there).",
+        layer,
     )
 
 

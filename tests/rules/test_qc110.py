@@ -77,3 +77,28 @@ def test_inside_a_remote_layer() -> None:
                                  "kubectl exec p --", "sudo ''", "find . -exec ';'", "sudo -u"])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     found(src)
+
+
+# -- sudo -s / sudo -i: one word of shell text is one command name for sudo's shell ------------
+
+@pytest.mark.parametrize("src", ["sudo -s 'cd /x && make'", 'sudo -i "cd $d && make"',
+                                 'sudo -u bob -i "echo hi"'])
+def test_one_word_of_shell_text_after_sudo_s(src: str) -> None:
+    [(_, _, d)] = found(src)
+    assert "command not found" in d.message and "sudo sh -c" in d.message
+
+
+@pytest.mark.parametrize("src", ["sudo -s cd /x", 'sudo -s "$cmd"', "sudo -s /opt/my\\ app/run",
+                                 "sudo -i make -C /srv/app"])
+def test_words_sudo_s_can_run(src: str) -> None:
+    assert found(src) == []
+
+
+def test_real_sudo_s_runs_one_word_as_a_command_name() -> None:
+    if shutil.which("sudo") is None or subprocess.run(
+            ["sudo", "-n", "true"], capture_output=True, timeout=20).returncode != 0:
+        pytest.skip("sudo not installed, or it asks for a password")
+    # A harmless command as the fixture: `echo hi && echo there` as one word.
+    res = subprocess.run(["sudo", "-n", "-s", "echo hi && echo there"], capture_output=True,
+                         text=True, timeout=20, check=False)
+    assert res.returncode == 127 and "command not found" in res.stderr and res.stdout == ""
