@@ -21,7 +21,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         inner = layer.parent is not None
         problems = [p for p in layer.script.problems if p.code == "QC001"]
         if problems and inner and layer.dynamic_ranges:
-            problems = certain_errors(layer.text, layer.script.dialect, layer.dynamic_ranges)
+            problems = certain_errors(layer.script.text, layer.script.dialect, layer.dynamic_ranges)
         for p in problems:
             span = ctx.span_in_source(layer, p.start, p.end)
             if inner:
