@@ -339,6 +339,8 @@ class _Builder:
                 if at is not None and at < len(chunk.rstrip()):
                     token_error = (outcome, at)
                     break
+                if at is not None and not bashlex_adapter.at_end_of_input(outcome):
+                    token_error = (outcome, at)  # (the last line's newline: more cannot help)
             if not parsed:
                 b = breaks[first] if first < len(breaks) else len(masked)
                 err = first_error

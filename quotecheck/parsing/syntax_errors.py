@@ -53,7 +53,9 @@ def token_at(text: str, masked: str, at: int) -> str:
 
 def near_token(text: str, masked: str, at: int, extglob: bool, dialect: str) -> str:
     """The message for an unexpected token at ``at``."""
-    if at >= len(masked.rstrip()):
+    while at < len(masked) and masked[at] in " \t":
+        at += 1
+    if at >= len(masked):
         return f"syntax error: the text {NEVER_ENDS} (unexpected end of text)"
     token = token_at(text, masked, at)
     before = masked[:at].rstrip(" \t")
