@@ -21,7 +21,7 @@ from quotecheck.checker import Options, check_source
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.runtime_text import certain_errors, with_plain_values
 from quotecheck.parsing.shell_options import enables_extglob
-from quotecheck.parsing.tree import walk
+from quotecheck.parsing.tree import Compound, Script, iter_nodes, walk
 from quotecheck.positions import LineIndex
 
 DATA = Path(__file__).resolve().parent / "data" / "parse_precision"
@@ -264,3 +264,30 @@ def test_certain_errors_without_run_time_parts_are_the_parse_errors() -> None:
     assert [p.message for p in certain_errors("echo 'a", "bash", [])] == [
         "unterminated single quote"]
     assert certain_errors("echo a", "bash", [(5, 6)]) == []
+
+
+# -- arithmetic next to reserved words ---------------------------------------------------------
+
+
+@needs_bash
+@pytest.mark.parametrize("src", [
+    "while((x <= 3))\ndo\n  echo in\ndone\n",
+    "if((1)); then echo in; elif((2)); then echo in; fi\n",
+    "until((x > 3)); do echo in; done\n",
+    "for((i = 0; i < 3; i++)); do echo in; done\n",
+    "for ((i = 0; i < 3; i++)) {\n  echo in\n}\n",
+    "for((;;)) { echo in; }\n",
+    "f() {\n  for ((i = 0; i < n; i++)) {\n    echo in\n  }\n}\n",
+])
+def test_arithmetic_glued_to_a_reserved_word_or_with_a_brace_body(src: str) -> None:
+    assert bash_accepts(src)
+    script = parse_script(src)
+    assert not [p for p in script.problems if p.code == "QC001"], script.problems
+    assert ["echo", "in"] in argv_of(src)
+    spans = [(n.kind, src[n.span[0]:n.span[1]]) for n in _compounds(script)
+             if n.kind in ("arith", "for")]
+    assert all(text.startswith(("((", "for")) for _, text in spans), spans
+
+
+def _compounds(script: Script) -> list[Compound]:
+    return [n for n in iter_nodes(script.body) if isinstance(n, Compound)]

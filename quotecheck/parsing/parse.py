@@ -558,6 +558,8 @@ class _Builder:
 
     def word(self, n: Any, base: int, *, assignment_value_at: int | None = None) -> Word:
         start, end = self.span(n, base)
+        if start - 1 in self.scan.glued_arithmetic:
+            start -= 1  # the `((` whose first `(` the mask blanked
         return segment(self.scan, start, end, assignment_value_at=assignment_value_at)
 
     def command(self, n: Any, base: int) -> Node:
@@ -583,6 +585,8 @@ class _Builder:
             else:
                 raise UnexpectedTree(f"unexpected command part {part.kind!r}")
         span = self.span(n, base)
+        if words and words[0].span[0] < span[0]:
+            span = (words[0].span[0], span[1])  # a glued `((` (see word())
         if len(words) == 1 and not assignments:
             raw = words[0].raw
             if raw.startswith("[[") and self.scan.ends.get(words[0].span[0]) == words[0].span[1]:

@@ -146,6 +146,9 @@ class Scan:
     # `name[...]` at a command's start: the offset of `[` -> the offset after its `]` (an
     # array-element assignment when `=` or `+=` follows).
     subscripts: dict[int, int] = field(default_factory=dict)
+    # `((` of an arithmetic command glued to the reserved word before it (`while((x))`): its
+    # first `(` is masked as a blank so the parser sees two words (see _arithmetic_command).
+    glued_arithmetic: set[int] = field(default_factory=set)
     _nested_starts: tuple[int, frozenset[int]] = field(
         default=(-1, frozenset()), init=False, repr=False, compare=False)
     _nested_levels: tuple[int, dict[int, tuple[list[NestedScript], list[int]]]] = field(
@@ -697,7 +700,13 @@ class Scanner:
         return end
 
     def _arithmetic_command(self, i: int, depth: int) -> int:
-        return self._arithmetic(i, i + 2, depth)
+        end = self._arithmetic(i, i + 2, depth)
+        if i > 0 and self.text[i - 1] not in METACHARS and self.scan.mask[i - 1] != " ":
+            # `while((x < 3))`, `if((n))`, `for((;;))`: bash ends the reserved word at `(`;
+            # all filler, the mask would make one word of them.
+            self.scan.mask[i] = " "
+            self.scan.glued_arithmetic.add(i)
+        return end
 
     def _probe(self, i: int, depth: int, kind: Literal["dparen", "subscript"],
                limit: int | None = None) -> int | None:
