@@ -291,3 +291,49 @@ def test_arithmetic_glued_to_a_reserved_word_or_with_a_brace_body(src: str) -> N
 
 def _compounds(script: Script) -> list[Compound]:
     return [n for n in iter_nodes(script.body) if isinstance(n, Compound)]
+
+
+# -- generated: one broken line among valid ones -----------------------------------------------
+
+_VALID = [
+    "echo a", "x=${y:-{a}b}", 'echo "${X:-{\\}}"', "if true; then\n  echo in\nfi",
+    "while((i < 3)); do\n  ((i++))\ndone", "for ((i=0;i<2;i++)) {\n  echo $i\n}",
+    "case $x in\n  a|b) echo ab ;;\n  *) : ;;\nesac", 'f() {\n  local v=( "$@" )\n  echo "$v"\n}',
+    "cat <<EOF\nbody $x\nEOF", "cat <<'E'\n{ ( \"\nE", "arr=(1 2 3)", "echo $(( 1 + 2 ))",
+    "[[ $a == +(x|y) ]]", "echo `date`", 'a=$(echo "$(pwd)")', "if((1)); then :; fi",
+    "echo ${#arr[@]} ${arr[1]:-{}}", "select s in a b; do break; done", "time ls | wc -l",
+    "echo }{ {a,b}", "g() ( echo sub )",
+]
+# (a quote or `${` left open takes the rest of the text in)
+_OPEN_TO_THE_END = ['echo "open', "echo 'open", "echo ${x"]
+_BROKEN = [*_OPEN_TO_THE_END, "fi", "X=<PLACEHOLDER>", "if true; then", "case $x in\n  a) echo",
+           "done", "echo )", "for x in a b; do"]
+
+
+def _generated(rng: random.Random, broken: str | None) -> str:
+    lines = [rng.choice(_VALID) for _ in range(rng.randint(1, 8))]
+    if broken is not None:
+        lines.insert(rng.randrange(len(lines) + 1), broken)
+    if rng.random() < 0.5:  # inside a function, indented (heredocs stay at the margin)
+        lines = ["f0() {", *(line if line.startswith("cat <<") else
+                             "  " + line.replace("\n", "\n  ") for line in lines), "}"]
+    return "\n".join([*lines, "echo tail_ok"]) + "\n"
+
+
+@needs_bash
+@pytest.mark.parametrize("seed", [5, 6])
+def test_generated_scripts_get_a_parse_error_only_where_bash_does(seed: int) -> None:
+    """Valid constructs (with the kinds fixed here among them), and the same with one broken
+    line put in: no QC001 where `bash -n` accepts; where it rejects, exactly one, and the
+    command after the broken region is analysed."""
+    rng = random.Random(seed)
+    for k in range(80):
+        broken = rng.choice(_BROKEN) if k % 2 else None
+        src = _generated(rng, broken)
+        errors = [p for p in parse_script(src).problems if p.code == "QC001"]
+        if bash_accepts(src):
+            assert errors == [], src
+        else:
+            assert len(errors) == 1, (src, errors)
+            if broken not in _OPEN_TO_THE_END:
+                assert ["echo", "tail_ok"] in argv_of(src), src

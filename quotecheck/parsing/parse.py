@@ -355,9 +355,16 @@ class _Builder:
                                  f"does not parse in a chunk of up to {MAX_CHUNK_LINES} lines "
                                  f"({message}); it is not analysed")
                 else:
-                    skip = bisect_right(starts, a)
+                    # The region goes on past the token the parser stopped at: starting again
+                    # before it would meet it again.
+                    at = a + token_error[1] if token_error is not None else a
+                    skip = bisect_right(starts, at)
                     b = starts[skip] if skip < len(starts) else len(masked)
-                    if a != failed_to:  # (right after another such region: the same one)
+                    # Right after another such region it is the same one; so is a closing
+                    # word alone at a line's start after one (the `}` of a broken function).
+                    same = a == failed_to or (failed_to >= 0 and token_error is not None and
+                                              syntax_errors.closes_line(masked, at))
+                    if not same:
                         self._syntax_error(start, masked, a, token_error)
                     failed_to = b
                 a = b

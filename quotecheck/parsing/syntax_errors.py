@@ -38,6 +38,18 @@ def reached_end(message: str) -> bool:
     return NEVER_ENDS in message
 
 
+_CLOSING_WORDS = frozenset({"}", "fi", "done", "esac", ")"})
+
+
+def closes_line(masked: str, at: int) -> bool:
+    """Whether the token at ``at`` is a closing word (`}`, `fi`, `done`, `esac`, `)`) that
+    starts its line."""
+    line_start = masked.rfind("\n", 0, at) + 1
+    if masked[line_start:at].strip():
+        return False
+    return token_at(masked, masked, at) in _CLOSING_WORDS
+
+
 def token_at(text: str, masked: str, at: int) -> str:
     """The token at ``at`` as ``text`` spells it (quotes and expansions whole: the mask says
     where a word ends); a long one shortened."""
