@@ -662,6 +662,16 @@ def _make_tokenizer_class(tok: Any, fast_words: bool = True) -> Any:
             state.discard(tok.parserflags.CASESTMT)
             return retype(self, current, tt.ESAC)
         elif (
+            kind is tt.WORD
+            and current.value == "{"
+            and last is tt.WORD
+            and self._token_before_that.ttype is tt.FOR
+            and _MASKED_WORD.fullmatch(self._last_read_token.value or "")
+        ):
+            # `for ((i = 0; i < n; i++)) {`: after the (masked) arithmetic header bash reads
+            # `{` as the body's brace (parse.y's special case for ARITH_FOR_EXPRS).
+            return retype(self, current, tt.LEFT_CURLY)
+        elif (
             kind is tt.LEFT_PAREN
             and last is tt.WORD
             and self._token_before_that.ttype is tt.FUNCTION
@@ -1148,6 +1158,16 @@ def _interrupt(worker: threading.Thread) -> None:
             set_async_exc(ctypes.c_ulong(worker.ident), ctypes.py_object(_Timeout))
     except Exception:
         pass
+
+
+# A word that is filler only: what the scanner leaves of `((...))` (a loop's name never is).
+_MASKED_WORD = re.compile(r"\.+")
+
+
+def at_end_of_input(outcome: ParseOutcome) -> bool:
+    """Whether a failed parse ran out of input (a construct left open), rather than meeting a
+    token nothing can follow."""
+    return outcome.error is not None and outcome.error.endswith("unexpected EOF")
 
 
 def _failure(exc: BaseException, text: str) -> ParseOutcome:

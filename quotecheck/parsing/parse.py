@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 import time
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from typing import Any
 
-from quotecheck.parsing import bashlex_adapter, splitter
+from quotecheck.parsing import bashlex_adapter, splitter, syntax_errors
 from quotecheck.parsing.scanner import HeredocSpec, NestedScript, Problem, Scan, scan
+from quotecheck.parsing.shell_options import enables_extglob
 from quotecheck.parsing.tree import (
     Assignment,
     CommandList,
@@ -78,6 +79,7 @@ def parse_script(
     nesting: int = 0,
     max_nesting: int | None = None,
     deadline: float | None = None,
+    extglob: bool | None = None,
 ) -> Script:
     """Parse ``text``; never raises for any input string.
 
@@ -85,8 +87,11 @@ def parse_script(
     compound commands and substitutions nested more than ``max_nesting`` (default ``max_depth``)
     deep are skipped; ``nesting`` (those around ``text``) and ``deadline`` (a
     ``time.monotonic()`` value) carry the limits into a backtick script parsed on its own.
+    ``extglob``: whether bash's extglob patterns parse (default: when the text turns it on).
     """
-    result = scan(text, dialect, max_depth)
+    if extglob is None:
+        extglob = dialect == "bash" and enables_extglob(text)
+    result = scan(text, dialect, max_depth, extglob)
     script = Script(
         text=text,
         origin=origin if origin is not None else SourceMap.identity(len(text)),
@@ -99,9 +104,34 @@ def parse_script(
     if deadline is None:
         deadline = time.monotonic() + total_time_limit
     builder = _Builder(result, script, max_depth, time_limit, deadline, nesting,
-                       max_depth if max_nesting is None else max_nesting)
+                       max_depth if max_nesting is None else max_nesting, extglob)
     script.body = builder.region(0, len(text), 0)
+    script.problems = _one_per_region(script.problems, len(result.problems),
+                                      builder.open_problems, len(text))
     return script
+
+
+def _one_per_region(problems: list[Problem], scanned: int, open_ones: set[int],
+                    size: int) -> list[Problem]:
+    """The problems without the ones a quote, ``${``, ``$(`` ... left open explains.
+
+    Such a construct takes the rest of the text (the first ``scanned`` problems are the
+    scanner's): of those nested in one another only the innermost is the cause (`"${x` leaves
+    the quote open because the `${` is), and a parse error after it, or a compound command
+    never closed (its closing word was taken in), follows from it."""
+    endless = [k for k in range(scanned) if problems[k].code == "QC001" and
+               problems[k].end >= size and problems[k].message.startswith("unterminated")]
+    if not endless:
+        return problems
+    cause = max(endless, key=lambda k: problems[k].start)
+    at = problems[cause].start
+    kept: list[Problem] = []
+    for k, p in enumerate(problems):
+        if p.code == "QC001" and k != cause and (
+                k in endless or k in open_ones or (k >= scanned and p.start >= at)):
+            continue
+        kept.append(p)
+    return kept
 
 
 _COMPOUND_KINDS = frozenset({"compound", "if", "for", "while", "until", "case", "select"})
@@ -140,8 +170,13 @@ def _lines(text: str) -> str:
 
 class _Builder:
     def __init__(self, scanned: Scan, root: Script, max_depth: int, time_limit: float,
-                 deadline: float, nesting: int = 0, max_nesting: int = DEFAULT_MAX_DEPTH) -> None:
+                 deadline: float, nesting: int = 0, max_nesting: int = DEFAULT_MAX_DEPTH,
+                 extglob: bool = False) -> None:
         self.scan = scanned
+        self.extglob = extglob
+        # Indices in root.problems of the QC001s for a construct left open (a quote left open
+        # after it explains them: see _one_per_region).
+        self.open_problems: set[int] = set()
         self.root = root
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -250,8 +285,12 @@ class _Builder:
         # (a valid text cut into chunks costs about its own length: the deadline bounds that)
         work = (PIECEWISE_WORK_FACTOR * len(masked) + PIECEWISE_WORK_MIN if not after_timeout
                 else float("inf"))
-        starts = _command_starts(masked, breaks) if after_timeout else []
+        # After a syntax error the rest of that command is skipped, to the next line where a
+        # top-level command seems to start: one finding for one unparseable region, not one
+        # for every line of it (a broken function once cost a hundred).
+        starts = _command_starts(masked, breaks)
         retry_at = 0
+        failed_to = -1  # where the last unparseable region ended
         while a < len(masked):
             while first < len(breaks) and breaks[first] <= a:
                 first += 1
@@ -275,6 +314,7 @@ class _Builder:
                 retry_at = breaks[min(first + CHUNK_LINES_AFTER_TIMEOUT, len(breaks) - 1)]
             parsed = False
             first_error: bashlex_adapter.ParseOutcome | None = None
+            token_error: tuple[bashlex_adapter.ParseOutcome, int] | None = None
             for k in range(first, min(first + MAX_CHUNK_LINES, len(breaks))):
                 b = breaks[k]
                 chunk = masked[a:b]
@@ -297,12 +337,13 @@ class _Builder:
                 # cannot help, and trying up to MAX_CHUNK_LINES of them for every line is cubic.
                 at = outcome.error_offset
                 if at is not None and at < len(chunk.rstrip()):
+                    token_error = (outcome, at)
                     break
+                if at is not None and not bashlex_adapter.at_end_of_input(outcome):
+                    token_error = (outcome, at)  # (the last line's newline: more cannot help)
             if not parsed:
                 b = breaks[first] if first < len(breaks) else len(masked)
                 err = first_error
-                offset = start + a + (err.error_offset or 0 if err else 0)
-                offset = min(max(offset, start + a), max(start + b - 1, start + a))
                 message = err.error if err and err.error else "syntax error"
                 if err is not None and err.timed_out:
                     self.problem("QC002", start + a, start + b,
@@ -314,10 +355,35 @@ class _Builder:
                                  f"does not parse in a chunk of up to {MAX_CHUNK_LINES} lines "
                                  f"({message}); it is not analysed")
                 else:
-                    self.problem("QC001", offset, offset + 1, f"cannot parse: {message}")
+                    # The region goes on past the token the parser stopped at: starting again
+                    # before it would meet it again.
+                    at = a + token_error[1] if token_error is not None else a
+                    skip = bisect_right(starts, at)
+                    b = starts[skip] if skip < len(starts) else len(masked)
+                    # Right after another such region it is the same one; so is a closing
+                    # word alone at a line's start after one (the `}` of a broken function).
+                    same = a == failed_to or (failed_to >= 0 and token_error is not None and
+                                              syntax_errors.closes_line(masked, at))
+                    if not same:
+                        self._syntax_error(start, masked, a, token_error)
+                    failed_to = b
                 a = b
         self._nested_in(start, end, depth)
         return nodes
+
+    def _syntax_error(self, start: int, masked: str, a: int,
+                      token_error: tuple[bashlex_adapter.ParseOutcome, int] | None) -> None:
+        """One QC001 for the command at ``a`` (of ``masked``, the text from ``start``) that
+        does not parse: at the token the parser stopped at, or at the construct left open."""
+        text = self.scan.text
+        if token_error is not None:
+            at = a + token_error[1]
+            message = syntax_errors.near_token(text[start:start + len(masked)], masked, at,
+                                               self.extglob, self.scan.dialect)
+        else:
+            at, message = syntax_errors.open_construct(masked, a)
+            self.open_problems.add(len(self.root.problems))
+        self.problem("QC001", start + at, start + at + 1, message)
 
     def _large_chunk(self, masked: str, breaks: list[int], starts: list[int], a: int,
                      first: int, start: int, depth: int, nodes: list[Node]) -> int | None:
@@ -428,6 +494,7 @@ class _Builder:
                 nesting=self.nesting,
                 max_nesting=self.max_nesting,
                 deadline=self.deadline,
+                extglob=self.extglob,
             )
             for p in inner.problems:
                 a = self.root.origin[offs[p.start]] if p.start < len(offs) else None
@@ -498,6 +565,8 @@ class _Builder:
 
     def word(self, n: Any, base: int, *, assignment_value_at: int | None = None) -> Word:
         start, end = self.span(n, base)
+        if start - 1 in self.scan.glued_arithmetic:
+            start -= 1  # the `((` whose first `(` the mask blanked
         return segment(self.scan, start, end, assignment_value_at=assignment_value_at)
 
     def command(self, n: Any, base: int) -> Node:
@@ -523,6 +592,8 @@ class _Builder:
             else:
                 raise UnexpectedTree(f"unexpected command part {part.kind!r}")
         span = self.span(n, base)
+        if words and words[0].span[0] < span[0]:
+            span = (words[0].span[0], span[1])  # a glued `((` (see word())
         if len(words) == 1 and not assignments:
             raw = words[0].raw
             if raw.startswith("[[") and self.scan.ends.get(words[0].span[0]) == words[0].span[1]:

@@ -146,6 +146,9 @@ class Scan:
     # `name[...]` at a command's start: the offset of `[` -> the offset after its `]` (an
     # array-element assignment when `=` or `+=` follows).
     subscripts: dict[int, int] = field(default_factory=dict)
+    # `((` of an arithmetic command glued to the reserved word before it (`while((x))`): its
+    # first `(` is masked as a blank so the parser sees two words (see _arithmetic_command).
+    glued_arithmetic: set[int] = field(default_factory=set)
     _nested_starts: tuple[int, frozenset[int]] = field(
         default=(-1, frozenset()), init=False, repr=False, compare=False)
     _nested_levels: tuple[int, dict[int, tuple[list[NestedScript], list[int]]]] = field(
@@ -269,12 +272,15 @@ class _WindowTooSmall(Exception):
 class Scanner:
     """Scan shell text once; see the module docstring."""
 
-    def __init__(self, text: str, dialect: Dialect = "bash", max_depth: int = 64) -> None:
+    def __init__(self, text: str, dialect: Dialect = "bash", max_depth: int = 64,
+                 extglob: bool = False) -> None:
         self.text = text
         self.n = len(text)
         self.scan = Scan(text=text, dialect=dialect, mask=list(text))
         self.max_depth = max_depth
         self.ansi_c = dialect != "sh"
+        # bash's extglob on: `+(...)`, `@(...)` ... inside a word are part of it (a pattern).
+        self.extglob = extglob and dialect == "bash"
         # Open double quotes and `${` around the current position. They nest through recursion
         # like `$(...)` does, so they are bounded the same way (`"${x-"${x-...` would otherwise
         # exhaust Python's stack).
@@ -332,6 +338,11 @@ class Scanner:
             if c == "(" and word_begin >= 0 and _ASSIGNMENT_PREFIX.fullmatch(text[word_begin:i]):
                 # `name=(...)`: an array value belongs to the assignment word.
                 i = self._array_value(i, depth)
+                continue
+            if c == "(" and self.extglob and word_begin >= 0 and i > word_begin and \
+                    text[i - 1] in "?*+@!" and self._extglob_prefix(i - 1):
+                i = self._extglob(i, depth)  # the pattern goes on: the word is not ended
+                word_start = False
                 continue
             if c in " \t\n;&|<>()" or (c == "#" and word_start):
                 if word_begin >= 0:
@@ -484,6 +495,29 @@ class Scanner:
             return n
         return n
 
+    def _extglob_prefix(self, at: int) -> bool:
+        """Whether the `?*+@!` at ``at`` is a plain character of the word (not escaped, not the
+        end of `$@`, `$*`, `$?`, `$!`)."""
+        if at >= 1 and self.scan.ends.get(at - 1) == at + 1:
+            return False  # `$@(`: the expansion, then a parenthesis
+        backslashes = 0
+        while at - 1 - backslashes >= 0 and self.text[at - 1 - backslashes] == "\\":
+            backslashes += 1
+        return backslashes % 2 == 0
+
+    def _extglob(self, i: int, depth: int) -> int:
+        """An extglob pattern's parenthesised list (``i`` at its `(`): part of the word, up to
+        the matching `)`, quotes and substitutions inside taken whole (bash's
+        parse_matched_pair)."""
+        end = self._balanced(i + 1, 1, depth)
+        if end is None:
+            self._problem("QC001", i - 1, self.n,
+                          f"unterminated extglob pattern `{self.text[i - 1]}(`")
+            end = self.n
+        self._fill(i, end)
+        self.scan.ends[i] = end
+        return end
+
     # -- quotes ----------------------------------------------------------------------------
 
     def _single_quote(self, i: int) -> int:
@@ -624,7 +658,6 @@ class Scanner:
     def _braced_parameter_body(self, i: int, depth: int, brace: int) -> int:
         text, n = self.text, self.n
         j = brace + 1
-        braces = 1
         while j < n:
             c = text[j]
             if c == "\\":
@@ -644,14 +677,12 @@ class Scanner:
             if c == "`":
                 j = self._backtick(j, depth)
                 continue
-            if c == "{":
-                braces += 1
-            elif c == "}":
-                braces -= 1
-                if braces == 0:
-                    self._fill(i, j + 1)
-                    self.scan.ends[i] = j + 1
-                    return j + 1
+            if c == "}":
+                # A plain `{` does not nest (bash and dash): `${X:-{a}b}` is `{a` then `b}`,
+                # and `"${X:-{\}}"` is `{}`; only a `${` inside opens a brace of its own.
+                self._fill(i, j + 1)
+                self.scan.ends[i] = j + 1
+                return j + 1
             j += 1
         self._problem("QC001", i, n, "unterminated ${...}")
         self._fill(i, n)
@@ -669,7 +700,13 @@ class Scanner:
         return end
 
     def _arithmetic_command(self, i: int, depth: int) -> int:
-        return self._arithmetic(i, i + 2, depth)
+        end = self._arithmetic(i, i + 2, depth)
+        if i > 0 and self.text[i - 1] not in METACHARS and self.scan.mask[i - 1] != " ":
+            # `while((x < 3))`, `if((n))`, `for((;;))`: bash ends the reserved word at `(`;
+            # all filler, the mask would make one word of them.
+            self.scan.mask[i] = " "
+            self.scan.glued_arithmetic.add(i)
+        return end
 
     def _probe(self, i: int, depth: int, kind: Literal["dparen", "subscript"],
                limit: int | None = None) -> int | None:
@@ -687,7 +724,7 @@ class Scanner:
         while True:
             stop = min(self.n, i + size if limit is None else i + min(size, limit))
             capped = limit is not None and stop == i + limit  # no larger window allowed
-            probe = Scanner(self.text[i:stop], self.scan.dialect, self.max_depth)
+            probe = Scanner(self.text[i:stop], self.scan.dialect, self.max_depth, self.extglob)
             probe._quote_depth = self._quote_depth
             probe._base, probe._probed = self._base + i, self._probed
             probe._truncated = self._truncated or stop < self.n
@@ -1046,6 +1083,7 @@ class Scanner:
                 mask[k] = " "
 
 
-def scan(text: str, dialect: Dialect = "bash", max_depth: int = 64) -> Scan:
-    """Scan ``text`` (see module docstring)."""
-    return Scanner(text, dialect, max_depth).run()
+def scan(text: str, dialect: Dialect = "bash", max_depth: int = 64,
+         extglob: bool = False) -> Scan:
+    """Scan ``text`` (see module docstring); ``extglob``: bash's option of that name is on."""
+    return Scanner(text, dialect, max_depth, extglob).run()

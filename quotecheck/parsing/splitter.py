@@ -103,6 +103,8 @@ def top_level_breaks(masked: str) -> list[int]:
             command_position = True
         elif top in ("for", "select"):
             stack[-1] = "loop-header"  # the loop's name; its `in` list or `do` follows
+            # (after `for ((...))`, masked to filler, `{` may open the body on the same line)
+            command_position = not token.strip(".")
         elif top == "loop-header" and (token == "do" or (token == "{" and command_position)):
             # `for i do`, `for i in a; do`, or braces standing for do/done (`for i in a; {`)
             stack[-1] = token

@@ -1,0 +1,28 @@
+"""The shell options a text turns on that change how bash parses it.
+
+bash reads ``@(a|b)``, ``!(x)``, ``+(..)``, ``*(..)`` and ``?(..)`` as one pattern word only
+while ``extglob`` is on when the text is parsed; with it off they are a syntax error. A script
+turns it on with ``shopt -s extglob`` (it takes effect for the top-level commands and functions
+read after it) or on its ``#!`` line (``#!/bin/bash -O extglob``). The text is judged as a whole,
+as ``bash -O extglob -n`` judges it: where in the file the option is set is not followed.
+"""
+
+from __future__ import annotations
+
+import re
+
+# `shopt -s extglob`, `shopt -qs nullglob extglob`; not in a comment (no `#` before it).
+_SHOPT_EXTGLOB = re.compile(
+    r"^[^#\n]*\bshopt[ \t]+(?:-[A-Za-z]*s[A-Za-z]*[ \t]+)(?:-[A-Za-z]+[ \t]+)*"
+    r"(?:[A-Za-z_]+[ \t]+)*extglob\b",
+    re.MULTILINE,
+)
+# `#!/bin/bash -O extglob`, `#!/usr/bin/env -S bash -O extglob`.
+_SHEBANG_EXTGLOB = re.compile(r"\A#![^\n]*[ \t]-O[ \t]*extglob\b")
+
+
+def enables_extglob(text: str) -> bool:
+    """Whether ``text`` turns bash's ``extglob`` on (``shopt -s`` or its ``#!`` line)."""
+    if "extglob" not in text:  # (the common case, decided without a regex)
+        return False
+    return bool(_SHEBANG_EXTGLOB.match(text) or _SHOPT_EXTGLOB.search(text))
