@@ -197,10 +197,13 @@ def layer_count(text: str) -> int:
     return sum(1 for pattern in _LAYER_WORDS if pattern.search(text))
 
 
-def choose_files(candidates: Iterable[tuple[str, str, bytes]],
-                 limit: int = PER_PROJECT) -> list[tuple[str, str]]:
-    """(path, blob) of the files the rule takes from (path, blob, content) candidates."""
-    seen: set[str] = set()
+def choose_files(candidates: Iterable[tuple[str, str, bytes]], limit: int = PER_PROJECT,
+                 known: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(path, blob) of the files the rule takes from (path, blob, content) candidates.
+
+    ``known`` blobs (files another set already has) are never taken.
+    """
+    seen: set[str] = set(known)
     layered: list[tuple[str, str]] = []
     plain: list[tuple[str, str]] = []
     for path, blob, data in candidates:
@@ -261,8 +264,12 @@ def _tree(kind: str, where: Path, commit: str) -> Iterator[tuple[str, str, bytes
         feeder.join(5)
 
 
-def select(projects: list[Project], src: Path, manifest: Path) -> int:
-    """Fill in the files of every project that has none, by the rule, from its copy under src."""
+def select(projects: list[Project], src: Path, manifest: Path, known: set[str]) -> int:
+    """Fill in the files of every project that has none, by the rule, from its copy under src.
+
+    A file whose content is in ``known`` (another set's blobs) is not taken: a set of files the
+    project has never seen must not repeat one it has.
+    """
     data = json.loads(manifest.read_text(encoding="utf-8"))
     failed = 0
     for entry, project in zip(data["projects"], projects, strict=True):
@@ -274,7 +281,7 @@ def select(projects: list[Project], src: Path, manifest: Path) -> int:
             failed += 1
             continue
         kind, where = sources[0]
-        chosen = choose_files(_tree(kind, where, project.commit))
+        chosen = choose_files(_tree(kind, where, project.commit), known=known)
         entry["files"] = [{"path": path, "blob": blob} for path, blob in chosen]
         print(f"{project.repo}@{project.commit[:12]}: {len(chosen)} files chosen", file=sys.stderr)
     manifest.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -780,7 +787,10 @@ def main(argv: list[str] | None = None) -> int:
 
     projects = load_manifest(args.manifest)
     if args.select:
-        return 1 if select(projects, args.select, args.manifest) else 0
+        others = {blob for name, other in SETS.items() if other != folder
+                  and (other / "manifest.json").is_file()
+                  for p in load_manifest(other / "manifest.json") for _, blob in p.files}
+        return 1 if select(projects, args.select, args.manifest, others) else 0
     if args.assemble:
         missing = assemble(projects, args.assemble, args.corpus)
         return 1 if missing else 0
