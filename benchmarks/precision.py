@@ -5,6 +5,8 @@
     python3 benchmarks/precision.py                                # the Markdown table
     python3 benchmarks/precision.py --json benchmarks/results/precision.json
     python3 benchmarks/precision.py --unjudged 40                  # findings still to judge
+    python3 benchmarks/precision.py --set unseen                   # the second set (unseen/)
+    python3 benchmarks/precision.py --set unseen --select SRC      # choose a new project's files
 
 The corpus is a list of public projects in ``benchmarks/precision/manifest.json``: for each, the
 repository, the commit, its licence and the paths (with the git blob of each file). The files are
@@ -231,10 +233,11 @@ def _tree(kind: str, where: Path, commit: str) -> Iterator[tuple[str, str, bytes
     for entry in listing.split(b"\0"):
         if not entry:
             continue
-        meta, path = entry.split(b"\t", 1)
-        mode, kind_, blob = meta.split()
-        if kind_ == b"blob" and mode != b"120000":  # no symlinks
-            entries.append((path.decode("utf-8", errors="surrogateescape"), blob.decode()))
+        meta, raw_path = entry.split(b"\t", 1)
+        mode, object_type, object_id = meta.split()
+        if object_type == b"blob" and mode != b"120000":  # no symlinks
+            entries.append((raw_path.decode("utf-8", errors="surrogateescape"),
+                            object_id.decode()))
     proc = subprocess.Popen(["git", flag, str(where), "cat-file", "--batch"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
