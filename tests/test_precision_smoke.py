@@ -269,3 +269,11 @@ def test_sets_have_their_own_manifest_judgments_and_corpus() -> None:
     first = json.loads((ROOT / "benchmarks/precision/manifest.json").read_text("utf-8"))
     unseen = json.loads((ROOT / "benchmarks/precision/unseen/manifest.json").read_text("utf-8"))
     assert not {p["repo"] for p in first["projects"]} & {p["repo"] for p in unseen["projects"]}
+    assert not ({f["blob"] for p in first["projects"] for f in p["files"]}
+                & {f["blob"] for p in unseen["projects"] for f in p["files"]})
+    known = {f"{p['repo'].replace('/', '__')}/{f['path']}"
+             for p in unseen["projects"] for f in p["files"]}
+    judged = [line.split(":", 1)[0] for line in
+              (ROOT / "benchmarks/precision/unseen/judgments.txt").read_text("utf-8").splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert judged and set(judged) <= known, "every unseen judgment names a file of its manifest"
