@@ -5,6 +5,8 @@
     python3 benchmarks/precision.py                                # the Markdown table
     python3 benchmarks/precision.py --json benchmarks/results/precision.json
     python3 benchmarks/precision.py --unjudged 40                  # findings still to judge
+    python3 benchmarks/precision.py --set unseen                   # the second set (unseen/)
+    python3 benchmarks/precision.py --set unseen --select SRC      # choose a new project's files
 
 The corpus is a list of public projects in ``benchmarks/precision/manifest.json``: for each, the
 repository, the commit, its licence and the paths (with the git blob of each file). The files are
@@ -43,6 +45,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from collections import Counter, defaultdict
@@ -57,6 +60,10 @@ HERE = Path(__file__).resolve().parent / "precision"
 MANIFEST = HERE / "manifest.json"
 JUDGMENTS = HERE / "judgments.txt"
 CORPUS = HERE / "corpus"
+# The sets of projects: each a folder with manifest.json, judgments.txt and (git-ignored) corpus/.
+# "first" is the set the rules were tuned on; "unseen" was chosen and judged later, to check that
+# what was learnt on the first holds on files the project had never seen.
+SETS = {"first": HERE, "unseen": HERE / "unseen"}
 VERDICTS = ("true", "noise", "false")
 SEVERITIES = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 SEVERITY_ORDER = ("error", "warning", "info", "hint")
@@ -156,6 +163,132 @@ def assemble(projects: list[Project], src: Path, corpus: Path) -> int:
         where_text = ", ".join(str(w) for _, w in sources) or f"no copy under {src}"
         print(f"{project.repo}@{project.commit[:12]}: {status} ({where_text})", file=sys.stderr)
     return missing_total
+
+
+# -- choosing a project's files ------------------------------------------------------------------
+
+# The rule the first set was chosen by (see precision/README.md): shell scripts only, at most
+# PER_PROJECT a project, up to three quarters of them scripts that use two or more of the layers
+# quotecheck models, the rest ordinary scripts, each group in the order of the SHA-1 of the path.
+PER_PROJECT = 25
+MIN_LINES = 3  # a one-line `exit "$1"` stub says nothing about a rule's precision
+_SHEBANG = re.compile(rb"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?:sh|bash|dash)(?:\s|$)")
+_LAYER_WORDS = tuple(re.compile(p) for p in (
+    r"\bssh\b", r"\bsudo\b", r"\b(?:ba|da)?sh\s+-[a-z]*c\b",
+    r"\b(?:docker|podman|kubectl)\s+exec\b", r"\bxargs\b", r"\b[gm]?awk\b", r"\bp?kill\b",
+    r"\bnohup\b", r"\beval\b", r"\bsu\s", r"\bwatch\b", r"\btimeout\b", r"\bscp\b"))
+_VENDORED = frozenset({"vendor", "vendored", "third_party", "thirdparty", "3rdparty",
+                       "node_modules", "external", "extern"})
+_NOT_SHELL_SUFFIXES = (".zsh", ".j2", ".jinja", ".jinja2", ".tmpl", ".tpl")
+
+
+def is_shell_script(path: str, data: bytes) -> bool:
+    """A ``#!`` line naming sh, bash or dash; without one, a ``.sh``/``.bash`` name."""
+    parts = path.split("/")
+    if _VENDORED.intersection(parts[:-1]) or parts[-1].endswith(_NOT_SHELL_SUFFIXES):
+        return False
+    if data.count(b"\n") + (not data.endswith(b"\n")) < MIN_LINES or b"\0" in data[:8000]:
+        return False
+    first = data.split(b"\n", 1)[0]
+    if first.startswith(b"#!"):
+        return bool(_SHEBANG.match(first))
+    return parts[-1].endswith((".sh", ".bash"))
+
+
+def layer_count(text: str) -> int:
+    return sum(1 for pattern in _LAYER_WORDS if pattern.search(text))
+
+
+def choose_files(candidates: Iterable[tuple[str, str, bytes]], limit: int = PER_PROJECT,
+                 known: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(path, blob) of the files the rule takes from (path, blob, content) candidates.
+
+    ``known`` blobs (files another set already has) are never taken.
+    """
+    seen: set[str] = set(known)
+    layered: list[tuple[str, str]] = []
+    plain: list[tuple[str, str]] = []
+    for path, blob, data in candidates:
+        if blob in seen or not is_shell_script(path, data):
+            continue
+        seen.add(blob)  # the same content twice counts once
+        text = data.decode("utf-8", errors="replace")
+        (layered if layer_count(text) >= 2 else plain).append((path, blob))
+    def order(item: tuple[str, str]) -> str:
+        return hashlib.sha1(item[0].encode("utf-8")).hexdigest()
+    layered.sort(key=order)
+    plain.sort(key=order)
+    taken = layered[:limit * 3 // 4]
+    taken += plain[:limit - len(taken)]
+    taken += layered[limit * 3 // 4:][:limit - len(taken)]
+    return sorted(taken)
+
+
+def _tree(kind: str, where: Path, commit: str) -> Iterator[tuple[str, str, bytes]]:
+    """(path, blob, content) of every regular file at ``commit``; objects absent are skipped."""
+    flag = "--git-dir" if kind == "gitdir" else "-C"
+    listing = subprocess.run(["git", flag, str(where), "ls-tree", "-r", "-z", "--full-tree",
+                              commit], capture_output=True, timeout=300, check=True).stdout
+    entries: list[tuple[str, str]] = []
+    for entry in listing.split(b"\0"):
+        if not entry:
+            continue
+        meta, raw_path = entry.split(b"\t", 1)
+        mode, object_type, object_id = meta.split()
+        if object_type == b"blob" and mode != b"120000":  # no symlinks
+            entries.append((raw_path.decode("utf-8", errors="surrogateescape"),
+                            object_id.decode()))
+    proc = subprocess.Popen(["git", flag, str(where), "cat-file", "--batch"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def feed() -> None:  # in a thread: git's output is read while it is asked
+        with contextlib.suppress(OSError):
+            for _, blob in entries:
+                stdin.write(blob.encode() + b"\n")
+            stdin.close()
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    try:
+        for path, blob in entries:
+            head = stdout.readline().split()
+            if len(head) < 3:  # "<blob> missing": the snapshot left the object out
+                continue
+            size = int(head[2])
+            data = stdout.read(size)
+            stdout.read(1)
+            if size <= 1_000_000:
+                yield path, blob, data
+    finally:
+        proc.kill()
+        proc.wait()
+        feeder.join(5)
+
+
+def select(projects: list[Project], src: Path, manifest: Path, known: set[str]) -> int:
+    """Fill in the files of every project that has none, by the rule, from its copy under src.
+
+    A file whose content is in ``known`` (another set's blobs) is not taken: a set of files the
+    project has never seen must not repeat one it has.
+    """
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    failed = 0
+    for entry, project in zip(data["projects"], projects, strict=True):
+        if project.files:
+            continue
+        sources = list(_sources(src, project))
+        if not sources:
+            print(f"{project.repo}: no copy under {src}", file=sys.stderr)
+            failed += 1
+            continue
+        kind, where = sources[0]
+        chosen = choose_files(_tree(kind, where, project.commit), known=known)
+        entry["files"] = [{"path": path, "blob": blob} for path, blob in chosen]
+        print(f"{project.repo}@{project.commit[:12]}: {len(chosen)} files chosen", file=sys.stderr)
+    manifest.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return failed
 
 
 # -- quotecheck in worker processes --------------------------------------------------------------
@@ -628,11 +761,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paths", nargs="*",
                     help="only these corpus files (paths relative to the corpus folder)")
-    ap.add_argument("--manifest", type=Path, default=MANIFEST)
-    ap.add_argument("--judgments", type=Path, default=JUDGMENTS)
-    ap.add_argument("--corpus", type=Path, default=CORPUS, help="where the corpus files are")
+    ap.add_argument("--set", choices=sorted(SETS), default="first",
+                    help="which set of projects: its manifest, judgments and corpus folder "
+                         "(default: first)")
+    ap.add_argument("--manifest", type=Path, help="default: the set's manifest.json")
+    ap.add_argument("--judgments", type=Path, help="default: the set's judgments.txt")
+    ap.add_argument("--corpus", type=Path,
+                    help="where the corpus files are (default: the set's corpus/)")
     ap.add_argument("--assemble", type=Path, metavar="SRC",
                     help="copy the missing corpus files from local copies under SRC, then stop")
+    ap.add_argument("--select", type=Path, metavar="SRC",
+                    help="choose the files of every manifest project that lists none, by the "
+                         "corpus rule, from its copy under SRC; rewrite the manifest, then stop")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds quotecheck may take on one file before it is a hang")
@@ -643,8 +783,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="also print up to N findings that have no judgment yet")
     ap.add_argument("--codes", default="", help="with --unjudged: only these codes (QC103,...)")
     args = ap.parse_args(argv)
+    folder = SETS[args.set]
+    args.manifest = args.manifest or folder / "manifest.json"
+    args.judgments = args.judgments or folder / "judgments.txt"
+    args.corpus = args.corpus or folder / "corpus"
 
     projects = load_manifest(args.manifest)
+    if args.select:
+        others = {blob for name, other in SETS.items() if other != folder
+                  and (other / "manifest.json").is_file()
+                  for p in load_manifest(other / "manifest.json") for _, blob in p.files}
+        return 1 if select(projects, args.select, args.manifest, others) else 0
     if args.assemble:
         missing = assemble(projects, args.assemble, args.corpus)
         return 1 if missing else 0

@@ -201,3 +201,79 @@ def test_real_corpus_files_when_assembled(tmp_path: Path) -> None:
     judged = sum(r["judged"] for r in data["rules"].values())
     # each judgment of these files either matches a finding or is listed as stale
     assert judged + len(data["stale_judgments"]) == sum(judged_files[p] for p in picked)
+
+
+def test_select_chooses_by_the_rule_then_assemble_builds_it(tmp_path: Path) -> None:
+    clone = tmp_path / "src" / "example__scripts"
+    files = {
+        **FILES,  # stop-remote.sh uses ssh and kill: a layered script
+        "copy.sh": "#!/bin/sh\n# the same content as list.sh: counted once\n" + PLAIN,
+        "twin.sh": "#!/bin/sh\n# the same content as list.sh: counted once\n" + PLAIN,
+        "tool.zsh": "#!/bin/zsh\nprint -r -- $@\necho done\n",
+        "vendor/lib.sh": "#!/bin/sh\necho vendored\necho code\n",
+        "stub.sh": '#!/bin/sh\nexit "$1"\n',  # two lines: too short to say anything
+        "notes.txt": "ssh host sudo kill\nnot a script\nat all\n",
+        "bin/launch": "#!/usr/bin/env bash\nnohup ./server &\nsudo -u app ./setup\n",
+        "bin/run.py": "#!/usr/bin/env python3\nimport os\nos.system('ssh x')\n",
+    }
+    for rel, text in files.items():
+        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+        (clone / rel).write_text(text, encoding="utf-8")
+    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "corpus"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"projects": [{
+        "project": "example", "repo": "example/scripts", "commit": commit, "licence": "MIT",
+        "licence_files": [], "kind": "test", "stored": False, "files": []}]}), encoding="utf-8")
+    proc = _run("--manifest", manifest, "--select", tmp_path / "src")
+    assert proc.returncode == 0, proc.stderr
+    chosen = [f["path"] for f in
+              json.loads(manifest.read_text(encoding="utf-8"))["projects"][0]["files"]]
+    assert chosen == sorted(chosen)
+    assert {"ops/stop-remote.sh", "bin/launch", "install.sh", "list.sh"} <= set(chosen)
+    assert len({"copy.sh", "twin.sh"} & set(chosen)) == 1
+    assert not {"tool.zsh", "vendor/lib.sh", "stub.sh", "notes.txt", "bin/run.py"} & set(chosen)
+
+    corpus = tmp_path / "corpus"
+    proc = _run("--manifest", manifest, "--corpus", corpus, "--assemble", tmp_path / "src")
+    assert proc.returncode == 0, proc.stderr
+    for rel in chosen:
+        assert (corpus / "example__scripts" / rel).read_text(encoding="utf-8") == files[rel]
+
+
+def test_choose_files_caps_the_layered_share() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import precision
+    finally:
+        sys.path.pop(0)
+    layered = [(f"l{i}.sh", f"{i:040x}", b"#!/bin/sh\nssh h true\nsudo kill 1\n")
+               for i in range(30)]
+    plain = [(f"p{i}.sh", f"{i + 100:040x}", b"#!/bin/sh\necho a\necho b\n") for i in range(3)]
+    chosen = precision.choose_files(layered + plain)
+    assert len(chosen) == precision.PER_PROJECT
+    # three quarters layered (18), then every plain one (3), then layered again to fill up
+    assert sum(p.startswith("p") for p, _ in chosen) == 3
+
+
+def test_sets_have_their_own_manifest_judgments_and_corpus() -> None:
+    for name in ("first", "unseen"):
+        folder = ROOT / "benchmarks" / "precision" / ("" if name == "first" else name)
+        manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+        assert manifest["projects"] and all(p["files"] for p in manifest["projects"])
+        assert (folder / "judgments.txt").is_file()
+    first = json.loads((ROOT / "benchmarks/precision/manifest.json").read_text("utf-8"))
+    unseen = json.loads((ROOT / "benchmarks/precision/unseen/manifest.json").read_text("utf-8"))
+    assert not {p["repo"] for p in first["projects"]} & {p["repo"] for p in unseen["projects"]}
+    assert not ({f["blob"] for p in first["projects"] for f in p["files"]}
+                & {f["blob"] for p in unseen["projects"] for f in p["files"]})
+    known = {f"{p['repo'].replace('/', '__')}/{f['path']}"
+             for p in unseen["projects"] for f in p["files"]}
+    judged = [line.split(":", 1)[0] for line in
+              (ROOT / "benchmarks/precision/unseen/judgments.txt").read_text("utf-8").splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert judged and set(judged) <= known, "every unseen judgment names a file of its manifest"
