@@ -280,6 +280,12 @@ def _one_line(text: str) -> bool:
     return "\n" not in text.rstrip("\n") and "<<" not in text
 
 
+def _continue_last_blank(text: str) -> str:
+    line = text.rstrip("\n")
+    at = line.rfind(" ")
+    return text if at < 0 else line[:at] + " \\\n  " + line[at + 1:] + "\n"
+
+
 # Surroundings a script line meets in real scripts. Each takes the text and gives it back in
 # that context (or unchanged where the context would not make sense).
 CONTEXTS: dict[str, Callable[[str], str]] = {
@@ -311,4 +317,20 @@ CONTEXTS: dict[str, Callable[[str], str]] = {
     "test and": lambda t: '[ -n "$X" ] && ' + t if _one_line(t) else t,
     "tab": lambda t: t.replace(" ", "\t", 1),
     "local values": lambda t: "f() {\n  local n=3\n" + _indent(t) + "}\n",
+    "then more": lambda t: t.rstrip("\n") + "; echo next\n" if _one_line(t) else t,
+    "redirected": lambda t: t.rstrip("\n") + " > out.log 2>&1\n" if _one_line(t) else t,
+    "stdin redirected": lambda t: t.rstrip("\n") + " < /dev/null\n" if _one_line(t) else t,
+    "last blank continued": lambda t: _continue_last_blank(t) if _one_line(t) else t,
+    "CRLF": lambda t: t.replace("\n", "\r\n"),
+    "condition": lambda t: "if " + t.rstrip("\n") + "; then echo ok; fi\n" if _one_line(t)
+    else t,
+    "and before": lambda t: "cd /srv && " + t if _one_line(t) else t,
+    "sudo": lambda t: t.replace("ssh ", "sudo ssh ", 1),
+    "ssh -t": lambda t: t.replace("ssh ", "ssh -t ", 1),
+    "inside sh -c": lambda t: "sh -c '" + t.replace("'", "'\\''") + "'\n",
+    "inside sh -c, double quotes": lambda t: 'sh -c "' + re.sub(r'([\\$`"])', r"\\\1", t)
+    + '"\n',
+    "inside ssh": lambda t: "ssh -n jump '" + t.replace("'", "'\\''") + "'\n",
+    "non-ASCII": lambda t: "# déploiement — ünïcode\n" + t.replace("echo ", "echo é ", 1),
+    "tab heredoc": lambda t: t.replace("<<EOF", "<<-EOF", 1).replace("\nEOF", "\n\tEOF", 1),
 }

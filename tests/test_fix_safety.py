@@ -20,6 +20,7 @@ from fix_safety import (
     fixture_scripts,
     options_for,
 )
+from harness.shells import bash_words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -130,3 +131,26 @@ STILL_FIXED = [
 @pytest.mark.parametrize(("text", "fixed"), STILL_FIXED)
 def test_the_escape_fix_stays_where_no_value_is_set(text: str, fixed: str) -> None:
     assert fix_source(text, unsafe=True).text == fixed
+
+
+# -- regressions: fixes inside another layer's quotes ----------------------------------------
+
+
+def test_escape_fix_is_written_in_the_outer_quoting() -> None:
+    """`$HOME` expanded by an `sh -c` shell whose script is double-quoted in the file: the
+    backslash must reach that shell, so it is written `\\\\` in the outer double quotes (the
+    fix used to write a single `\\`, which the outer shell ate, leaving `$HOME` to it)."""
+    text = 'sh -c "ssh h \\"echo \\$HOME\\""\n'
+    fixed = fix_source(text, unsafe=True).text
+    assert fixed == 'sh -c "ssh h \\"echo \\\\\\$HOME\\""\n'
+    # What the sh layer receives, by bash itself.
+    script = fixed[len("sh -c "):-1]
+    assert bash_words(script) == ['ssh h "echo \\$HOME"']
+
+
+def test_joined_words_fix_is_not_offered_inside_another_layer() -> None:
+    """The QC102 replacement is quoted for the file's shell: inside `sh -c '...'` its
+    double quotes ended the outer string (the fixed file no longer parsed)."""
+    text = "sh -c 'ssh files-host rec \"my file\"\n'\n"
+    assert any(d.code == "QC102" for d in check_source(text).diagnostics)
+    assert fix_source(text, unsafe=True).text == text

@@ -125,7 +125,9 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
                   if joiner == "ssh" else
                   f" Pass the command as one string quoted for `sh -c`: `watch … {local}`.")
         opener = layer.opened_by
-        if opener is None or not closes_early(ctx, opener):
+        # The replacement is written for the file's own shell: inside another layer's
+        # quotes (`sh -c '... ssh h ...'`) it would need that layer's quoting too.
+        if layer.parent == 0 and (opener is None or not closes_early(ctx, opener)):
             fixes = _fix(ctx, words, local)
     elif not first.dynamic:
         advice = (f" Quote that word for {shell} as well: "
