@@ -29,16 +29,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hypothesis import strategies as st
+
 from quotecheck.checker import CheckResult, Options, check_source
 from quotecheck.diagnostics import Diagnostic, Edit, Fix
-from quotecheck.files import local_dialect
+from quotecheck.files import is_shell_script, local_dialect
 from quotecheck.fixed_bytes import decode_bytes, encode_fixed, split_byte_lines
 from quotecheck.fixer import applicable, apply_edits, fix_source
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 RULES_DIR = ROOT / "rules"
-CORPUS = ROOT / "benchmarks" / "precision" / "corpus"
+# The assembled precision corpus (benchmarks/precision/README.md); QC_PRECISION_CORPUS names
+# another copy.
+CORPUS = Path(os.environ.get("QC_PRECISION_CORPUS",
+                             ROOT / "benchmarks" / "precision" / "corpus"))
 
 _SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Which program checks the syntax of a dialect.
@@ -86,12 +91,13 @@ def syntax_error(dialect: str, text: str, options: list[str] | None = None) -> s
     return run.stderr.replace(name, "FILE").strip()[:300] or f"status {run.returncode}"
 
 
-def _shell_layers(result: CheckResult) -> list[tuple[str, str]]:
-    """(dialect, text) of every inner shell script the check knows the whole text of."""
+def _shell_layers(result: CheckResult, dynamic: bool = False) -> list[tuple[str, str]]:
+    """(dialect, text) of every inner shell script the check knows the whole text of (with
+    ``dynamic``, also those with parts known only at run time, as the check has them)."""
     out = []
     for layer in result.trace.layers[1:]:
-        if layer.kind == "shell" and layer.text is not None and not layer.dynamic_text \
-                and layer.dialect in _CHECKERS:
+        if layer.kind == "shell" and layer.text is not None and (
+                dynamic or not layer.dynamic_text) and layer.dialect in _CHECKERS:
             out.append((layer.dialect, layer.text))
     return out
 
@@ -183,7 +189,8 @@ def one_fix_problems(text: str, options: Options, path: str | None, d: Diagnosti
 def _original_inner_parses(original: CheckResult, dialect: str) -> bool:
     """Whether every inner script of the original in ``dialect`` parses (so a failure of the
     fixed one is the fix's doing, not a script that was broken already)."""
-    return all(syntax_error(d, t) is None for d, t in _shell_layers(original) if d == dialect)
+    return all(syntax_error(d, t) is None
+               for d, t in _shell_layers(original, dynamic=True) if d == dialect)
 
 
 # -- a whole script -------------------------------------------------------------------------------
@@ -269,10 +276,13 @@ def corpus_files() -> list[Path]:
     """The real-world precision corpus, when it has been assembled (never in CI)."""
     if not CORPUS.is_dir():
         return []
-    return sorted(p for p in CORPUS.rglob("*") if p.is_file() and not p.is_symlink())
+    return sorted(p for p in CORPUS.rglob("*")
+                  if p.is_file() and not p.is_symlink() and is_shell_script(p))
 
 
 def _indent(text: str, by: str = "  ") -> str:
+    if "<<" in text:
+        return text  # a heredoc's closing line must stay as it is
     return "".join(by + line if line.strip() else line for line in text.splitlines(True))
 
 
@@ -334,3 +344,26 @@ CONTEXTS: dict[str, Callable[[str], str]] = {
     "non-ASCII": lambda t: "# déploiement — ünïcode\n" + t.replace("echo ", "echo é ", 1),
     "tab heredoc": lambda t: t.replace("<<EOF", "<<-EOF", 1).replace("\nEOF", "\n\tEOF", 1),
 }
+
+
+def seeds() -> list[Snippet]:
+    """What generated scripts are built from: the examples and fixtures with a finding to fix."""
+    return [s for s in doc_examples(("bad",)) + fixture_scripts()
+            if "/fixes/" in (s.path or "") or s.path is None]
+
+
+SEEDS = seeds()
+
+
+@st.composite
+def scripts_in_context(draw: st.DrawFn) -> tuple[str, Snippet]:
+    seed = draw(st.sampled_from(SEEDS))
+    text = seed.text
+    if draw(st.booleans()):
+        other = draw(st.sampled_from(SEEDS))
+        text = text + other.text if draw(st.booleans()) else other.text + text
+    for name in draw(st.lists(st.sampled_from(sorted(CONTEXTS)), max_size=3)):
+        text = CONTEXTS[name](text)
+    return text, seed
+
+

@@ -11,7 +11,6 @@ import os
 
 import pytest
 from fix_safety import (
-    CONTEXTS,
     FixReport,
     Snippet,
     corpus_files,
@@ -19,19 +18,16 @@ from fix_safety import (
     fix_problems,
     fixture_scripts,
     options_for,
+    scripts_in_context,
 )
 from harness.shells import bash_words
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from quotecheck.checker import check_source
 from quotecheck.fixer import fix_source
 from quotecheck.rules.registry import all_rules
 
 SCRIPTS = doc_examples() + fixture_scripts()
-# The snippets generated scripts are built from: those with a finding to fix.
-SEEDS = [s for s in doc_examples(("bad",)) + fixture_scripts()
-         if "/fixes/" in (s.path or "") or s.path is None]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda s: s.label)
@@ -47,18 +43,6 @@ def test_every_rule_with_a_fix_is_exercised() -> None:
         total.add(fix_problems(script.text, script.options(), script.path))
     with_fix = {code for code, rule in all_rules().items() if rule.fix in ("safe", "unsafe")}
     assert with_fix <= set(total.exercised), sorted(with_fix - set(total.exercised))
-
-
-@st.composite
-def scripts_in_context(draw: st.DrawFn) -> tuple[str, Snippet]:
-    seed = draw(st.sampled_from(SEEDS))
-    text = seed.text
-    if draw(st.booleans()):
-        other = draw(st.sampled_from(SEEDS))
-        text = text + other.text if draw(st.booleans()) else other.text + text
-    for name in draw(st.lists(st.sampled_from(sorted(CONTEXTS)), max_size=3)):
-        text = CONTEXTS[name](text)
-    return text, seed
 
 
 GENERATED = int(os.environ.get("QC_FIX_SAFETY_EXAMPLES", "60"))
