@@ -138,3 +138,22 @@ def test_joined_words_fix_is_not_offered_inside_another_layer() -> None:
     text = "sh -c 'ssh files-host rec \"my file\"\n'\n"
     assert any(d.code == "QC102" for d in check_source(text).diagnostics)
     assert fix_source(text, unsafe=True).text == text
+
+
+@pytest.mark.parametrize("text", [
+    'ssh "${SSH_OPTS[@]}" web1 mkdir -p "/srv/my app"\n',  # issue 12: the array's split
+    'ssh $OPTS web1 ls "my file"\n',
+])
+def test_joined_words_fix_is_not_offered_when_the_split_is_a_guess(text: str) -> None:
+    """The QC102 fix joined from the guessed start of the command, so the destination became
+    `web1 mkdir -p '/srv/my app'` and ssh tried to reach a host of that name."""
+    assert any(d.code == "QC102" for d in check_source(text).diagnostics)
+    assert fix_source(text, unsafe=True).text == text
+
+
+@pytest.mark.parametrize(("text", "fixed"), [
+    ('ssh "$host" ls "my file"\n', 'ssh "$host" "ls \'my file\'"\n'),
+    ('ssh -p "$PORT" "$host" ls "my file"\n', 'ssh -p "$PORT" "$host" "ls \'my file\'"\n'),
+])
+def test_joined_words_fix_with_a_known_split(text: str, fixed: str) -> None:
+    assert fix_source(text, unsafe=True).text == fixed
