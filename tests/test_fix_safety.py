@@ -92,6 +92,14 @@ AUTHOR_VALUES = [
     "ssh web1 <<EOF\necho $1\nEOF\n",
     # `$$` as a unique name shared by both sides (issue 13).
     'echo $$ > /tmp/job.$$\nssh web1 "cat /tmp/job.$$"\n',
+    # The author escaped `\$ID` and `\$(...)` for the inner shell and left `$VIRT_DRIVER` and
+    # `$REGION_NAME` to the local one (openstack/devstack functions, wait_for_compute).
+    'timeout 60 bash -x <<EOF || rval=$?\nwhile [[ "\\$ID" == "" ]]; do\n'
+    '  if [[ "$VIRT_DRIVER" = fake ]]; then ID=\\$(openstack --os-region "$REGION_NAME"); fi\n'
+    'done\nEOF\n',
+    'awk "/$PAT/ {print \\$1}" access.log\n',
+    # A shell on this machine that does not set it: unless exported, escaping empties it.
+    "timeout 5 bash <<EOF\necho $n\nEOF\n",
 ]
 
 

@@ -4,8 +4,11 @@ The fix moves an expansion from the outer shell to the inner one. That is only w
 meant when the outer value is not one the script gives itself: escaping `$DATA_DIR` that the
 script set two lines above, `$1` of a heredoc whose shell gets no arguments, or a `$$` the
 script also uses locally (a unique name shared by both sides) empties or changes a value the
-author set, and the script carries on with the wrong one. Such findings keep their message and
-lose their fix.
+author set, and the script carries on with the wrong one. The same when the author escaped
+other `$` of the same text (`\\$ID` next to `$REGION_NAME`: the unescaped ones are meant
+local), and for a variable handed to a shell on the same machine that does not set it itself
+(`timeout 60 bash <<EOF ... $VIRT_DRIVER`): unless exported, the inner shell has it empty.
+Such findings keep their message and lose their fix.
 """
 
 from __future__ import annotations
@@ -13,12 +16,18 @@ from __future__ import annotations
 from quotecheck.layers.model import Layer
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import ARITH_NAMES, Expansion, expansions_of
-from quotecheck.rules.crosslayer.inner_shells import has_own_arguments
+from quotecheck.rules.crosslayer.inner_shells import (
+    ENVIRONMENT_NAMES,
+    environment_differs,
+    has_own_arguments,
+)
 
 
 def escape_is_sure(an: Analysis, exp: Expansion, inner: Layer | None) -> bool:
     """Whether escaping ``exp`` keeps every value the outer script sets (``inner``: the layer
     the finding is about)."""
+    if "\\$" in exp.word.raw:
+        return False  # the author escaped what the inner layer is to expand
     sets = an.assigned(exp.layer)
     kind = exp.part.kind
     if kind == "arithmetic":
@@ -28,7 +37,12 @@ def escape_is_sure(an: Analysis, exp: Expansion, inner: Layer | None) -> bool:
         return True
     pclass = exp.pclass
     if pclass == "named":
-        return not any(not a.handover for a in sets.get(name, []))
+        if any(not a.handover for a in sets.get(name, [])):
+            return False
+        if inner is not None and inner.kind == "shell" and name not in ENVIRONMENT_NAMES \
+                and not environment_differs(an.trace, exp.layer, inner):
+            return name in an.assigned(inner)
+        return True
     if pclass == "positional":
         # An inner shell with no arguments of its own has an empty `$1`: the fix empties it.
         return inner is None or inner.kind != "shell" or has_own_arguments(inner)
