@@ -15,7 +15,8 @@ from itertools import pairwise
 
 from quotecheck.diagnostics import Edit, Fix, Related, Severity
 from quotecheck.layers import handoff_types as ho
-from quotecheck.layers.model import Arg, Layer
+from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.layers.ssh import SSH_GRAMMAR
 from quotecheck.programs import SHELL_PROGRAMS
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.crosslayer.joined_words import Issue, joined_words, literal_view, word_issues
@@ -69,6 +70,34 @@ def _fix(ctx: CheckContext, words: Sequence[Arg], replacement: str) -> tuple[Fix
             return ()
     return (Fix("send the remote command as one string quoted for the remote shell",
                 (Edit((known[0][0], known[-1][1]), replacement),), "unsafe"),)
+
+
+def _split_uncertain(opener: CommandView | None, words: Sequence[Arg]) -> bool:
+    """A word before the command is known only at run time in a place that decides the split
+    (`ssh "${OPTS[@]}" host ...`, `ssh $OPTS host ...`): which word is the destination and
+    where the command starts is a guess, and joining from the guessed start would make the
+    command the host name. The value of an option (`-p "$port"`) or a destination that is one
+    plain value (`"$host"`) leaves the split as it is."""
+    if opener is None or not words:
+        return False
+    first = next((i for i, a in enumerate(opener.argv) if a is words[0]), None)
+    if first is None or first < 2:
+        return first is None
+    for i in range(1, first):
+        arg = opener.argv[i]
+        if not arg.dynamic:
+            continue
+        raw = arg.word.raw if arg.word is not None else ""
+        if any(s in raw for s in ("[@]", "[*]", "$@", "$*", "${@", "${*")):
+            return True
+        prev = opener.argv[i - 1]
+        takes_value = (i > 1 and not prev.dynamic and len(prev.value) >= 2
+                       and prev.value[0] == "-" and prev.value[-1] in SSH_GRAMMAR.short_values)
+        if not takes_value and i != first - 1:
+            return True
+        if i == first - 1 and not raw.startswith('"'):
+            return True  # an unquoted value may be several words
+    return False
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -125,7 +154,10 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
                   if joiner == "ssh" else
                   f" Pass the command as one string quoted for `sh -c`: `watch … {local}`.")
         opener = layer.opened_by
-        if opener is None or not closes_early(ctx, opener):
+        # The replacement is written for the file's own shell: inside another layer's
+        # quotes (`sh -c '... ssh h ...'`) it would need that layer's quoting too.
+        if layer.parent == 0 and (opener is None or not closes_early(ctx, opener)) \
+                and not _split_uncertain(opener, words):
             fixes = _fix(ctx, words, local)
     elif not first.dynamic:
         advice = (f" Quote that word for {shell} as well: "

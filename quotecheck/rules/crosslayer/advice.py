@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import Layer
+from quotecheck.rules._fixes import layer_edit
 from quotecheck.rules.api import CheckContext
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Expansion
@@ -23,10 +24,17 @@ from quotecheck.rules.crosslayer.text import single_quote, text_index
 
 def escape_fix(ctx: CheckContext, exp: Expansion) -> tuple[Fix, ...]:
     start = exp.span[0]
-    if exp.part.quoting in ("double", "none", "heredoc") and ctx.source[start:start + 1] == "$":
-        return (Fix(f"write \\{exp.text} so that the inner layer expands it",
-                    (Edit((start, start), "\\"),), "unsafe"),)
-    return ()
+    if exp.part.quoting not in ("double", "none", "heredoc") or ctx.source[start:start + 1] != "$":
+        return ()
+    edit: Edit | None = Edit((start, start), "\\")
+    if exp.layer.parent is not None:
+        # The expanding shell's text sits in an outer layer's quotes (`sh -c "... \$x ..."`):
+        # the backslash has to be written in that quoting, or the outer shell eats it.
+        at = text_index(exp.layer, start)
+        edit = None if at is None else layer_edit(ctx, exp.layer, at, at, "\\")
+    if edit is None:
+        return ()
+    return (Fix(f"write \\{exp.text} so that the inner layer expands it", (edit,), "unsafe"),)
 
 
 def outer_label(exp: Expansion) -> str:

@@ -19,6 +19,7 @@ already breaks is left to QC102 (``joined_words``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from quotecheck.layers.model import Layer
 from quotecheck.rules.api import CheckContext, Finding
@@ -29,6 +30,7 @@ from quotecheck.rules.crosslayer.in_heredoc import heredoc_result
 from quotecheck.rules.crosslayer.in_program import program_result
 from quotecheck.rules.crosslayer.joined_words import joined_word_issue
 from quotecheck.rules.crosslayer.placeholders import placeholder_results
+from quotecheck.rules.crosslayer.sure_fixes import escape_is_sure
 
 
 def analyse(ctx: CheckContext) -> Analysis:
@@ -69,6 +71,9 @@ def _run(ctx: CheckContext, an: Analysis) -> None:
                 mine.update(exp.sources)
                 result = judge(ctx, an, exp)
                 if result is not None:
+                    if result.finding.fixes and not escape_is_sure(an, exp,
+                                                                    result.finding.layer):
+                        result.finding = replace(result.finding, fixes=())
                     an.results.append(result)
         own[layer.id] = mine
     for layer in layers:
