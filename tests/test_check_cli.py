@@ -56,8 +56,8 @@ def test_command_and_stdin(capsys: pytest.CaptureFixture[str],
                            monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, _ = run(capsys, "--command", "ssh h 'echo \"x'")
     assert code == 1 and out.startswith("<command>:1:13: error QC001")
-    # the finding at the inner layer shows the chain of layers
-    assert "= local bash -> ssh -> remote shell" in out
+    # the finding at the inner layer shows the chain of layers, beside the caret
+    assert "   |             ^^ local bash -> ssh -> remote shell\n" in out
 
     class Stdin:
         import io

@@ -27,5 +27,7 @@ def render_github(path: str, index: LineIndex, diagnostics: list[Diagnostic]) ->
         el, ec = index.position(max(d.span[1], d.span[0] + 1))
         props = (f"file={_escape_property(path)},line={sl + 1},col={sc + 1},"
                  f"endLine={el + 1},endColumn={ec + 1},title={_escape_property(d.code)}")
-        lines.append(f"::{COMMAND[d.severity]} {props}::{_escape_data(f'{d.code} {d.message}')}")
+        # The annotation's first line is the summary, the explanation below it.
+        text = f"{d.code} {d.summary}" + (f"\n\n{d.explanation}" if d.explanation else "")
+        lines.append(f"::{COMMAND[d.severity]} {props}::{_escape_data(text)}")
     return "\n".join(lines) + ("\n" if lines else "")
