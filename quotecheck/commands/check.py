@@ -359,7 +359,7 @@ class Totals:
         self.unsafe_fixable += report.unsafe_fixable
 
     def line(self) -> str:
-        """``2 files checked: 9 findings (1 error, 8 warnings); fixable: 1 by ...``"""
+        """``2 files checked: 9 findings (1 error, 8 warnings); fixable: 1 with ...``"""
         def plural(n: int, word: str) -> str:
             return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -372,9 +372,10 @@ class Totals:
         text = f"{files}: {plural(total, 'finding')} ({per})"
         fixes = []
         if self.fixable:
-            fixes.append(f"{self.fixable} by `quotecheck fix`")
+            fixes.append(f"{self.fixable} with `quotecheck fix`")
         if self.unsafe_fixable:
-            fixes.append(f"{self.unsafe_fixable} more with --unsafe-fixes")
+            fixes.append(f"{self.unsafe_fixable} more with --unsafe-fixes" if self.fixable else
+                         f"{self.unsafe_fixable} with `quotecheck fix --unsafe-fixes`")
         return text + ("; fixable: " + ", ".join(fixes) if fixes else "")
 
     def statistics(self) -> list[tuple[int, str, str]]:
