@@ -6,7 +6,6 @@ These use QC001 (parse error) and QC002 so they do not depend on any other rule'
 from __future__ import annotations
 
 import json
-import re
 import os
 from pathlib import Path
 from typing import Any
@@ -375,7 +374,7 @@ def test_explanations_wrap_to_the_terminal_width(
     (scripts / "warn.sh").write_text(WARNING)
     for columns in (60, 100):
         monkeypatch.setenv("COLUMNS", str(columns))
-        code, out, _ = run(capsys, "warn.sh")
+        _, out, _ = run(capsys, "warn.sh")
         explanation = [line for line in out.splitlines()
                        if line.startswith("    ") and " | " not in line]
         assert len(explanation) >= 2 and all(len(line) <= columns for line in explanation)

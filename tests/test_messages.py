@@ -157,13 +157,13 @@ def test_machine_formats_carry_summary_and_explanation(
                                 "remote shell that runs this script on root@[REDACTED_IP]")
     assert str(qc201["data"]["explanation"]).startswith(  # type: ignore[index]
         "its own command line holds the script")
-    code, out, _ = run(capsys, "--format", "sarif", "fixtures/dflash/restart.sh")
+    _, out, _ = run(capsys, "--format", "sarif", "fixtures/dflash/restart.sh")
     results = json.loads(out)["runs"][0]["results"]
     first = results[0]["message"]
     assert "\n" not in first["text"] and len(first["text"]) <= SUMMARY_LIMIT
     assert first["markdown"].startswith(first["text"] + "\n\n") and "BatchMode" in first[
         "markdown"]
-    code, out, _ = run(capsys, "--format", "github", "fixtures/dflash/restart.sh")
+    _, out, _ = run(capsys, "--format", "github", "fixtures/dflash/restart.sh")
     annotation = out.splitlines()[0]
     assert annotation.split("::", 2)[2].startswith(
         "QC208 ssh without `BatchMode=yes` and `ConnectTimeout` (it is in a script)%0A%0A")
@@ -190,3 +190,16 @@ def test_the_editor_hover_shows_the_explanation() -> None:
     qc = next(x for x in d if x.code == "QC101")
     text = diagnostic_markdown(qc)
     assert qc.explanation and qc.explanation in text
+
+
+def test_the_readme_examples_are_the_real_output(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("`deploy.sh`:\n\n```sh\n")
+    script, full, concise = re.findall(r"```(?:sh|text)\n(.*?)```", readme[start:], re.S)[:3]
+    (tmp_path / "deploy.sh").write_text(script)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert run(capsys, "deploy.sh")[1] == full
+    assert run(capsys, "--format", "concise", "deploy.sh")[1] == concise

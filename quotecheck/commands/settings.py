@@ -16,7 +16,6 @@ from quotecheck.inputs import MAX_INPUT_BYTES
 from quotecheck.programs import shell_dialect
 from quotecheck.walk import DEFAULT_EXCLUDE, WalkRules
 
-
 # What check and fix report and fail on by default: a commit is stopped by warnings and
 # errors; `--severity info` shows the notes too (the editor shows them: lsp/engine.py).
 DEFAULT_SEVERITY = "warning"

@@ -196,7 +196,8 @@ def _finding(ctx: CheckContext, call: SshCall, how: str, retry: bool,
     elif how == "$?":
         what = f"the script decides on `$?` after this ssh (`{sends}`), but {meaning}"
     elif retry:
-        summary = "this retry loop can run remote steps twice: ssh's failure may come after they ran"
+        summary = ("this retry loop can run remote steps twice: ssh's failure may come after "
+                   "they ran")
         what = (f"this retry loop runs `{sends}` again whenever ssh fails, but {meaning}: the "
                 "remote steps may already have run (partly) when ssh reports failure, and "
                 "they run again")
