@@ -57,7 +57,7 @@ class FileReport:
 
     error: str | None = None  # not read, not configured, or not analysed: exit status 2
     findings: int = 0
-    text: str = ""  # the text or github output
+    text: str = ""  # the full, concise or github output
     items: list[dict[str, Any]] = field(default_factory=list)  # json file entry, sarif results
     severities: dict[str, int] = field(default_factory=dict)  # findings per severity
     codes: dict[str, int] = field(default_factory=dict)  # findings per code

@@ -84,7 +84,7 @@ def _sentences(text: str) -> list[str]:
 def explanation_lines(text: str, indent: int, width: int,
                       limit: int = EXPLANATION_LINES) -> list[str]:
     """The explanation wrapped to ``width``, in at most ``limit`` lines: when it is longer,
-    its first sentences and its last one (the remedy, in every rule's message), with ``…``
+    its first sentences and its last one (where the rules say what to do instead), with ``…``
     for what is left out between them."""
     lines = _wrapped(text, indent, width)
     if len(lines) <= limit:
