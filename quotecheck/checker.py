@@ -142,7 +142,7 @@ def _collect(rule: Rule, ctx: CheckContext, out: list[Diagnostic]) -> None:
         for f in rule.check(ctx):
             chain = tuple(x.label() for x in f.layer.chain(ctx.layers)) if f.layer else ()
             out.append(Diagnostic(rule.code, rule.name, f.severity or rule.severity, f.message,
-                                  f.span, chain, f.related, f.fixes))
+                                  f.span, chain, f.related, f.fixes, f.summary))
     except Exception as exc:  # a broken rule must not hide the others
         out.append(Diagnostic(
             "QC002", "not-analysed", "warning",

@@ -20,6 +20,7 @@ from quotecheck.programs import QUOTE_SHELLS, SHELL_OPTION_VALUES
 Kind = str | tuple[str, ...]
 
 COLOURS = ("auto", "always", "never")
+CHECK_FORMATS = ("full", "concise", "text", "json", "sarif", "github")
 SEVERITIES = ("error", "warning", "info", "hint")
 REQUIRED: Any = ...  # the default of a parameter that must be given
 
@@ -111,10 +112,13 @@ COMMANDS: tuple[Command, ...] = (
                   "Scripts or directories (walked for shell scripts); - for stdin.",
                   multiple=True),
             Param("command", ("--command", "-c"), "text", "Check this one command line."),
-            Param("output_format", ("--format",), ("text", "json", "sarif", "github"),
-                  "text, json (LSP-shaped), sarif, github.", "text"),
+            Param("output_format", ("--format",), CHECK_FORMATS,
+                  "full (each finding's summary, source line, layers and explanation; text is "
+                  "the same), concise (one line each), json (LSP-shaped), sarif, github.",
+                  "full"),
             Param("severity", ("--severity",), SEVERITIES,
-                  "Report (and fail on) findings at or above this."),
+                  "Report (and fail on) findings at or above this (default: warning; the "
+                  "`severity` setting)."),
             _codes("select", "Only these codes or prefixes (comma-separated)."),
             _codes("ignore", "Skip these codes or prefixes (comma-separated)."),
             _remote_shell("The login shell on ssh's remote side."),
@@ -136,6 +140,18 @@ COMMANDS: tuple[Command, ...] = (
                   "Leave these globs out of directory walks too.", multiple=True),
             Param("no_respect_gitignore", ("--no-respect-gitignore",), "flag",
                   "Walk files .gitignore ignores too.", False),
+            Param("statistics", ("--statistics",), "flag",
+                  "Print the number of findings of each code instead of the findings.", False),
+            Param("quiet", ("--quiet", "-q"), "flag",
+                  "Print the findings only: no closing summary line, no notes.", False),
+            Param("exit_zero", ("--exit-zero",), "flag",
+                  "Exit 0 even when there are findings (2 still means an error).", False),
+            Param("stdin_filename", ("--stdin-filename",), "text",
+                  "The path standard input stands for: shown in the output, and used for the "
+                  "configuration (per-path-ignores) and the shell (its extension).",
+                  metavar="PATH"),
+            Param("output_file", ("--output-file",), "path",
+                  "Write the report to this file instead of standard output."),
         ),
         fast=True,
     ),

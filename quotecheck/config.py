@@ -32,7 +32,8 @@ class Settings:
     select: list[str] | None = None
     extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
-    severity: str = "info"
+    # None: each command's own default (check and fix: warning; the editor: info)
+    severity: str | None = None
     remote_shell: str | None = None
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] | None = None  # None: walk.DEFAULT_EXCLUDE

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
+
+from quotecheck.summaries import split_message
 
 Severity = Literal["error", "warning", "info", "hint"]
 SEVERITY_ORDER: dict[str, int] = {"hint": 0, "info": 1, "warning": 2, "error": 3}
@@ -34,7 +37,10 @@ class Related:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding: which rule, where in the input, which layer chain, and how to fix it."""
+    """One finding: which rule, where in the input, which layer chain, and how to fix it.
+
+    ``message`` is all the rule wrote; people read it as ``summary`` (one line, what is wrong
+    and where) and ``explanation`` (evidence, consequence, remedy): see ``summaries.py``."""
 
     code: str
     name: str
@@ -44,6 +50,19 @@ class Diagnostic:
     layers: tuple[str, ...] = ()
     related: tuple[Related, ...] = ()
     fixes: tuple[Fix, ...] = field(default_factory=tuple)
+    given_summary: str | None = None  # the rule's own summary line, if its message has none
+
+    @cached_property
+    def _parts(self) -> tuple[str, str]:
+        return split_message(self.message, self.given_summary)
+
+    @property
+    def summary(self) -> str:
+        return self._parts[0]
+
+    @property
+    def explanation(self) -> str:
+        return self._parts[1]
 
     def at_least(self, severity: str) -> bool:
         return SEVERITY_ORDER[self.severity] >= SEVERITY_ORDER[severity]

@@ -56,8 +56,8 @@ def test_command_and_stdin(capsys: pytest.CaptureFixture[str],
                            monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, _ = run(capsys, "--command", "ssh h 'echo \"x'")
     assert code == 1 and out.startswith("<command>:1:13: error QC001")
-    # the finding at the inner layer shows the chain of layers
-    assert "= local bash -> ssh -> remote shell" in out
+    # the finding at the inner layer shows the chain of layers, beside the caret
+    assert "   |             ^^ local bash -> ssh -> remote shell\n" in out
 
     class Stdin:
         import io
@@ -243,3 +243,139 @@ def test_wheel_ships_every_rule_document(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     docs = {p.name for p in (root / "rules").glob("QC*.md")}
     assert docs and {f"quotecheck/rules/docs/{d}" for d in docs} <= names
+
+
+# -- the conventions ruff and ShellCheck users expect --------------------------------------
+
+INFO_ONLY = 'cmd=$1\neval "$cmd"\n'  # one QC103 at info: a command string built to be run
+WARNING = "ssh h ls $dir\n"  # one QC103 at warning
+
+
+def test_the_default_threshold_is_warning(scripts: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    (scripts / "info.sh").write_text(INFO_ONLY)
+    assert run(capsys, "info.sh")[:2] == (0, "")
+    code, out, _ = run(capsys, "--severity", "info", "info.sh")
+    assert code == 1 and "info.sh:2:7: info QC103 " in out
+    # the setting still says otherwise
+    (scripts / ".quotecheck.toml").write_text('severity = "info"\n')
+    assert run(capsys, "info.sh")[0] == 1
+    # `fix` decides its exit status on the same threshold
+    (scripts / ".quotecheck.toml").unlink()
+    assert main(["fix", "info.sh"]) == 0
+    capsys.readouterr()
+
+
+def test_the_editor_still_shows_info_findings(scripts: Path) -> None:
+    from quotecheck.lsp.engine import options_for
+
+    assert options_for(scripts / "info.sh", INFO_ONLY, scripts).severity == "info"
+    (scripts / ".quotecheck.toml").write_text('severity = "error"\n')
+    assert options_for(scripts / "info.sh", INFO_ONLY, scripts).severity == "error"
+
+
+def test_closing_line_counts_severities_files_and_fixes(
+        scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (scripts / "warn.sh").write_text(WARNING + "ssh h 'echo $HOME'\n")
+    code, out, _ = run(capsys, "bad.sh", "warn.sh", "good.sh")
+    assert code == 1
+    last = out.splitlines()[-1]
+    assert last == ("3 files checked: 4 findings (1 error, 3 warnings); fixable: 2 with "
+                    "`quotecheck fix --unsafe-fixes`")
+    # -q: the findings only
+    code, quiet, _ = run(capsys, "-q", "bad.sh", "warn.sh", "good.sh")
+    assert code == 1 and quiet == out[:out.rindex(last)]
+    (scripts / "safe.sh").write_text('#!/bin/sh\n[ "$a" == b ]\n')  # QC207's fix: safe
+    code, out, _ = run(capsys, "--select", "QC207", "safe.sh", "warn.sh")
+    assert out.splitlines()[-1] == ("2 files checked: 1 finding (1 error); fixable: 1 with "
+                                    "`quotecheck fix`")
+    # machine formats have no closing line
+    code, out, _ = run(capsys, "--format", "json", "bad.sh")
+    json.loads(out)
+
+
+def test_statistics_counts_each_code(scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (scripts / "two.sh").write_text(BAD.replace("echo ok", "ssh h ls $a\nssh h ls $b"))
+    code, out, _ = run(capsys, "--statistics", "--select", "QC001,QC103", "two.sh", "bad.sh")
+    assert code == 1
+    assert out.splitlines() == ["2  QC001  parse-error", "2  QC103  value-becomes-code",
+                                "2 files checked: 4 findings (2 errors, 2 warnings)"]
+    code, out, _ = run(capsys, "--statistics", "--format", "json", "--select", "QC001",
+                       "two.sh", "bad.sh")
+    assert json.loads(out) == [{"code": "QC001", "name": "parse-error", "count": 2}]
+    code, _, err = run(capsys, "--statistics", "--format", "sarif", "bad.sh")
+    assert code == 2 and "--statistics" in err
+
+
+def test_exit_zero(scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--exit-zero", "bad.sh")
+    assert code == 0 and "bad.sh:2:6: error QC001" in out
+    # an error is still an error
+    assert run(capsys, "--exit-zero", "nope.sh", "bad.sh")[0] == 2
+
+
+def test_stdin_filename_names_the_input_for_output_configuration_and_shell(
+        scripts: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    def stdin(text: str) -> None:
+        class Stdin:
+            buffer = io.BytesIO(text.encode())
+
+            def isatty(self) -> bool:
+                return False
+
+        monkeypatch.setattr("sys.stdin", Stdin())
+
+    stdin(BAD)
+    code, out, _ = run(capsys, "--stdin-filename", "ci/deploy.sh")
+    assert code == 1 and out.startswith("ci/deploy.sh:2:6: error QC001")
+    stdin(BAD)
+    code, out, _ = run(capsys, "--stdin-filename", "ci/deploy.sh", "--format", "json", "-")
+    entry = json.loads(out)["files"][0]
+    assert entry["path"] == "ci/deploy.sh" and entry["uri"].endswith("/ci/deploy.sh")
+    # the configuration's per-path ignores apply to the name given
+    (scripts / ".quotecheck.toml").write_text('[per-path-ignores]\n"ci/*" = ["QC001"]\n')
+    stdin(BAD)
+    assert main(["check", "--stdin-filename", "ci/deploy.sh", "-"]) == 0
+    stdin(BAD)
+    assert main(["check", "--stdin-filename", "other/deploy.sh", "-"]) == 1
+    (scripts / ".quotecheck.toml").unlink()
+    capsys.readouterr()
+    # and its extension picks the shell: zsh syntax is not a bash parse error
+    zsh = "files=(**/*.sh(N.))\nprint -l ${files:t}\n"
+    stdin(zsh)
+    code, out, _ = run(capsys, "--stdin-filename", "x.zsh", "--severity", "info")
+    assert "QC001" not in out and "QC002" in out
+    stdin(zsh)
+    assert "QC001" in run(capsys, "--stdin-filename", "x.sh")[1]
+    # with paths, it is a usage error
+    assert run(capsys, "--stdin-filename", "x.sh", "bad.sh")[0] == 2
+
+
+def test_output_file(scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--output-file", "report.txt", "bad.sh")
+    assert (code, out) == (1, "")
+    text = (scripts / "report.txt").read_text()
+    assert text.startswith("bad.sh:2:6: error QC001") and "\x1b" not in text
+    code, _, err = run(capsys, "--output-file", str(scripts / "no" / "dir.txt"), "bad.sh")
+    assert code == 2 and "--output-file" in err
+
+
+def test_text_is_the_full_format(scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "--format", "text", "bad.sh") == run(capsys, "--format", "full",
+                                                             "bad.sh") == run(capsys, "bad.sh")
+
+
+def test_explanations_wrap_to_the_terminal_width(
+        scripts: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (scripts / "warn.sh").write_text(WARNING)
+    for columns in (60, 100):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        _, out, _ = run(capsys, "warn.sh")
+        explanation = [line for line in out.splitlines()
+                       if line.startswith("    ") and " | " not in line]
+        assert len(explanation) >= 2 and all(len(line) <= columns for line in explanation)
+        assert max(len(line) for line in explanation) > columns - 15

@@ -21,8 +21,8 @@ PACKAGE = Path(quotecheck.__file__).resolve().parent
 # own __init__). sourcemap sits at the bottom with the other modules that import nothing of
 # quotecheck: the parser's words and tree build source maps, so it is below parsing.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("quotecheck", "diagnostics", "positions", "sourcemap", "programs", "limits", "globs",
-     "records"),
+    ("quotecheck", "summaries", "diagnostics", "positions", "sourcemap", "programs", "limits",
+     "globs", "records"),
     ("parsing",),
     ("layers",),
     ("trace", "quoting"),

@@ -25,10 +25,12 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 
 
 def shown_and_caret(out: str) -> tuple[str, str]:
-    """The source line and the caret line of the first finding of text output."""
+    """The source line and the caret line (without the layer chain beside the caret) of the
+    first finding of text output."""
     lines = out.splitlines()
     i = next(n for n, line in enumerate(lines) if re.match(r" \d+ \| ", line))
-    return lines[i].split(" | ", 1)[1], lines[i + 1].split(" | ", 1)[1]
+    caret = lines[i + 1].split(" | ", 1)[1]
+    return lines[i].split(" | ", 1)[1], caret[:caret.rfind("^") + 1]
 
 
 def test_printable_escapes_controls_and_direction_marks() -> None:

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SSH = "ssh -n -o BatchMode=yes -o ConnectTimeout=10 deploy@web1"
 BAD = f"#!/bin/sh\n{SSH} 'echo \"restarting\n'\n"  # the remote shell cannot parse it
 GOOD = f"#!/bin/sh\n{SSH} 'echo \"restarting\"'\n"
+ZSH = "#!/bin/zsh\nfiles=(**/*.sh(N.))\nprint -l ${files:t}\n"  # a glob qualifier: not bash
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -50,8 +51,12 @@ def test_try_repo_reports_bad_script(tmp_path: Path, pre_commit_home: Path) -> N
                      "deploy.sh")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "deploy.sh:2:" in bad.stdout and "QC001" in bad.stdout
+    # Valid zsh that quotecheck only notes it cannot analyse (an info finding) passes too:
+    # the hook fails on warnings and errors.
+    (repo / "notes.zsh").write_text(ZSH)
+    git(repo, "add", ".")
     good = pre_commit(repo, pre_commit_home, "try-repo", str(ROOT), "quotecheck", "--files",
-                      "ok.sh")
+                      "ok.sh", "notes.zsh")
     assert good.returncode == 0, good.stdout + good.stderr
 
 

@@ -57,8 +57,26 @@ class FileReport:
 
     error: str | None = None  # not read, not configured, or not analysed: exit status 2
     findings: int = 0
-    text: str = ""  # the text or github output
+    text: str = ""  # the full, concise or github output
     items: list[dict[str, Any]] = field(default_factory=list)  # json file entry, sarif results
+    severities: dict[str, int] = field(default_factory=dict)  # findings per severity
+    codes: dict[str, int] = field(default_factory=dict)  # findings per code
+    names: dict[str, str] = field(default_factory=dict)  # code -> rule name
+    fixable: int = 0  # findings `quotecheck fix` fixes
+    unsafe_fixable: int = 0  # findings only `quotecheck fix --unsafe-fixes` fixes
+
+
+def _counted(report: FileReport, diagnostics: list[Diagnostic]) -> FileReport:
+    for d in diagnostics:
+        report.severities[d.severity] = report.severities.get(d.severity, 0) + 1
+        report.codes[d.code] = report.codes.get(d.code, 0) + 1
+        report.names[d.code] = d.name
+        kinds = {f.applicability for f in d.fixes}
+        if "safe" in kinds:
+            report.fixable += 1
+        elif "unsafe" in kinds:
+            report.unsafe_fixable += 1
+    return report
 
 
 def load_notes(item: Input) -> list[Diagnostic]:
@@ -75,7 +93,7 @@ def load_notes(item: Input) -> list[Diagnostic]:
 def check_one(request: Request, settings: SettingsCache, pending: PendingInput) -> FileReport:
     """Read, check and render one input (in a worker process when there are many)."""
     from quotecheck.output.check_json import file_entry
-    from quotecheck.output.check_text import render_text
+    from quotecheck.output.check_text import render_concise, render_text
     from quotecheck.output.github import render_github
     from quotecheck.output.style import Style
 
@@ -84,30 +102,36 @@ def check_one(request: Request, settings: SettingsCache, pending: PendingInput) 
     loaded = pending.read()
     if loaded.error:
         return FileReport(error=loaded.error)
-    item = Input(pending.display, pending.path, loaded)
+    item = Input(pending.display, pending.path, loaded, pending.named)
     try:
-        options = options_for(request, settings.for_path(item.path), item)
+        options = options_for(request, settings.for_path(item.config_path), item)
     except ConfigError as exc:
         return FileReport(error=str(exc))
     # A binary file's finding shows no line: its bytes are not worth printing.
     index = LineIndex("" if item.loaded.binary else item.loaded.text)
     if item.loaded.binary:
         diagnostics = [Diagnostic("QC002", "not-analysed", "warning",
-                                  "binary file (it holds NUL bytes): not analysed", (0, 0))]
+                                  "binary file, not analysed: it holds NUL bytes", (0, 0))]
     else:
         try:
             result = check_source(item.loaded.text, options,
-                                  str(item.path) if item.path else None)
+                                  str(item.config_path) if item.config_path else None)
         except Exception as exc:  # a bug must not stop the other files
             # check_source is meant never to raise; if it does, the traceback would end the
             # run with status 1 (which means "findings") and skip every later file.
             return FileReport(error=f"{item.display}: internal error, not analysed "
                                     f"({type(exc).__name__}: {exc}); please report it")
         diagnostics = load_notes(item) + result.diagnostics
-    report = FileReport(findings=len(diagnostics))
-    uri = item.path.resolve().as_uri() if item.path else f"untitled:{item.display}"
-    if request.output_format == "text":
-        report.text = render_text(item.display, index, diagnostics, Style(request.colour))
+    report = _counted(FileReport(findings=len(diagnostics)), diagnostics)
+    named = item.config_path
+    uri = named.resolve().as_uri() if named else f"untitled:{item.display}"
+    if request.statistics:
+        pass  # counts only
+    elif request.output_format in ("full", "text"):
+        report.text = render_text(item.display, index, diagnostics, Style(request.colour),
+                                  request.width)
+    elif request.output_format == "concise":
+        report.text = render_concise(item.display, index, diagnostics, Style(request.colour))
     elif request.output_format == "github":
         report.text = render_github(item.display, index, diagnostics)
     elif request.output_format == "json":
@@ -116,7 +140,7 @@ def check_one(request: Request, settings: SettingsCache, pending: PendingInput) 
         from quotecheck.output.sarif import artifact_uri
         from quotecheck.output.sarif import result as sarif_result
 
-        rel = artifact_uri(item.display) if item.path else uri
+        rel = artifact_uri(item.display) if named else uri
         report.items = [sarif_result(d, rel, index) for d in diagnostics]
     return report
 
@@ -253,63 +277,162 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
         remote_shell: str | None, position_encoding: str, config: Path | None, no_config: bool,
         color: str, jobs: int | None, shell: str | None, extend_select: list[str] | None,
         exclude: list[str] | None, extend_exclude: list[str] | None,
-        no_respect_gitignore: bool) -> int:
+        no_respect_gitignore: bool, statistics: bool, quiet: bool, exit_zero: bool,
+        stdin_filename: str | None, output_file: Path | None) -> int:
     """``quotecheck check``, with the command line's values."""
     from quotecheck.output.style import want_colour
 
     if jobs is not None and jobs < 1:
         raise UsageProblem(f"--jobs {jobs}: give a number of processes, 1 or more")
-    request = Request(
-        paths=paths or [],
-        command=command,
-        output_format=output_format,
-        severity=severity,
-        select=codes_option(select),
-        ignore=codes_option(ignore),
-        remote_shell=remote_shell,
-        encoding=cast(Encoding, position_encoding),  # one of the three, by its choices
-        config=config,
-        no_config=no_config,
-        colour=want_colour(sys.stdout, color),
-        jobs=jobs,
-        shell=shell,
-        extend_select=codes_option(extend_select),
-        exclude=globs_option(exclude, "--exclude"),
-        extend_exclude=globs_option(extend_exclude, "--extend-exclude"),
-        respect_gitignore=False if no_respect_gitignore else None,
-    )
-    return run_check(request, sys.stdout, sys.stderr, sys.stdin)
+    if statistics and output_format not in ("full", "text", "concise", "json"):
+        raise UsageProblem(f"--statistics is printed as text or json, not {output_format}")
+    if stdin_filename is not None and paths and any(p != "-" for p in paths):
+        raise UsageProblem("--stdin-filename names standard input: give no paths, or -")
+    out: TextIO = sys.stdout
+    if output_file is not None:
+        try:
+            out = open(output_file, "w", encoding="utf-8")  # noqa: SIM115  (closed below)
+        except OSError as exc:
+            raise UsageProblem(f"--output-file {output_file}: {exc.strerror or exc}") from exc
+    try:
+        request = Request(
+            paths=paths or [],
+            command=command,
+            output_format=output_format,
+            severity=severity,
+            select=codes_option(select),
+            ignore=codes_option(ignore),
+            remote_shell=remote_shell,
+            encoding=cast(Encoding, position_encoding),  # one of the three, by its choices
+            config=config,
+            no_config=no_config,
+            colour=want_colour(out, color),
+            jobs=jobs,
+            shell=shell,
+            extend_select=codes_option(extend_select),
+            exclude=globs_option(exclude, "--exclude"),
+            extend_exclude=globs_option(extend_exclude, "--extend-exclude"),
+            respect_gitignore=False if no_respect_gitignore else None,
+            stdin_filename=stdin_filename,
+            width=terminal_width(out),
+            statistics=statistics,
+        )
+        status = run_check(request, out, sys.stderr, sys.stdin, quiet=quiet)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return EXIT_OK if exit_zero and status == EXIT_FINDINGS else status
 
 
-def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO) -> int:
+def terminal_width(out: TextIO) -> int:
+    """The columns to wrap explanations to: the terminal's, when writing to one; else
+    ``COLUMNS`` if set; else DEFAULT_WIDTH (so a pipe or a file gets the same text anywhere)."""
+    from quotecheck.output.check_text import DEFAULT_WIDTH
+
+    isatty = getattr(out, "isatty", None)
+    if isatty is not None and isatty():
+        import shutil
+
+        return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else DEFAULT_WIDTH
+
+
+@dataclass
+class Totals:
+    """What the closing summary line and ``--statistics`` count over the whole run."""
+
+    files: int = 0
+    severities: dict[str, int] = field(default_factory=dict)
+    codes: dict[str, int] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    fixable: int = 0
+    unsafe_fixable: int = 0
+
+    def add(self, report: FileReport) -> None:
+        self.files += 1
+        for table, counts in ((self.severities, report.severities), (self.codes, report.codes)):
+            for key, n in counts.items():
+                table[key] = table.get(key, 0) + n
+        self.names.update(report.names)
+        self.fixable += report.fixable
+        self.unsafe_fixable += report.unsafe_fixable
+
+    def line(self) -> str:
+        """``2 files checked: 9 findings (1 error, 8 warnings); fixable: 1 with ...``"""
+        def plural(n: int, word: str) -> str:
+            return f"{n} {word}{'' if n == 1 else 's'}"
+
+        files = plural(self.files, "file") + " checked"
+        total = sum(self.severities.values())
+        if not total:
+            return f"{files}: no findings"
+        per = ", ".join(plural(self.severities[s], s) for s in ("error", "warning", "info", "hint")
+                        if self.severities.get(s))
+        text = f"{files}: {plural(total, 'finding')} ({per})"
+        fixes = []
+        if self.fixable:
+            fixes.append(f"{self.fixable} with `quotecheck fix`")
+        if self.unsafe_fixable:
+            fixes.append(f"{self.unsafe_fixable} more with --unsafe-fixes" if self.fixable else
+                         f"{self.unsafe_fixable} with `quotecheck fix --unsafe-fixes`")
+        return text + ("; fixable: " + ", ".join(fixes) if fixes else "")
+
+    def statistics(self) -> list[tuple[int, str, str]]:
+        """(count, code, name) of every code found, the most frequent first."""
+        return sorted(((n, code, self.names.get(code, "")) for code, n in self.codes.items()),
+                      key=lambda row: (-row[0], row[1]))
+
+
+def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO, *,
+              quiet: bool = False) -> int:
     from quotecheck.output.check_json import document
 
     errors: list[str] = []
     started = start_run(request, stdin, stderr, "nothing to check: give files or directories, "
-                        "- for standard input, or --command 'CMD'")
+                        "- for standard input, or --command 'CMD'", quiet=quiet)
     if started is None:
         return EXIT_ERROR
     settings, inputs = started
     items: _ItemWriter | None = None
-    if request.output_format == "json":
+    if request.statistics:
+        pass
+    elif request.output_format == "json":
         items = _ItemWriter(stdout, partial(document, encoding=request.encoding), False)
     elif request.output_format == "sarif":
         items = _ItemWriter(stdout, _sarif_document(), True)
+    totals = Totals()
     # closing(): whatever ends the loop (a closed pipe, Ctrl-C) stops the workers at once
     with closing(reports(request, settings, inputs)) as checked:
-        reported = _write_reports(checked, len(inputs), stdout, stderr, items, errors)
+        reported = _write_reports(checked, len(inputs), stdout, stderr, items, errors, totals)
     if items is not None:
         items.close()
+    if request.statistics:
+        _write_statistics(request, totals, stdout)
     # One configuration error is every file's error: say it once.
     for e in dict.fromkeys(errors):
         stderr.write(f"quotecheck: error: {e}\n")
+    # A clean run prints nothing (as a pre-commit hook should); -q leaves the line out too.
+    if not quiet and totals.codes and request.output_format in ("full", "text", "concise"):
+        stdout.write(totals.line() + "\n")
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if reported else EXIT_OK
 
 
+def _write_statistics(request: Request, totals: Totals, stdout: TextIO) -> None:
+    rows = totals.statistics()
+    if request.output_format == "json":
+        stdout.write(json.dumps([{"code": code, "name": name, "count": n}
+                                 for n, code, name in rows], indent=2) + "\n")
+        return
+    width = max((len(str(n)) for n, _, _ in rows), default=1)
+    for n, code, name in rows:
+        stdout.write(f"{n:>{width}}  {code}  {name}\n")
+
+
 def _write_reports(checked: Iterator[FileReport], total: int, stdout: TextIO, stderr: TextIO,
-                   items: _ItemWriter | None, errors: list[str]) -> int:
+                   items: _ItemWriter | None, errors: list[str], totals: Totals) -> int:
     """Write the reports out as they come; the number of findings reported."""
     reported = 0
     show_progress = total > PROGRESS_AFTER and stderr.isatty()
@@ -320,6 +443,7 @@ def _write_reports(checked: Iterator[FileReport], total: int, stdout: TextIO, st
         if report.error is not None:
             errors.append(report.error)
             continue
+        totals.add(report)
         reported += report.findings
         if report.text:
             if show_progress:

@@ -112,8 +112,8 @@ def _fix_one(request: Request, settings: SettingsCache, item: PendingInput, *, u
              diff: bool, write: bool, stdout: TextIO, stderr: TextIO, tally: _Tally) -> None:
     source, snapshot = _read(settings, item)
     if b"\0" in source.data:  # as `check` reports it: a finding, the file left alone
-        stderr.write(f"{item.display}:1:1: warning QC002 binary file (it holds NUL bytes): "
-                     "not analysed, not fixed\n")
+        stderr.write(f"{item.display}:1:1: warning QC002 binary file, not analysed "
+                     "(it holds NUL bytes), not fixed\n")
         tally.remaining += 1
         if not (diff or write):
             _write_bytes(stdout, source.data)

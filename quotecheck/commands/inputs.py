@@ -25,6 +25,12 @@ class Input:
     display: str
     path: Path | None
     loaded: LoadedText
+    named: Path | None = None  # the path standard input stands for (--stdin-filename)
+
+    @property
+    def config_path(self) -> Path | None:
+        """The path that picks the configuration, the per-path ignores and the shell."""
+        return self.path if self.path is not None else self.named
 
 
 @dataclass
@@ -35,6 +41,7 @@ class PendingInput:
     display: str
     path: Path | None
     read: Callable[[], LoadedText]
+    named: Path | None = None  # the path standard input stands for (--stdin-filename)
 
 
 def _given(loaded: LoadedText) -> LoadedText:
@@ -72,9 +79,14 @@ def pending_inputs(request: Request, stdin: TextIO,
     inputs: list[PendingInput] = []
     if request.command is not None:
         inputs.append(PendingInput("<command>", None, partial(_given, LoadedText(request.command))))
-    for raw in request.paths:
+    named = Path(request.stdin_filename) if request.stdin_filename else None
+    paths = request.paths
+    if named is not None and not paths and request.command is None:
+        paths = ["-"]  # as ruff: a --stdin-filename without paths reads standard input
+    for raw in paths:
         if raw == "-":
-            inputs.append(PendingInput("<stdin>", None, partial(_read_stdin, stdin, limit(None))))
+            inputs.append(PendingInput(request.stdin_filename or "<stdin>", None,
+                                       partial(_read_stdin, stdin, limit(named)), named))
             continue
         path = Path(raw)
         if not path.exists():
@@ -108,5 +120,5 @@ def collect_inputs(request: Request, stdin: TextIO, errors: list[str],
         if loaded.error:
             errors.append(loaded.error)
             continue
-        inputs.append(Input(pending.display, pending.path, loaded))
+        inputs.append(Input(pending.display, pending.path, loaded, pending.named))
     return inputs

@@ -27,3 +27,6 @@ class Request:
     exclude: list[str] | None = None  # glob patterns for the directory walk (walk.py)
     extend_exclude: list[str] | None = None
     respect_gitignore: bool | None = None  # None: the setting (default true)
+    stdin_filename: str | None = None  # the path standard input stands for
+    width: int = 100  # columns the text formats wrap explanations to
+    statistics: bool = False  # counts per code instead of the findings

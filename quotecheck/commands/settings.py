@@ -16,6 +16,10 @@ from quotecheck.inputs import MAX_INPUT_BYTES
 from quotecheck.programs import shell_dialect
 from quotecheck.walk import DEFAULT_EXCLUDE, WalkRules
 
+# What check and fix report and fail on by default: a commit is stopped by warnings and
+# errors; `--severity info` shows the notes too (the editor shows them: lsp/engine.py).
+DEFAULT_SEVERITY = "warning"
+
 
 def codes_option(values: list[str] | None) -> list[str] | None:
     """--select/--ignore values: comma-separated codes or prefixes, each matching some rule."""
@@ -89,11 +93,11 @@ class SettingsCache:
 def options_for(request: Request, settings: Settings, item: Input) -> Options:
     if request.shell is not None:
         dialect = str(shell_dialect(request.shell))
-    elif item.path is not None:
-        dialect = local_dialect(item.loaded.text, item.path)
+    elif item.config_path is not None:
+        dialect = local_dialect(item.loaded.text, item.config_path)
     else:
         dialect = "bash"  # a `shell=` directive in the text still says otherwise (checker.py)
-    ignore = [*settings.ignores_for(item.path), *(request.ignore or [])]
+    ignore = [*settings.ignores_for(item.config_path), *(request.ignore or [])]
     select = request.select if request.select is not None else settings.select
     extend = [*settings.extend_select, *(request.extend_select or [])]
     if extend:
@@ -104,7 +108,8 @@ def options_for(request: Request, settings: Settings, item: Input) -> Options:
     return Options(
         select=select,
         ignore=ignore,
-        severity=(request.severity or settings.severity),  # type: ignore[arg-type]
+        severity=(request.severity or settings.severity  # type: ignore[arg-type]
+                  or DEFAULT_SEVERITY),
         remote_shell=request.remote_shell or settings.remote_shell,
         dialect=dialect,
         dialect_given=request.shell is not None,
@@ -113,13 +118,14 @@ def options_for(request: Request, settings: Settings, item: Input) -> Options:
 
 
 def start_run(request: Request, stdin: TextIO, stderr: TextIO, nothing: str, *,
-              walk_symlinks: bool = True) -> tuple[SettingsCache, list[PendingInput]] | None:
+              walk_symlinks: bool = True, quiet: bool = False
+              ) -> tuple[SettingsCache, list[PendingInput]] | None:
     """What `check` and `fix` do first: the settings and the inputs, the walk's notes said on
-    ``stderr``; None (after saying why) when there is nothing to do or the settings are
-    broken. ``nothing`` is the message for a run given no input."""
+    ``stderr`` (unless ``quiet``); None (after saying why) when there is nothing to do or the
+    settings are broken. ``nothing`` is the message for a run given no input."""
     from quotecheck.output.terminal import printable
 
-    if request.command is None and not request.paths:
+    if request.command is None and not request.paths and request.stdin_filename is None:
         stderr.write(f"quotecheck: error: {nothing}\n")
         return None
     try:
@@ -130,6 +136,6 @@ def start_run(request: Request, stdin: TextIO, stderr: TextIO, nothing: str, *,
     notes: list[str] = []
     pending = pending_inputs(request, stdin, settings.max_file_size, settings.walk_rules, notes,
                              walk_symlinks=walk_symlinks)
-    for note in notes:
+    for note in [] if quiet else notes:
         stderr.write(f"quotecheck: {printable(note)}\n")
     return settings, pending

@@ -62,7 +62,8 @@ def options_for(path: Path | None, text: str, directory: Path | None) -> Options
     return Options(
         select=settings.select,
         ignore=settings.ignores_for(path),
-        severity=settings.severity,  # type: ignore[arg-type]  # load() checked it
+        # The editor shows info findings too, unless the configuration says otherwise.
+        severity=settings.severity or "info",  # type: ignore[arg-type]  # load() checked it
         remote_shell=settings.remote_shell,
         dialect=local_dialect(text),
         limits=settings.limits,

@@ -168,8 +168,10 @@ def diagnostic_markdown(d: Diagnostic) -> str:
     name, summary = (known[0], known[2]) if known else (d.name, "")
     doc = rule_doc_uri(d.code)
     links = f"[rules/{d.code}.md]({doc})" if doc else f"`quotecheck rule {d.code}`"
-    lines = [f"**{d.code}** {name} ({d.severity}): {summary}".rstrip(": "), "",
-             f"Document: {links} · [online]({rule_href(d.code)})"]
+    lines = [f"**{d.code}** {name} ({d.severity}): {summary}".rstrip(": "), ""]
+    if d.explanation:  # the diagnostic's message is its summary only
+        lines += [d.explanation, ""]
+    lines.append(f"Document: {links} · [online]({rule_href(d.code)})")
     if d.layers:
         lines += ["", "Layers: " + " → ".join(d.layers)]
     return "\n".join(lines)

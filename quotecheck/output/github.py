@@ -27,5 +27,10 @@ def render_github(path: str, index: LineIndex, diagnostics: list[Diagnostic]) ->
         el, ec = index.position(max(d.span[1], d.span[0] + 1))
         props = (f"file={_escape_property(path)},line={sl + 1},col={sc + 1},"
                  f"endLine={el + 1},endColumn={ec + 1},title={_escape_property(d.code)}")
-        lines.append(f"::{COMMAND[d.severity]} {props}::{_escape_data(f'{d.code} {d.message}')}")
+        # The annotation's first line is the summary, the explanation below it (each escaped on
+        # its own: a newline in the input is shown, not taken for a line break).
+        text = _escape_data(f"{d.code} {d.summary}")
+        if d.explanation:
+            text += "%0A%0A" + _escape_data(d.explanation)
+        lines.append(f"::{COMMAND[d.severity]} {props}::{text}")
     return "\n".join(lines) + ("\n" if lines else "")

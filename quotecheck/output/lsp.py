@@ -34,7 +34,7 @@ def lsp_diagnostic(d: Diagnostic, index: LineIndex, encoding: Encoding, uri: str
         "code": d.code,
         "codeDescription": {"href": rule_href(d.code)},
         "source": "quotecheck",
-        "message": d.message,
+        "message": d.summary,  # one line; the explanation is in data
     }
     if d.related:
         out["relatedInformation"] = [
@@ -44,6 +44,7 @@ def lsp_diagnostic(d: Diagnostic, index: LineIndex, encoding: Encoding, uri: str
         ]
     out["data"] = {
         "rule": d.name,
+        "explanation": d.explanation,
         "layers": list(d.layers),
         "fixes": [
             {

@@ -51,7 +51,10 @@ def result(d: Diagnostic, uri: str, index: LineIndex) -> dict[str, Any]:
     return {
         "ruleId": d.code,
         "level": LEVEL[d.severity],
-        "message": {"text": d.message},
+        # The summary is the text tools show in a list; the explanation follows in markdown.
+        "message": {"text": d.summary,
+                    "markdown": f"{d.summary}\n\n{d.explanation}" if d.explanation
+                    else d.summary},
         "locations": [{"physicalLocation": {
             "artifactLocation": {"uri": uri},
             "region": {"startLine": sl + 1, "startColumn": sc + 1, "endLine": el + 1,

@@ -27,6 +27,9 @@ class Finding:
     related: tuple[Related, ...] = ()
     fixes: tuple[Fix, ...] = ()
     severity: Severity | None = None  # overrides the rule's default for this finding
+    # One line (at most summaries.SUMMARY_LIMIT characters) saying what is wrong and where,
+    # for a message whose first part (up to its first `: `, `; ` or `. `) can be longer.
+    summary: str | None = None
 
 
 class Memo:

@@ -18,7 +18,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 # Not bash, but it may well be zsh (`zsh -n` is the judge): no error.
                 yield Finding(ctx.span_in_source(layer, p.start, p.end),
                               f"zsh syntax not analysed here ({p.message}); the commands "
-                              "around it are", layer, severity="info")
+                              "around it are analysed", layer, severity="info")
 
 
 RULE = Rule("QC002", "not-analysed", "Part of the input was not analysed", "warning", check)

@@ -341,7 +341,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 reported.add(name)
                 span = part_span(view, part) or finding.span
                 yield Finding(span, finding.message, finding.layer, finding.related,
-                              severity=finding.severity)
+                              severity=finding.severity, summary=finding.summary)
 
 
 def _trace_variable(ctx: CheckContext, inner: Layer, hops: list[Hop],
@@ -400,26 +400,31 @@ def _judge(ctx: CheckContext, outer: Layer, inner: Layer, opener: CommandView, w
                if var is not None and var.span else ())
     severity: Severity | None = None
     if barrier.kind == "ssh":
+        dropped = "ssh does not pass it"
         why = ("ssh does not pass local variables, exported or not (only names allowed by "
                "`SendEnv` here and `AcceptEnv` on the server)")
         if _send_env_allows(barrier.send_env, name):
             why = (f"ssh sends it only because of `SendEnv`, and the server drops it unless "
                    f"its `AcceptEnv` lists `{name}` (most servers accept only `LANG`/`LC_*`)")
             severity = "info"
+            dropped = "the server may drop it"
         dest = barrier.label.removeprefix("ssh to ")
         instead = (f"pass the value as an argument of a remote script: `ssh {dest} bash -s -- "
                    f"\"${name}\" <<'EOF'` ... `\"$1\"` ... `EOF` (quoted for the remote shell "
                    f"if it goes into the command string)")
     elif barrier.kind == "sudo":
+        dropped = "sudo drops it"
         why = ("sudo resets the environment (`env_reset`), so the variable is dropped even "
                "when exported")
         instead = (f"pass it as an argument (`sudo sh -c '... \"$1\"' sh \"${name}\"`), or "
                    f"explicitly: `sudo {name}=\"${name}\" ...` / `sudo --preserve-env={name}`")
     elif barrier.kind == "container":
+        dropped = "the container does not get it"
         why = f"{barrier.label} does not pass this shell's environment into the container"
         instead = (f"pass it with `-e {name}` (docker/podman) or as an argument "
                    f"(`... sh -c '... \"$1\"' sh \"${name}\"`)")
     else:
+        dropped = "`env -i` drops it"
         why = "`env -i` starts the command with an empty environment"
         instead = f"list it: `env -i {name}=\"${name}\" ...`"
     return Finding(
@@ -429,6 +434,8 @@ def _judge(ctx: CheckContext, outer: Layer, inner: Layer, opener: CommandView, w
         inner,
         related=related,
         severity=severity,
+        summary=f"{code(written)} is read by {reader}, but `{name}` {origin.split(' (line')[0]} "
+                f"and {dropped}",
     )
 
 

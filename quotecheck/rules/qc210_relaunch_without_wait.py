@@ -521,7 +521,9 @@ class _Scan:
                    f"{wait}.")
         related = (Related(kill.span, f"the old process is killed here ({kill.how})"),)
         fixes = () if matcher.launched is not None else self._wait_fix(kill, e, matcher)
-        return Finding(span, message, e.layer, related, fixes=fixes)
+        summary = (f"`{one_line_marked(' '.join(values), 30)}` is started again without waiting "
+                   f"for the one killed on line {kill_line} to exit")
+        return Finding(span, message, e.layer, related, fixes=fixes, summary=summary)
 
     def _wait_fix(self, kill: Kill, relaunch: Event, matcher: Matcher) -> tuple[Fix, ...]:
         """Replace the kill (and the `sleep` after it) with a stop that selects the old

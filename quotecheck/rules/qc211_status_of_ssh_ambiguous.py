@@ -194,13 +194,19 @@ def _finding(ctx: CheckContext, call: SshCall, how: str, retry: bool,
     meaning = ("ssh's exit status is the remote command's status, except that 255 means "
                "three things: ssh could not connect or log in, the connection broke, or the "
                "remote shell was killed by a signal (a remote `exit 255` too)")
+    summary = ("ssh's exit status decides here, but 255 is also a broken connection or a killed "
+               "remote shell")
     if how == "$?" and retry:
+        summary = ("a retry on ssh's status 255 can run remote steps twice: 255 is also a "
+                   "killed remote shell")
         what = ("the script tests `$?` for 255 after this ssh to tell a connection problem "
                 f"from a remote failure of `{sends}`, but {meaning}; a retry on 255 can run "
                 "the remote steps a second time after they already (partly) ran")
     elif how == "$?":
         what = f"the script decides on `$?` after this ssh (`{sends}`), but {meaning}"
     elif retry:
+        summary = ("this retry loop can run remote steps twice: ssh's failure may come after "
+                   "they ran")
         what = (f"this retry loop runs `{sends}` again whenever ssh fails, but {meaning}: the "
                 "remote steps may already have run (partly) when ssh reports failure, and "
                 "they run again")
@@ -215,7 +221,7 @@ def _finding(ctx: CheckContext, call: SshCall, how: str, retry: bool,
     related: tuple[Related, ...] = ()
     if status_span is not None:
         related = (Related(status_span, "ssh's status is tested here"),)
-    return Finding(call.span(), message, call.ssh, related)
+    return Finding(call.span(), message, call.ssh, related, summary=summary)
 
 
 RULE = Rule("QC211", "status-of-ssh-ambiguous",

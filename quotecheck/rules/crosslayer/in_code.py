@@ -298,4 +298,5 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
            f"(`{snippet}`), without quotes for that layer: spaces split it, `*` and `?` "
            "glob, and any `;`, `|`, `$(...)` or quote in it runs as shell code there. "
            f"{quote_advice(ctx, an, exp, where)}.")
-    return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
+    summary = f"the {kind} of `{exp.shown}` is pasted unquoted into the code that {inner} parses"
+    return Result("QC103", Finding(exp.span, msg, where, related, (), severity, summary))

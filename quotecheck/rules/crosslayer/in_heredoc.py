@@ -86,5 +86,7 @@ def heredoc_result(ctx: CheckContext, an: Analysis, exp: Expansion, land: Landin
            f"the inner shell, quote the delimiter (<<'{delim}') or write `\\{exp.text}`; to "
            "send a local value, quote the delimiter and pass the value as an argument "
            "(`bash -s -- \"$(printf %q \"$x\")\" <<'EOF'`, then \"$1\" in the script).")
+    summary = (f"unquoted heredoc delimiter `{delim}`: {local} expands `{exp.shown}` before "
+               f"{inner} gets the script")
     return Result("QC104", Finding(exp.span, msg, layer, tuple(related),
-                                   escape_fix(ctx, exp), severity))
+                                   escape_fix(ctx, exp), severity, summary))

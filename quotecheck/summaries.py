@@ -1,0 +1,114 @@
+"""A finding's message as people read it: a one-line summary, then the explanation.
+
+Rules write one message: what is wrong and where, then, after the first top-level ``: ``,
+``; `` or ``. `` (outside backticks and parentheses), the evidence, the consequence and the
+remedy. That first part is the summary when it is short enough (``SUMMARY_LIMIT``); a rule
+whose first part can be long gives a summary of its own (``Finding.summary``). Failing both, the
+first part is shortened here: asides in parentheses dropped, long code spans cut, then words.
+The explanation is the rest of the message (all of it, if there is no rest): what a shortened
+first part leaves out is detail the source line shown with the finding holds, or an aside.
+"""
+
+from __future__ import annotations
+
+SUMMARY_LIMIT = 120  # characters of a summary line (without the path and code before it)
+CODE_SPAN_KEPT = 24  # characters a shortened code span keeps
+
+
+def _top_level(message: str) -> list[tuple[int, str]]:
+    """(index, character) of every character outside backticks and brackets."""
+    out: list[tuple[int, str]] = []
+    in_code = False
+    depth = 0
+    for i, ch in enumerate(message):
+        if ch == "`":
+            in_code = not in_code
+        elif in_code:
+            continue
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append((i, ch))
+    return out
+
+
+def top_level_stops(text: str) -> list[int]:
+    """Where the sentences of ``text`` end: each top-level ``.`` before a space or the end."""
+    return [i for i, ch in _top_level(text)
+            if ch == "." and (i + 1 == len(text) or text[i + 1] == " ")
+            and text[max(0, i - 3):i] not in ("e.g", "i.e", "etc")]
+
+
+def first_part(message: str) -> tuple[str, str]:
+    """The message up to its first top-level ``:``, ``;`` or ``.`` followed by a space (or
+    the end), and the rest after it."""
+    for i, ch in _top_level(message):
+        if ch in ":;." and (i + 1 == len(message) or message[i + 1] == " "):
+            if ch == "." and message[max(0, i - 3):i] in ("e.g", "i.e", "etc"):
+                continue
+            return message[:i].strip(), message[i + 1:].strip()
+    return message.strip(), ""
+
+
+def _without_asides(text: str) -> str:
+    """``text`` without its top-level ``( ... )`` groups (and the space before each)."""
+    out: list[str] = []
+    in_code = False
+    depth = 0
+    for ch in text:
+        if ch == "`" and depth == 0:
+            in_code = not in_code
+        if not in_code and ch == "(":
+            depth += 1
+            if depth == 1:
+                while out and out[-1] == " ":
+                    out.pop()
+                continue
+        if depth:
+            if not in_code and ch == ")":
+                depth -= 1
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _short_code(text: str, kept: int) -> str:
+    """``text`` with each code span longer than ``kept`` characters cut to ``kept``."""
+    parts = text.split("`")
+    for i in range(1, len(parts), 2):  # the odd parts are inside backticks
+        if len(parts[i]) > kept:
+            parts[i] = parts[i][:kept - 1].rstrip() + "…"
+    return "`".join(parts)
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    kept = text[:cut if cut > limit // 2 else limit - 1].rstrip(" ,:;(")
+    if kept.count("`") % 2:  # do not leave a code span open
+        kept = kept[:kept.rfind("`")].rstrip(" ,:;(")
+    return kept + "…"
+
+
+def shorten(text: str, limit: int = SUMMARY_LIMIT) -> str:
+    """``text`` in at most ``limit`` characters, losing the least: asides first, then the
+    middle of long code spans, then the words at the end."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    text = _without_asides(text)
+    if len(text) > limit:
+        text = _short_code(text, CODE_SPAN_KEPT)
+    return _cut(text, limit)
+
+
+def split_message(message: str, summary: str | None = None) -> tuple[str, str]:
+    """(summary, explanation) of a finding's message; ``summary`` is the rule's own, if any."""
+    head, rest = first_part(message)
+    head = " ".join(head.split())
+    if summary is None and len(head) <= SUMMARY_LIMIT:
+        return head, rest
+    return shorten(summary if summary is not None else head), rest or message.strip()

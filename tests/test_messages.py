@@ -1,0 +1,205 @@
+"""Messages as people read them: a one-line summary (what is wrong, where), then the
+explanation; the same split in every format, and the seed's report on one screen."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from quotecheck.checker import Options, check_source
+from quotecheck.cli import main
+from quotecheck.diagnostics import Diagnostic
+from quotecheck.output.check_text import explanation_lines
+from quotecheck.summaries import SUMMARY_LIMIT, first_part, shorten, split_message
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_rule_docs import examples  # noqa: E402
+
+
+def every_finding() -> list[tuple[str, Diagnostic]]:
+    """Every finding of every fixture script and every rule document's examples."""
+    out: list[tuple[str, Diagnostic]] = []
+    for example in examples():
+        options = Options(remote_shell=example.options.get("remote-shell"),
+                          dialect=example.options.get("shell", "bash"), severity="hint")
+        result = check_source(example.text, options, path=example.options.get("path"))
+        out.extend((str(example), d) for d in result.diagnostics)
+    for script in sorted((ROOT / "fixtures").rglob("*.sh")):
+        text = script.read_text(errors="replace")
+        out.extend((script.relative_to(ROOT).as_posix(), d)
+                   for d in check_source(text, Options(severity="hint"), str(script)).diagnostics)
+    return out
+
+
+FINDINGS = every_finding()
+
+
+def test_every_rule_is_seen() -> None:
+    from quotecheck.rules.registry import all_rules
+
+    assert {d.code for _, d in FINDINGS} >= set(all_rules()) - {"QC002"}
+
+
+def test_every_summary_is_one_short_line_and_every_rule_explains() -> None:
+    long = [(where, d.code, d.summary) for where, d in FINDINGS
+            if not d.summary or len(d.summary) > SUMMARY_LIMIT or "\n" in d.summary]
+    assert not long, long
+    # Every finding of a rule says why and what to do, on lines of its own.
+    bare = [(where, d.code, d.message) for where, d in FINDINGS
+            if not d.explanation and d.code not in ("QC001", "QC002")]
+    assert not bare, bare
+
+
+def test_a_summary_left_whole_is_the_start_of_the_message() -> None:
+    # What the summary does not say is in the explanation: either the summary is the message's
+    # first part (up to `: `, `; ` or `. `) and the explanation the rest, or it is shortened
+    # (or the rule's own) and the explanation still holds every sentence after the first part.
+    for where, d in FINDINGS:
+        head, rest = first_part(d.message)
+        if d.summary == " ".join(head.split()):
+            assert d.explanation == rest, (where, d.code)
+        else:
+            assert d.explanation in (rest, d.message.strip()), (where, d.code)
+
+
+def test_split_message() -> None:
+    message = ("`x` is wrong here (an aside): the evidence. The remedy, e.g. `a: b`. More")
+    assert split_message(message) == (
+        "`x` is wrong here (an aside)", "the evidence. The remedy, e.g. `a: b`. More")
+    # a colon inside backticks or brackets does not end the summary
+    assert split_message("`a: b` (c: d) fails: why")[0] == "`a: b` (c: d) fails"
+    long = "`" + "c" * 200 + "` " + "word " * 40 + "(" + "aside " * 10 + "): rest"
+    summary, explanation = split_message(long)
+    assert len(summary) <= SUMMARY_LIMIT and summary.endswith("…")
+    assert summary.count("`") % 2 == 0 and "aside" not in summary
+    assert explanation == "rest"
+    # the rule's own summary, shortened only when it is too long itself
+    assert split_message("long first part: rest", "short") == ("short", "rest")
+    assert len(shorten("w " * 200)) <= SUMMARY_LIMIT
+
+
+def test_an_explanation_is_cut_to_its_start_and_its_remedy() -> None:
+    text = ("First sentence of evidence. " + "Evidence goes on and on. " * 30
+            + "Do this instead.")
+    lines = explanation_lines(text, 4, 60, limit=3)
+    assert len(lines) <= 3 and all(len(line) <= 60 for line in lines)
+    joined = " ".join(line.strip() for line in lines)
+    assert joined.startswith("First sentence of evidence.") and joined.endswith(
+        "… Do this instead.")
+    assert explanation_lines("Short.", 4, 60) == ["    Short."]
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["check", "--color", "never", "--no-config", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def seed_findings(capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    code, out, _ = run(capsys, "--format", "json", str(SEED))
+    assert code == 1
+    diagnostics: list[dict[str, object]] = json.loads(out)["files"][0]["diagnostics"]
+    return diagnostics
+
+
+def test_the_seed_report_fits_on_one_screen(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    found = seed_findings(capsys)
+    code, out, _ = run(capsys, "fixtures/dflash/restart.sh")
+    assert code == 1
+    lines = out.splitlines()
+    assert len(lines) <= 50, len(lines)
+    headers = [n for n, line in enumerate(lines) if line.startswith("fixtures/dflash/restart.sh:")]
+    assert len(headers) == len(found) >= 9
+    for n, d in zip(headers, found, strict=True):
+        rng = d["range"]["start"]  # type: ignore[index]
+        where = f"restart.sh:{rng['line'] + 1}:{rng['character'] + 1}:"  # type: ignore[index]
+        # every finding's summary line, whole, and its layer chain below it
+        assert lines[n].endswith(f" {d['code']} {d['message']}") and where in lines[n]
+        layers = d["data"]["layers"]  # type: ignore[index]
+        block = lines[n + 1:n + 5]
+        if len(layers) > 1:
+            assert any(line.endswith(" -> ".join(layers)) for line in block), (d, block)
+    # the explanation lines (not the header and the source lines) keep to 100 columns
+    explanation = [line for line in lines if line.startswith("    ") and " | " not in line]
+    assert explanation and all(len(line) <= 100 for line in explanation)
+    assert lines[-1] == ("1 file checked: 9 findings (1 error, 8 warnings); fixable: 1 with "
+                         "`quotecheck fix`, 8 more with --unsafe-fixes")
+
+
+def test_a_rule_that_fires_again_in_a_file_is_not_explained_again(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out, _ = run(capsys, "--select", "QC205", "fixtures/dflash/restart.sh")
+    assert code == 1
+    blocks = re.split(r"(?m)^(?=fixtures/dflash/restart\.sh:)", out)[1:]
+    assert len(blocks) == 2
+    first, second = (block.splitlines() for block in blocks)
+    assert any(line.startswith("    ") and "Print it only on success" in line for line in first)
+    # the second: its summary, source line and caret with the chain, then the closing line
+    assert len(second) == 4 and second[-1].startswith("1 file checked: 2 findings")
+
+
+def test_machine_formats_carry_summary_and_explanation(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    found = seed_findings(capsys)
+    qc201 = next(d for d in found if d["code"] == "QC201")
+    assert qc201["message"] == ("`grep '[p]ython3.*train_dflash'` (basic regex) matches the "
+                                "remote shell that runs this script on root@[REDACTED_IP]")
+    assert str(qc201["data"]["explanation"]).startswith(  # type: ignore[index]
+        "its own command line holds the script")
+    _, out, _ = run(capsys, "--format", "sarif", "fixtures/dflash/restart.sh")
+    results = json.loads(out)["runs"][0]["results"]
+    first = results[0]["message"]
+    assert "\n" not in first["text"] and len(first["text"]) <= SUMMARY_LIMIT
+    assert first["markdown"].startswith(first["text"] + "\n\n") and "BatchMode" in first[
+        "markdown"]
+    _, out, _ = run(capsys, "--format", "github", "fixtures/dflash/restart.sh")
+    annotation = out.splitlines()[0]
+    assert annotation.split("::", 2)[2].startswith(
+        "QC208 ssh without `BatchMode=yes` and `ConnectTimeout` (it is in a script)%0A%0A")
+
+
+def test_concise_is_one_line_a_finding(capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    found = seed_findings(capsys)
+    code, out, _ = run(capsys, "--format", "concise", "fixtures/dflash/restart.sh")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[:-1] == [
+        f"fixtures/dflash/restart.sh:{d['range']['start']['line'] + 1}:"  # type: ignore[index]
+        f"{d['range']['start']['character'] + 1}: {d['code']} {d['message']}"  # type: ignore
+        for d in found]
+    assert lines[-1].startswith("1 file checked: 9 findings")
+
+
+def test_the_editor_hover_shows_the_explanation() -> None:
+    from quotecheck.lsp.hover import diagnostic_markdown
+
+    d = check_source('ssh h "echo $HOME"', Options()).diagnostics
+    qc = next(x for x in d if x.code == "QC101")
+    text = diagnostic_markdown(qc)
+    assert qc.explanation and qc.explanation in text
+
+
+def test_the_readme_examples_are_the_real_output(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("`deploy.sh`:\n\n```sh\n")
+    script, full, concise = re.findall(r"```(?:sh|text)\n(.*?)```", readme[start:], re.S)[:3]
+    (tmp_path / "deploy.sh").write_text(script)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert run(capsys, "deploy.sh")[1] == full
+    assert run(capsys, "--format", "concise", "deploy.sh")[1] == concise
