@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from types import TracebackType
 
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
-from quotecheck.layers.model import Trace
+from quotecheck.layers.model import Layer, Trace
 from quotecheck.limits import Limits
 from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.parsing.tree import CommandList, Node, Script
@@ -129,6 +129,18 @@ def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
                                            for e in f.edits)) for f in d.fixes))
 
 
+_LOWER: dict[str, Severity] = {"error": "warning", "warning": "info"}
+
+
+def _uncertain_split(ctx: CheckContext, layer: Layer | None) -> str | None:
+    """Why the layers a finding stands on were split by a guess (see ``Layer.uncertain``)."""
+    while layer is not None:
+        if layer.uncertain:
+            return layer.uncertain
+        layer = ctx.layers[layer.parent] if layer.parent is not None else None
+    return None
+
+
 def run_rule(rule: Rule, ctx: CheckContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     _collect(rule, ctx, out)
@@ -140,8 +152,13 @@ def _collect(rule: Rule, ctx: CheckContext, out: list[Diagnostic]) -> None:
     time keeps what it found)."""
     try:
         for f in rule.check(ctx):
-            chain = tuple(x.label() for x in f.layer.chain(ctx.layers)) if f.layer else ()
-            out.append(Diagnostic(rule.code, rule.name, f.severity or rule.severity, f.message,
+            chain = f.layer.chain_labels(ctx.layers) if f.layer else ()
+            severity, message = f.severity or rule.severity, f.message
+            guess = _uncertain_split(ctx, f.layer)
+            if guess is not None:
+                severity = _LOWER.get(severity, severity)
+                message = f"{message} ({guess})"
+            out.append(Diagnostic(rule.code, rule.name, severity, message,
                                   f.span, chain, f.related, f.fixes))
     except Exception as exc:  # a broken rule must not hide the others
         out.append(Diagnostic(

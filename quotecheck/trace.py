@@ -14,11 +14,18 @@ from dataclasses import dataclass
 
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
+from quotecheck.layers.functions import (
+    Bindings,
+    FunctionDef,
+    FunctionTable,
+    defines_functions,
+    substitute,
+)
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.limits import Limits
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Problem
-from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk
+from quotecheck.parsing.tree import Compound, Context, Script, SimpleCommand, walk
 from quotecheck.parsing.words import Word
 from quotecheck.programs import CONTAINER_RUNNERS, IN_PLACE_BUILTINS, Dialect, shell_dialect
 from quotecheck.sourcemap import SourceMap
@@ -217,13 +224,15 @@ class _Builder:
                               max_depth=self.limits.max_nesting,
                               time_limit=self.limits.parse_call_time, deadline=deadline)
         layer.script = script
-        aliases = Aliases(dialect)
+        aliases = Aliases(dialect, text)
+        commands = list(walk(script))
+        functions = FunctionTable(commands) if defines_functions(text) else None
         # Characters an outer layer expands at run time stay unknown here, quoted or not.
         inherited = bytearray(len(text))
         for a, b in dynamic_ranges:
             inherited[max(a, 0):max(min(b, len(text)), 0)] = b"\x01" * (
                 max(min(b, len(text)), 0) - max(a, 0))
-        for command, context in walk(script):
+        for command, context in commands:
             if dynamic_ranges and context.in_substitution and context.script.text is text and \
                     _from_outer(context.script, inherited):
                 # `ssh h "cd $(pwd)"`: the remote shell receives pwd's output, not `$(pwd)`;
@@ -241,7 +250,11 @@ class _Builder:
             aliases.learn(view.argv)
             layer.commands.append(view)
             own = self.stdin_of(command, context.script)
-            self.follow(layer, view, view.argv, depth, own or stdin, where)
+            if functions and functions.wrapped(command, context):
+                # A body command reading the parameters of a function the script calls: it is
+                # analysed at each call, with the call's arguments (`call_function`).
+                continue
+            self.follow(layer, view, view.argv, depth, own or stdin, where, functions)
         return layer
 
     def stdin_of(self, command: SimpleCommand, script: Script) -> Feed | None:
@@ -274,8 +287,13 @@ class _Builder:
     # -- hand-offs ---------------------------------------------------------------------------
 
     def follow(self, layer: Layer, view: CommandView, argv: list[Arg], depth: int,
-               stdin: Feed | None, where: str) -> None:
-        """Open the layers the command ``argv`` hands text or argv to (if any)."""
+               stdin: Feed | None, where: str, functions: FunctionTable | None = None,
+               active: tuple[FunctionDef, ...] = ()) -> None:
+        """Open the layers the command ``argv`` hands text or argv to (if any).
+
+        ``functions``: the script's functions, when ``argv`` is a command of the shell itself
+        (not one a wrapper such as sudo or `command` execs): a name defined there is that
+        function, not the program."""
         max_layers = self.limits.max_layers
         if not argv or depth >= max_layers:
             if argv and depth >= max_layers:
@@ -298,6 +316,12 @@ class _Builder:
         values = [a.value for a in argv]
         dynamic = {i for i, a in enumerate(argv) if a.dynamic}
         name = values[0].rsplit("/", 1)[-1]
+        if functions and 0 not in dynamic and "/" not in values[0]:
+            fdef = functions.lookup(values[0], view.source_span[0] if view.source_span else None)
+            if fdef is not None:
+                self.call_function(layer, view, argv, depth, stdin, where, functions, fdef,
+                                   active)
+                return
         if name in IN_PLACE_BUILTINS and 0 not in dynamic and len(argv) > 1:
             if name == "command" and values[1].startswith("-") and values[1] not in ("-p", "--"):
                 return  # `command -v x` only looks the name up
@@ -337,6 +361,67 @@ class _Builder:
         elif isinstance(handoff, ho.AwkHandoff):
             self.awk(layer, view, argv, handoff)
 
+    def call_function(self, layer: Layer, view: CommandView, argv: list[Arg], depth: int,
+                      stdin: Feed | None, where: str, functions: FunctionTable,
+                      fdef: FunctionDef, active: tuple[FunctionDef, ...]) -> None:
+        """A call of a function of the script: each body command that hands the call's
+        arguments on is followed with them put in, one level deeper (a function calling itself
+        is not followed again). The layers it opens belong to the call: its position, its
+        loop, its redirections; their chain names the function."""
+        if any(d is fdef for d in active) or depth + 1 >= self.limits.max_layers + 1:
+            return
+        params = argv[1:]
+        bindings = Bindings()
+        line = self.source.count("\n", 0, fdef.offset) + 1
+        label = f"{fdef.name}() at line {line}"
+        bridge = Compound("call", view.command.span, [("body", fdef.node)],
+                          redirects=list(view.command.redirects))
+        outer = view.context
+        call_word = argv[0]
+        for command, context in fdef.commands:
+            if context.in_substitution:
+                continue
+            args = [arg_of(w, context.script) for w in command.words]
+            new: list[Arg] = []
+            changed = False
+            for w, a in zip(command.words, args, strict=True):
+                got = substitute(w, a, params, bindings)
+                if got is None:
+                    new.append(a)
+                else:
+                    new.extend(got)
+                    changed = True
+            bindings.learn(command, params)
+            if not changed or not new:
+                continue
+            if not new[0].dynamic and new[0] is args[0]:
+                # The program word runs at the call: findings about it are said there.
+                first = new[0]
+                new[0] = Arg(first.value, False, first.word, call_word.source_span,
+                             first.offsets, first.dynamic_ranges)
+            inside = context.ancestors
+            for i, node in enumerate(inside):
+                if node is fdef.node:
+                    inside = inside[i:]
+                    break
+            ctx = Context(
+                context.script, (*outer.ancestors, view.command, bridge, *inside),
+                outer.background or context.background,
+                outer.conditional or context.conditional, outer.guarded or context.guarded,
+                outer.in_pipeline or context.in_pipeline,
+                outer.pipeline_last if outer.in_pipeline else context.pipeline_last,
+                outer.in_substitution or context.in_substitution,
+            )
+            body_view = CommandView(new, command, ctx, view.source_span)
+            first_id = len(self.layers)
+            own = self.stdin_of(command, context.script)
+            self.follow(layer, body_view, new, depth + 1, own or stdin, where, functions,
+                        (*active, fdef))
+            for x in self.layers[first_id:]:
+                if x.parent == layer.id and x.through is None:
+                    x.through = label
+            view.opens.extend(body_view.opens)
+
     def ssh(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.SshHandoff,
             depth: int, stdin: Feed | None) -> None:
         dest = argv[h.destination].value if h.destination is not None else "?"
@@ -357,9 +442,15 @@ class _Builder:
             id=-1, parent=layer.id, kind="ssh", where=layer.where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
             dynamic_ranges=ranges, via="ssh", destination=dest, sends=text, options=options,
-            opened_by=view,
+            opened_by=view, sends_dynamic=sends_dynamic(words),
         ))
         view.opens.append(ssh_layer.id)
+        if h.spread:
+            shown = ", ".join(f"`{argv[i].value}`" for i in h.spread)
+            ssh_layer.uncertain = (
+                f"uncertain: {shown} is not known before run time and may expand to any number "
+                "of words; it is taken here for ssh options, so where the destination and the "
+                "remote command start is a guess")
         remote_where = f"remote:{dest}"
         login = self.remote_shell or UNKNOWN_LOGIN_SHELL
         feed = None if h.stdin_null else stdin
@@ -494,8 +585,9 @@ class Aliases:
     the command's name dynamic instead of guessed.
     """
 
-    def __init__(self, dialect: Dialect) -> None:
-        self.active = dialect == "sh"
+    def __init__(self, dialect: Dialect, text: str = "") -> None:
+        # bash expands them too once a script turns `expand_aliases` on.
+        self.active = dialect == "sh" or "expand_aliases" in text
         self.table: dict[str, list[str] | None] = {}
 
     def learn(self, argv: list[Arg]) -> None:
@@ -543,6 +635,27 @@ def join_args(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[in
         ranges.extend((at + s, at + e) for s, e in a.dynamic_ranges)
         at += len(a.value)
     return "".join(text), offsets, ranges
+
+
+def sends_dynamic(args: Sequence[Arg]) -> list[tuple[int, int]]:
+    """The ranges of the joined text of ``args`` that the local shell fills in at run time.
+
+    A word with an unquoted glob or brace expansion is replaced as a whole (by the names it
+    matches, or by several words), so its whole text is dynamic; elsewhere only the expansions
+    themselves (`$x`, `$(cmd)`, `~`) are."""
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    for i, a in enumerate(args):
+        if i:
+            at += 1
+        whole = a.word is not None and a.dynamic_ranges and any(
+            p.kind in ("glob", "brace") and p.quoting == "none" for p in a.word.parts)
+        if whole:
+            ranges.append((at, at + len(a.value)))
+        else:
+            ranges.extend((at + s, at + e) for s, e in a.dynamic_ranges)
+        at += len(a.value)
+    return list(merge_ranges(ranges))
 
 
 def sudo_shell_text(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[int, int]]]:

@@ -109,11 +109,18 @@ class Layer(Record):
     destination: str | None
     sends: str | None
     options: dict[str, str]  # ssh -o settings, -p, -t ...
+    # ssh: the ranges of ``sends`` the local shell fills in at run time (`~`, a glob, `$x`).
+    sends_dynamic: list[tuple[int, int]]
+    # Why the layer's split of its argv is a guess (ssh `"${SSH_OPTS[@]}" host cmd`), if it is:
+    # findings in and below it are lowered one severity and say so.
+    uncertain: str | None
     # exec layers
     argv: list[Arg]
     # awk layers
     assignments: list[tuple[str, str]]  # -v name=value after escapes
     opened_by: CommandView | None
+    # The function of the script whose call opened this layer (`remote() at line 1`).
+    through: str | None
 
     def __init__(
         self,
@@ -139,6 +146,9 @@ class Layer(Record):
         argv: list[Arg] | None = None,
         assignments: list[tuple[str, str]] | None = None,
         opened_by: CommandView | None = None,
+        through: str | None = None,
+        sends_dynamic: list[tuple[int, int]] | None = None,
+        uncertain: str | None = None,
     ) -> None:
         self.id = id
         self.parent = parent
@@ -162,6 +172,9 @@ class Layer(Record):
         self.argv = [] if argv is None else argv
         self.assignments = [] if assignments is None else assignments
         self.opened_by = opened_by
+        self.through = through
+        self.sends_dynamic = [] if sends_dynamic is None else sends_dynamic
+        self.uncertain = uncertain
 
     def source_offset(self, index: int) -> int | None:
         """Offset in the original input of character ``index`` of this layer's text."""
@@ -173,6 +186,16 @@ class Layer(Record):
         while out[0].parent is not None:
             out.insert(0, layers[out[0].parent])
         return out
+
+    def chain_labels(self, layers: list[Layer]) -> tuple[str, ...]:
+        """The labels of :meth:`chain`, with the script's functions whose calls opened a
+        layer in between: `local bash`, `remote() at line 1`, `ssh`, `remote shell`."""
+        out: list[str] = []
+        for x in self.chain(layers):
+            if x.through:
+                out.append(x.through)
+            out.append(x.label())
+        return tuple(out)
 
     def label(self) -> str:
         """A short name for layer chains: `local bash -> ssh -> remote sh -> awk`."""
@@ -208,4 +231,4 @@ class Trace(Record):
         return [x for x in self.layers if x.parent == layer.id]
 
     def chain_label(self, layer: Layer) -> str:
-        return " -> ".join(x.label() for x in layer.chain(self.layers))
+        return " -> ".join(layer.chain_labels(self.layers))
