@@ -95,6 +95,9 @@ def parse_ssh(
                 problems.append(f"ssh: option requires an argument -- {second.missing_value.name}")
     if first.missing_value is not None:
         problems.append(f"ssh: option requires an argument -- {first.missing_value.name}")
+    if destination is not None and not command and destination in dynamic and \
+            _SPREADS.match(argv[destination]):
+        spread.append(destination)  # `ssh "$@"`: the host, and perhaps a command, in one word
     names = {opt.name for opt in options}
     no_command = bool(names & _NO_REMOTE_COMMAND)
     if destination is None and not names & {"-V", "-G", "-Q"}:
