@@ -97,6 +97,17 @@ DECLARATION_BUILTINS: Final[frozenset[str]] = frozenset(
     {"export", "local", "declare", "typeset", "readonly"})
 """Builtins whose ``NAME=value`` arguments assign variables."""
 
+SCRIPT_SOURCERS: Final[frozenset[str]] = frozenset({"source", "."})
+"""Builtins that run another file's commands in this shell: any variable may change."""
+
+NUMBER_VARIABLES: Final[frozenset[str]] = frozenset(
+    {"LINENO", "RANDOM", "SECONDS", "BASHPID", "PPID", "UID", "EUID", "SRANDOM",
+     "EPOCHSECONDS", "OPTIND", "SHLVL"})
+"""Shell variables whose value is always a number while the script does not assign them."""
+
+NUMBER_SPECIALS: Final[frozenset[str]] = frozenset({"$", "#", "?", "!"})
+"""Special parameters that always expand to a number (or nothing)."""
+
 # -- programs that run a command somewhere else -------------------------------------------------
 
 CONTAINER_RUNNERS: Final[frozenset[str]] = frozenset({"docker", "podman", "kubectl", "nerdctl"})
