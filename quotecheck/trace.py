@@ -29,6 +29,7 @@ from quotecheck.parsing.tree import Compound, Context, Script, SimpleCommand, wa
 from quotecheck.parsing.words import Word
 from quotecheck.programs import CONTAINER_RUNNERS, IN_PLACE_BUILTINS, Dialect, shell_dialect
 from quotecheck.sourcemap import SourceMap
+from quotecheck.values import Values, analyse_values
 
 UNKNOWN_LOGIN_SHELL = "<login-shell>"
 # Once the time for parsing inner layers is used up, a layer text this short still gets this long.
@@ -129,6 +130,98 @@ def inherit_dynamic(arg: Arg, inherited: bytearray) -> Arg:
     return Arg(arg.value, True, arg.word, arg.source_span, arg.offsets, merge_ranges(ranges))
 
 
+class LazyValues:
+    """A shell layer's :func:`analyse_values`, run the first time a word asks."""
+
+    __slots__ = ("_values", "script", "source")
+
+    def __init__(self, script: Script, source: str | None) -> None:
+        self.script = script
+        self.source = source
+        self._values: Values | None = None
+
+    def get(self) -> Values:
+        if self._values is None:
+            self._values = analyse_values(self.script, self.source)
+        return self._values
+
+
+def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: Values,
+               inherited: bytearray | None, split: bool = True) -> list[Arg]:
+    """``args`` with what the script's own assignments make known put in.
+
+    A word every part of which is known becomes the fields it expands to (`$SSH` set to `ssh
+    -o BatchMode=yes` is three words); in a word only partly known, each quoted `$APP` whose
+    value is known becomes that value, the rest stays as written. A character an outer layer
+    fills in (``inherited``) keeps its word unknown: the variable read there is not this
+    layer's. A substituted character is placed where its value is read (the `$SSH` of the
+    command), so that findings about it are said at the command."""
+    out: list[Arg] = []
+    origin = script.origin
+    for word, arg in zip(words, args, strict=True):
+        if len(words) != len(args):
+            return args
+        if not word.dynamic or (inherited is not None and _touches(word, inherited)):
+            out.append(arg)
+            continue
+        try:
+            fields = values.expand(word) if split else None
+        except (ValueError, IndexError, KeyError, RecursionError):
+            fields = None
+        if fields is not None:
+            a, b = word.span
+            for f in fields:
+                offs = [origin[o if o is not None and a <= o < b else a] for o in f.offsets]
+                out.append(Arg(f.text, False, word, arg.source_span, offs))
+            continue
+        out.append(_known_parts(word, arg, script, values))
+    return out
+
+
+def _touches(word: Word, inherited: bytearray) -> bool:
+    a, b = word.span
+    return any(inherited[max(a, 0):max(min(b, len(inherited)), 0)])
+
+
+def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
+    """``arg`` with each quoted parameter part whose value is known put in."""
+    origin = script.origin
+    text: list[str] = []
+    offsets: list[int | None] = []
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    k = 0
+    changed = False
+    arg_offsets = list(arg.offsets)
+    for part in word.parts:
+        n = len(part.value)
+        field = None
+        if part.kind == "parameter" and part.quoting in ("double", "heredoc"):
+            try:
+                got = values.expand(Word(part.span, part.value, (part,)), part.span[0])
+            except (ValueError, IndexError, KeyError, RecursionError):
+                got = None
+            if got is not None and len(got) == 1:
+                field = got[0]
+        if field is not None:
+            changed = True
+            text.append(field.text)
+            # Said where the value is read, not where it was set: a finding about it belongs
+            # to the command that uses it.
+            offsets.extend([origin[part.span[0]]] * len(field.text))
+            at += len(field.text)
+        else:
+            text.append(part.value)
+            offsets.extend(arg_offsets[k:k + n])
+            if part.dynamic:
+                ranges.append((at, at + n))
+            at += n
+        k += n
+    if not changed:
+        return arg
+    return Arg("".join(text), bool(ranges), word, arg.source_span, offsets, tuple(ranges))
+
+
 def merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     """Sorted, non-overlapping, adjacent ranges joined."""
     out: list[tuple[int, int]] = []
@@ -227,6 +320,10 @@ class _Builder:
         aliases = Aliases(dialect, text)
         commands = list(walk(script))
         functions = FunctionTable(commands) if defines_functions(text) else None
+        # What the script's own assignments make known (computed when a word needs it).
+        known = LazyValues(script, self.source if parent is None else None) \
+            if "$" in text else None
+        layer.known = known
         # Characters an outer layer expands at run time stay unknown here, quoted or not.
         inherited = bytearray(len(text))
         for a, b in dynamic_ranges:
@@ -239,6 +336,9 @@ class _Builder:
                 # the text is only a stand-in for a value, not commands of this layer.
                 continue
             args = [arg_of(w, context.script) for w in command.words]
+            if known is not None and command.words and any(w.dynamic for w in command.words):
+                args = known_args(command.words, args, context.script, known.get(),
+                                  inherited if dynamic_ranges else None)
             if dynamic_ranges and context.script.text is text:
                 args = [inherit_dynamic(a, inherited) for a in args]
             view = CommandView(
@@ -249,7 +349,7 @@ class _Builder:
             )
             aliases.learn(view.argv)
             layer.commands.append(view)
-            own = self.stdin_of(command, context.script)
+            own = self.stdin_of(command, context.script, known)
             if functions and functions.wrapped(command, context):
                 # A body command reading the parameters of a function the script calls: it is
                 # analysed at each call, with the call's arguments (`call_function`).
@@ -257,7 +357,8 @@ class _Builder:
             self.follow(layer, view, view.argv, depth, own or stdin, where, functions)
         return layer
 
-    def stdin_of(self, command: SimpleCommand, script: Script) -> Feed | None:
+    def stdin_of(self, command: SimpleCommand, script: Script,
+                 known: LazyValues | None = None) -> Feed | None:
         """The heredoc or herestring a command reads, as a feed (the last one wins, as in sh)."""
         feed: Feed | None = None
         origin = script.origin
@@ -276,6 +377,9 @@ class _Builder:
             if word is None:
                 continue
             arg = arg_of(word, script)
+            if known is not None and word.dynamic and r.heredoc is not None:
+                # An unquoted heredoc's `$DATA_DIR` set by the script: the text it really is.
+                arg = known_args([word], [arg], script, known.get(), None, split=False)[0]
             feed = Feed(
                 arg.value + suffix,
                 (*arg.offsets, *([None] * len(suffix))),
@@ -382,6 +486,8 @@ class _Builder:
             if context.in_substitution:
                 continue
             args = [arg_of(w, context.script) for w in command.words]
+            if layer.known is not None and any(w.dynamic for w in command.words):
+                args = known_args(command.words, args, context.script, layer.known.get(), None)
             new: list[Arg] = []
             changed = False
             for w, a in zip(command.words, args, strict=True):
@@ -414,7 +520,7 @@ class _Builder:
             )
             body_view = CommandView(new, command, ctx, view.source_span)
             first_id = len(self.layers)
-            own = self.stdin_of(command, context.script)
+            own = self.stdin_of(command, context.script, layer.known)
             self.follow(layer, body_view, new, depth + 1, own or stdin, where, functions,
                         (*active, fdef))
             for x in self.layers[first_id:]:

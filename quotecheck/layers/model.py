@@ -9,7 +9,7 @@ any depth points back at the input.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from quotecheck.parsing.tree import Context, Script, SimpleCommand
 from quotecheck.parsing.words import Word
@@ -114,6 +114,8 @@ class Layer(Record):
     # Why the layer's split of its argv is a guess (ssh `"${SSH_OPTS[@]}" host cmd`), if it is:
     # findings in and below it are lowered one severity and say so.
     uncertain: str | None
+    # shell layers: what the script's own assignments make known (trace.LazyValues), or None
+    known: Any
     # exec layers
     argv: list[Arg]
     # awk layers
@@ -149,6 +151,7 @@ class Layer(Record):
         through: str | None = None,
         sends_dynamic: list[tuple[int, int]] | None = None,
         uncertain: str | None = None,
+        known: Any = None,
     ) -> None:
         self.id = id
         self.parent = parent
@@ -175,6 +178,7 @@ class Layer(Record):
         self.through = through
         self.sends_dynamic = [] if sends_dynamic is None else sends_dynamic
         self.uncertain = uncertain
+        self.known = known
 
     def source_offset(self, index: int) -> int | None:
         """Offset in the original input of character ``index`` of this layer's text."""
