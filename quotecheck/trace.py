@@ -45,6 +45,7 @@ class Feed:
     offsets: tuple[int | None, ...]
     dynamic_ranges: tuple[tuple[int, int], ...]
     source_span: tuple[int, int] | None
+    known_values: tuple[tuple[int, int, str], ...] = ()
 
 
 def build_trace(
@@ -172,7 +173,19 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
             a, b = word.span
             for f in fields:
                 offs = [origin[o if o is not None and a <= o < b else a] for o in f.offsets]
-                out.append(Arg(f.text, False, word, arg.source_span, offs))
+                # Runs of characters that come from outside the word: a variable's value.
+                known: list[tuple[int, int, str]] = []
+                reads = [p.value for p in word.parts if p.kind == "parameter"]
+                name = reads[0] if len(reads) == 1 else word.raw
+                for i, o in enumerate(f.offsets):
+                    if o is not None and a <= o < b:
+                        continue
+                    if known and known[-1][1] == i:
+                        known[-1] = (known[-1][0], i + 1, known[-1][2])
+                    else:
+                        known.append((i, i + 1, name))
+                out.append(Arg(f.text, False, word, arg.source_span, offs,
+                               known=tuple(known)))
             continue
         out.append(_known_parts(word, arg, script, values))
     return out
@@ -189,6 +202,7 @@ def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
     text: list[str] = []
     offsets: list[int | None] = []
     ranges: list[tuple[int, int]] = []
+    known: list[tuple[int, int, str]] = []
     at = 0
     k = 0
     changed = False
@@ -209,6 +223,7 @@ def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
             # Said where the value is read, not where it was set: a finding about it belongs
             # to the command that uses it.
             offsets.extend([origin[part.span[0]]] * len(field.text))
+            known.append((at, at + len(field.text), part.value))
             at += len(field.text)
         else:
             text.append(part.value)
@@ -219,7 +234,8 @@ def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
         k += n
     if not changed:
         return arg
-    return Arg("".join(text), bool(ranges), word, arg.source_span, offsets, tuple(ranges))
+    return Arg("".join(text), bool(ranges), word, arg.source_span, offsets, tuple(ranges),
+               tuple(known))
 
 
 def merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -290,6 +306,7 @@ class _Builder:
         stdin_script: bool = False,
         opened_by: CommandView | None = None,
         origin: SourceMap | None = None,
+        known_values: Sequence[tuple[int, int, str]] = (),
     ) -> Layer:
         dialect = shell_dialect(shell_name)
         if origin is None:
@@ -300,6 +317,7 @@ class _Builder:
             origin=origin, dynamic_text=bool(dynamic_ranges),
             dynamic_ranges=list(dynamic_ranges), dialect=dialect, process=process,
             positional=list(positional), stdin_script=stdin_script, opened_by=opened_by,
+            known_values=list(known_values),
         ))
         # Unknown dialects are parsed as bash (the superset); rules judge portability.
         if parent is None:
@@ -385,6 +403,7 @@ class _Builder:
                 (*arg.offsets, *([None] * len(suffix))),
                 arg.dynamic_ranges,
                 origin.map_span(word.span),
+                arg.known,
             )
         return feed
 
@@ -548,7 +567,7 @@ class _Builder:
             id=-1, parent=layer.id, kind="ssh", where=layer.where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
             dynamic_ranges=ranges, via="ssh", destination=dest, sends=text, options=options,
-            opened_by=view, sends_dynamic=sends_dynamic(words),
+            opened_by=view, sends_dynamic=sends_dynamic(words), known_values=known_in(words),
         ))
         view.opens.append(ssh_layer.id)
         if h.spread:
@@ -566,6 +585,7 @@ class _Builder:
                 shell_name=self.remote_shell or "unknown", text=text, offsets=offsets,
                 process=[login, "-c", text], source_span=_span_of(offsets),
                 dynamic_ranges=ranges, depth=depth + 1, stdin=feed, opened_by=view,
+                known_values=ssh_layer.known_values,
             )
         elif feed is not None:
             # No command: sshd starts the login shell as a login shell reading stdin.
@@ -574,7 +594,7 @@ class _Builder:
                 shell_name=self.remote_shell or "unknown", text=feed.text,
                 offsets=feed.offsets, process=["-" + login], source_span=feed.source_span,
                 dynamic_ranges=feed.dynamic_ranges, depth=depth + 1, stdin=None,
-                stdin_script=True, opened_by=view,
+                stdin_script=True, opened_by=view, known_values=feed.known_values,
             )
 
     def exec_wrapper(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.ExecHandoff,
@@ -622,6 +642,7 @@ class _Builder:
         # else what the wrapper (su, sudo -s, flock -c, script...) starts.
         start = h.shell_index if h.shell_index is not None else None
         shell_name = shell if shell != "unknown" else UNKNOWN_LOGIN_SHELL
+        known: list[tuple[int, int, str]] = []
         if h.mode == "c" and (h.script is not None or h.script_words):
             if h.script_words:
                 text, offsets, ranges = sudo_shell_text([argv[i] for i in h.script_words])
@@ -631,12 +652,14 @@ class _Builder:
                 cut = h.script_offset
                 text, offsets = a.value[cut:], list(a.offsets[cut:])
                 ranges = [(max(s - cut, 0), e - cut) for s, e in a.dynamic_ranges if e > cut]
+                known = [(max(s - cut, 0), e - cut, n) for s, e, n in a.known if e > cut]
             process = values[start:] if start is not None else [shell_name, "-c", text, *(
                 argv[i].value for i in h.args if i < len(argv))]
             layer_ = self.shell_layer(
                 parent=layer.id, where=where, shell_name=shell, text=text, offsets=offsets,
                 process=process, source_span=_span_of(offsets), dynamic_ranges=ranges,
                 depth=depth + 1, stdin=stdin, positional=positional, opened_by=view,
+                known_values=known,
             )
             view.opens.append(layer_.id)
         elif h.mode == "stdin" and stdin is not None:
@@ -646,6 +669,7 @@ class _Builder:
                 offsets=stdin.offsets, process=process, source_span=stdin.source_span,
                 dynamic_ranges=stdin.dynamic_ranges, depth=depth + 1, stdin=None,
                 positional=positional, stdin_script=True, opened_by=view,
+                known_values=stdin.known_values,
             )
             view.opens.append(layer_.id)
 
@@ -657,6 +681,7 @@ class _Builder:
             id=-1, parent=layer.id, kind="join", where=where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
             dynamic_ranges=ranges, via=h.wrapper, sends=text, opened_by=view,
+            known_values=known_in(words),
         ))
         view.opens.append(join_layer.id)
         same = h.shell == "same"
@@ -667,6 +692,7 @@ class _Builder:
             parent=join_layer.id, where=where, shell_name=str(shell), text=text,
             offsets=offsets, process=process, source_span=_span_of(offsets),
             dynamic_ranges=ranges, depth=depth + 1, stdin=stdin, opened_by=view,
+            known_values=join_layer.known_values,
         )
 
     def awk(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.AwkHandoff) -> None:
@@ -741,6 +767,18 @@ def join_args(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[in
         ranges.extend((at + s, at + e) for s, e in a.dynamic_ranges)
         at += len(a.value)
     return "".join(text), offsets, ranges
+
+
+def known_in(args: Sequence[Arg]) -> list[tuple[int, int, str]]:
+    """The known-value ranges of ``args`` (see ``Arg.known``) in their text joined by ssh."""
+    out: list[tuple[int, int, str]] = []
+    at = 0
+    for i, a in enumerate(args):
+        if i:
+            at += 1
+        out.extend((at + s, at + e, n) for s, e, n in a.known)
+        at += len(a.value)
+    return out
 
 
 def sends_dynamic(args: Sequence[Arg]) -> list[tuple[int, int]]:

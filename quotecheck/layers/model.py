@@ -23,7 +23,8 @@ LayerKind = Literal["shell", "ssh", "join", "exec", "awk"]
 class Arg(FrozenRecord):
     """One argv element as the program receives it (or the word as written, when dynamic)."""
 
-    __slots__ = ("dynamic", "dynamic_ranges", "offsets", "source_span", "value", "word")
+    __slots__ = ("dynamic", "dynamic_ranges", "known", "offsets", "source_span", "value",
+                 "word")
     value: str
     dynamic: bool
     word: Word | None  # None for words a layer generates itself
@@ -31,6 +32,9 @@ class Arg(FrozenRecord):
     # The source offset of each character of ``value`` (a range when consecutive).
     offsets: Sequence[int | None]
     dynamic_ranges: tuple[tuple[int, int], ...]  # parts of ``value`` known only at run time
+    # Parts of ``value`` that are the known value of a variable the script set: (start, end,
+    # the expansion as written, e.g. `$APP`).
+    known: tuple[tuple[int, int, str], ...]
 
     def __init__(
         self,
@@ -40,6 +44,7 @@ class Arg(FrozenRecord):
         source_span: tuple[int, int] | None,
         offsets: Sequence[int | None] = (),
         dynamic_ranges: tuple[tuple[int, int], ...] = (),
+        known: tuple[tuple[int, int, str], ...] = (),
     ) -> None:
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "dynamic", dynamic)
@@ -47,6 +52,7 @@ class Arg(FrozenRecord):
         object.__setattr__(self, "source_span", source_span)
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
+        object.__setattr__(self, "known", known)
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -116,6 +122,9 @@ class Layer(Record):
     uncertain: str | None
     # shell layers: what the script's own assignments make known (trace.LazyValues), or None
     known: Any
+    # ssh, join and shell layers: ranges of ``text`` that are the known value of a variable of
+    # an outer layer, put in by it: (start, end, the expansion as written, e.g. `$APP`).
+    known_values: list[tuple[int, int, str]]
     # exec layers
     argv: list[Arg]
     # awk layers
@@ -152,6 +161,7 @@ class Layer(Record):
         sends_dynamic: list[tuple[int, int]] | None = None,
         uncertain: str | None = None,
         known: Any = None,
+        known_values: list[tuple[int, int, str]] | None = None,
     ) -> None:
         self.id = id
         self.parent = parent
@@ -179,6 +189,7 @@ class Layer(Record):
         self.sends_dynamic = [] if sends_dynamic is None else sends_dynamic
         self.uncertain = uncertain
         self.known = known
+        self.known_values = [] if known_values is None else known_values
 
     def source_offset(self, index: int) -> int | None:
         """Offset in the original input of character ``index`` of this layer's text."""
