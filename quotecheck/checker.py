@@ -43,6 +43,7 @@ class Options:
     dialect: str = "bash"
     dialect_given: bool = False  # --shell: a `shell=` directive does not change it
     limits: Limits = field(default_factory=Limits)  # nesting, layers, parse and rule time
+    external_sources: bool = False  # read the files the script sources, beside it
 
 
 @dataclass
@@ -77,7 +78,7 @@ def check_source(source: str, options: Options | None = None,
     if named is not None and not options.dialect_given and shell_dialect(named) != "unknown":
         dialect = str(shell_dialect(named))
     trace = build_trace(source, dialect=dialect, remote_shell=remote_shell, path=path,
-                        limits=options.limits)
+                        limits=options.limits, external_sources=options.external_sources)
     if trace.root.script is not None:
         scope_directives(directives, trace.root.script)
     ctx = CheckContext(source, trace, remote_shell_known=remote_shell is not None)

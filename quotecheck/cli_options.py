@@ -79,6 +79,10 @@ def _codes(name: str, help: str) -> Param:
 
 _CONFIG = Param("config", ("--config",), "path", "Use this configuration file.")
 _NO_CONFIG = Param("no_config", ("--no-config",), "flag", "Ignore configuration files.", False)
+_EXTERNAL_SOURCES = Param(
+    "external_sources", ("--external-sources", "-x"), "flag",
+    "Read the files a script sources (`source F`, `. F`) where they exist beside it, as "
+    "ShellCheck -x does: their functions become known.", False)
 _COLOUR = Param("color", ("--color",), COLOURS, "Colour the text output.", "auto")
 _LOCAL_SHELL = Param("shell", ("--shell",), SHELL_OPTION_VALUES,
                      "Read every input in this shell, and check named files of any type "
@@ -136,6 +140,7 @@ COMMANDS: tuple[Command, ...] = (
                   "Leave these globs out of directory walks too.", multiple=True),
             Param("no_respect_gitignore", ("--no-respect-gitignore",), "flag",
                   "Walk files .gitignore ignores too.", False),
+            _EXTERNAL_SOURCES,
         ),
         fast=True,
     ),

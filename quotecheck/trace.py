@@ -8,6 +8,7 @@ back to the input, and the child is analysed the same way. Nothing is ever execu
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,12 +56,19 @@ def build_trace(
     remote_shell: str | None = None,
     path: str | None = None,
     limits: Limits | None = None,
+    external_sources: bool = False,
 ) -> Trace:
     """Trace ``source`` (a script or one command line) through every layer it opens.
+
+    ``external_sources``: the files the script sources (`source F`, `. F`) that exist beside
+    ``path`` are read, and their functions are the script's (ShellCheck's `-x`).
 
     ``limits`` (default: config.Limits()) bounds the nesting depth, the layer depth and the
     parsing time; what lies past a limit is reported as a QC002 problem of its layer."""
     builder = _Builder(source, remote_shell, limits)
+    if external_sources and path:
+        builder.sources_dir = os.path.dirname(os.path.abspath(path))
+        builder.dialect = dialect
     process = [dialect, path] if path else None
     text, origin = without_crlf(source)
     builder.shell_layer(
@@ -281,6 +289,9 @@ class _Builder:
         # long script).
         self.deadline = time.monotonic() + self.limits.parse_time
         self.inner_deadline: float | None = None
+        self.sources_dir: str | None = None  # read sourced files from here (--external-sources)
+        self.sourced_files: dict[int, str] = {}  # id of a sourced file's text -> its name
+        self.dialect = "bash"
 
     def new_layer(self, layer: Layer) -> Layer:
         layer.id = len(self.layers)
@@ -337,7 +348,11 @@ class _Builder:
         layer.script = script
         aliases = Aliases(dialect, text)
         commands = list(walk(script))
-        functions = FunctionTable(commands) if defines_functions(text) else None
+        table_from = commands
+        if parent is None and self.sources_dir is not None:
+            table_from = [*self.sourced_commands(commands), *commands]
+        functions = FunctionTable(table_from) if defines_functions(text) or \
+            table_from is not commands else None
         # What the script's own assignments make known (computed when a word needs it).
         known = LazyValues(script, self.source if parent is None else None) \
             if "$" in text else None
@@ -374,6 +389,39 @@ class _Builder:
                 continue
             self.follow(layer, view, view.argv, depth, own or stdin, where, functions)
         return layer
+
+    def sourced_commands(self, commands: list[tuple[SimpleCommand, Context]]
+                         ) -> list[tuple[SimpleCommand, Context]]:
+        """The commands of the files the script sources, where they exist beside it (their
+        text is not the input: positions in it map to nothing)."""
+        assert self.sources_dir is not None
+        out: list[tuple[SimpleCommand, Context]] = []
+        seen: set[str] = set()
+        for command, _ in commands:
+            words = command.words
+            if len(words) < 2 or words[0].dynamic or words[0].value not in ("source", "."):
+                continue
+            name = sourced_name(words[1])
+            if name is None:
+                continue
+            file = os.path.normpath(os.path.join(self.sources_dir, name))
+            if file in seen or not os.path.isfile(file):
+                continue
+            seen.add(file)
+            try:
+                with open(file, encoding="utf-8", errors="surrogateescape") as f:
+                    text = f.read(1 << 20)
+            except OSError:
+                continue
+            text, _ = without_crlf(text)
+            self.sourced_files[id(text)] = name
+            origin = SourceMap.from_offsets([None] * len(text))
+            script = parse_script(text, self.dialect if self.dialect in ("sh", "bash") else
+                                  "bash", origin, max_depth=self.limits.max_nesting,
+                                  time_limit=self.limits.parse_call_time,
+                                  deadline=self.deadline)
+            out.extend(walk(script))
+        return out
 
     def stdin_of(self, command: SimpleCommand, script: Script,
                  known: LazyValues | None = None) -> Feed | None:
@@ -495,8 +543,12 @@ class _Builder:
             return
         params = argv[1:]
         bindings = Bindings()
-        line = self.source.count("\n", 0, fdef.offset) + 1
-        label = f"{fdef.name}() at line {line}"
+        if fdef.offset >= 0:
+            label = f"{fdef.name}() at line {self.source.count(chr(10), 0, fdef.offset) + 1}"
+        else:
+            file = self.sourced_files.get(id(fdef.commands[0][1].script.text)
+                                          if fdef.commands else 0, "a sourced file")
+            label = f"{fdef.name}() in {file}"
         bridge = Compound("call", view.command.span, [("body", fdef.node)],
                           redirects=list(view.command.redirects))
         outer = view.context
@@ -505,7 +557,8 @@ class _Builder:
             if context.in_substitution:
                 continue
             args = [arg_of(w, context.script) for w in command.words]
-            if layer.known is not None and any(w.dynamic for w in command.words):
+            if layer.known is not None and context.script.text is layer.text and \
+                    any(w.dynamic for w in command.words):
                 args = known_args(command.words, args, context.script, layer.known.get(), None)
             new: list[Arg] = []
             changed = False
@@ -821,6 +874,23 @@ def sudo_shell_text(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tu
         if a.dynamic:
             ranges.append((start, len(text)))
     return "".join(text), offsets, ranges
+
+
+def sourced_name(word: Word) -> str | None:
+    """The file a `source` word names relative to the script's directory: a literal path, or
+    the literal tail after the script's own directory (`$(dirname "$0")/lib.sh`,
+    `${BASH_SOURCE%/*}/lib.sh`, `"$DIR"/lib.sh`)."""
+    if not word.dynamic:
+        return word.value or None
+    tail: list[str] = []
+    for part in reversed(word.parts):
+        if part.dynamic:
+            break
+        tail.insert(0, part.value)
+    rest = "".join(tail)
+    if not rest.startswith("/") or len(rest) < 2:
+        return None
+    return rest.lstrip("/")
 
 
 def _span_of(offsets: Sequence[int | None]) -> tuple[int, int] | None:

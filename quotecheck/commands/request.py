@@ -27,3 +27,4 @@ class Request:
     exclude: list[str] | None = None  # glob patterns for the directory walk (walk.py)
     extend_exclude: list[str] | None = None
     respect_gitignore: bool | None = None  # None: the setting (default true)
+    external_sources: bool | None = None  # --external-sources; None: the setting (default off)

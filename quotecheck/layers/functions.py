@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from quotecheck.layers.model import Arg
 from quotecheck.parsing.tree import Compound, Context, SimpleCommand
 from quotecheck.parsing.words import Part, Word
+from quotecheck.programs import DECLARATION_BUILTINS
 
 # `$1`, `${1}`, `${12}`, `$@`, `${@}`, `$*`, `${*}` as written: the plain reads of parameters.
 _PLAIN_READ = re.compile(r"\$(?:([0-9]|[@*])|\{([0-9]+|[@*])\})\Z")
 _NAME_READ = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})\Z")
-_DECLARERS = frozenset({"local", "declare", "typeset", "readonly", "export"})
+_DECLARERS = DECLARATION_BUILTINS
 _IFS = " \t\n"
 _GLOB = "*?["
 
@@ -63,7 +64,8 @@ class FunctionTable:
                 if fn.name is None:
                     continue
                 start = context.script.origin[fn.span[0]]
-                found = FunctionDef(fn.name, fn, start if start is not None else 0)
+                # (-1: in a file the script sources, defined before anything of the input)
+                found = FunctionDef(fn.name, fn, start if start is not None else -1)
                 self.by_node[id(fn)] = found
                 self.by_name.setdefault(fn.name, []).append(found)
             found.commands.append((command, context))
