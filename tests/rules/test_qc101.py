@@ -102,8 +102,10 @@ def test_variable_the_inner_script_assigns_is_an_error_pointing_at_the_assignmen
 
 def test_handing_a_local_value_over_to_a_remote_variable_is_not_qc101() -> None:
     # `dir=$dir` copies the local value on purpose: what is left is the unquoted splice.
-    src = 'dir=/srv/a; ssh host "dir=$dir; cd \\$dir && ls"'
+    src = 'dir=$1; ssh host "dir=$dir; cd \\$dir && ls"'
     assert [d.code for d in mine(src)] == ["QC103"]
+    # A value the script set to a plain word cannot break the remote code: nothing to report.
+    assert not mine('dir=/srv/a; ssh host "dir=$dir; cd \\$dir && ls"')
     assert not mine("dir=/srv/a; ssh host \"dir='$dir'; cd \\\"\\$dir\\\"\"")
     # ... but `PATH=$PATH:...` meant to extend the remote PATH gets the local one.
     [d] = found('ssh host "export PATH=$PATH:/opt/bin; tool"')

@@ -23,7 +23,7 @@ test_fixture_expectations = fixture_test(
 
 
 def test_local_variable_in_ssh_command() -> None:
-    src = 'dir=/tmp/x; ssh host "rm -rf $dir"'
+    src = 'dir=$(mktemp -d); ssh host "rm -rf $dir"'
     [d] = found(src)
     assert src[d.span[0]:d.span[1]] == "$dir"
     assert d.severity == "warning"
@@ -96,13 +96,13 @@ def test_all_arguments_to_ssh_suggest_printf_q() -> None:
 
 def test_value_reaching_code_one_layer_further() -> None:
     # Quoted for the remote shell, but the remote sh -c then parses it unquoted.
-    src = "f=/tmp/x; ssh host \"sh -c 'cat $f'\""
+    src = "read -r f; ssh host \"sh -c 'cat $f'\""
     [d] = found(src)
     assert d.layers == ("local bash", "ssh", "remote shell", "remote sh")
 
 
 def test_one_finding_per_mistake() -> None:
-    for src in ['dir=x; ssh host "rm -rf $dir"', 'sh -c "cat $f"',
+    for src in ['dir=$2; ssh host "rm -rf $dir"', 'sh -c "cat $f"',
                 "find . -exec sh -c 'wc -l {}' \\;"]:
         assert [d.code for d in mine(src)] == [CODE]
 

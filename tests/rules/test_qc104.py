@@ -40,10 +40,12 @@ def test_variable_the_script_sets_itself_is_an_error() -> None:
 
 
 def test_handing_local_values_to_script_variables_is_not_an_error() -> None:
-    src = "rel=v1; ssh host bash -s <<EOF\nRELEASE=$rel\nrel=$rel\ncd /srv/\\$rel\nEOF\n"
+    src = "ssh host bash -s <<EOF\nRELEASE=$rel\nrel=$rel\ncd /srv/\\$rel\nEOF\n"
     diags = found(src)
     assert [at(src, d) for d in diags] == [(2, 9), (3, 5)]
     assert all(d.severity == "warning" for d in diags)
+    # Set by the script before the hand-off: the local value is the one meant.
+    assert not found("rel=v1; " + src)
 
 
 def test_the_fact_with_real_shells() -> None:
@@ -61,8 +63,8 @@ def test_the_fact_with_real_shells() -> None:
     ("ssh host <<EOF\nawk '{print $2}' f\nEOF\n", "error"),  # an awk field
     ("ssh host <<EOF\necho $HOME\nEOF\n", "warning"),
     ("ssh host <<EOF\necho $(date)\nEOF\n", "warning"),
-    ('d=/srv; ssh host <<EOF\ncd "$d"\nEOF\n', "info"),  # a local value, quoted: likely meant
-    ("d=/srv; ssh host <<EOF\ncd $d\nEOF\n", "warning"),  # ... unquoted: code
+    ('ssh host <<EOF\ncd "$d"\nEOF\n', "info"),  # a local value, quoted: likely meant
+    ("ssh host <<EOF\ncd $d\nEOF\n", "warning"),  # ... unquoted: code
 ])
 def test_severity(src: str, severity: str) -> None:
     [d] = found(src)
