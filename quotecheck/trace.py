@@ -9,6 +9,7 @@ back to the input, and the child is analysed the same way. Nothing is ever execu
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -179,6 +180,7 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
             fields = None
         if fields is not None:
             a, b = word.span
+            unsafe = any(not _PLAIN.fullmatch(f.text) for f in fields)
             for f in fields:
                 offs = [origin[o if o is not None and a <= o < b else a] for o in f.offsets]
                 # Runs of characters that come from outside the word: a variable's value.
@@ -193,7 +195,7 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
                     else:
                         known.append((i, i + 1, name))
                 out.append(Arg(f.text, False, word, arg.source_span, offs,
-                               known=tuple(known)))
+                               known=tuple(known), written=arg if unsafe else None))
             continue
         out.append(_known_parts(word, arg, script, values))
     return out
@@ -242,8 +244,30 @@ def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
         k += n
     if not changed:
         return arg
-    return Arg("".join(text), bool(ranges), word, arg.source_span, offsets, tuple(ranges),
-               tuple(known))
+    value = "".join(text)
+    unsafe = any(not _PLAIN.fullmatch(value[s:e]) for s, e, _ in known)
+    return Arg(value, bool(ranges), word, arg.source_span, offsets, tuple(ranges),
+               tuple(known), arg if unsafe else None)
+
+
+# A value that reads the same as code and as data: no blank, quote or shell metacharacter.
+_PLAIN = re.compile(r"[A-Za-z0-9_./:,+%@=-]*")
+
+
+def written_args(args: Sequence[Arg]) -> list[Arg]:
+    """``args`` as the text a later layer parses as code: where a known value with a blank
+    or metacharacter was put in, the expansion as written (the fields one word split into
+    become that word again)."""
+    if not any(a.written is not None for a in args):
+        return list(args)
+    out: list[Arg] = []
+    for a in args:
+        w = a.written
+        if w is None:
+            out.append(a)
+        elif not out or out[-1] is not w:
+            out.append(w)
+    return out
 
 
 def merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -445,7 +469,8 @@ class _Builder:
             arg = arg_of(word, script)
             if known is not None and word.dynamic and r.heredoc is not None:
                 # An unquoted heredoc's `$DATA_DIR` set by the script: the text it really is.
-                arg = known_args([word], [arg], script, known.get(), None, split=False)[0]
+                got = known_args([word], [arg], script, known.get(), None, split=False)[0]
+                arg = got.written or got
             feed = Feed(
                 arg.value + suffix,
                 (*arg.offsets, *([None] * len(suffix))),
@@ -604,7 +629,9 @@ class _Builder:
             depth: int, stdin: Feed | None) -> None:
         dest = argv[h.destination].value if h.destination is not None else "?"
         words = [argv[i] for i in h.command]
-        text, offsets, ranges = join_args(words)
+        sends, _, _ = join_args(words)
+        # The remote shell's text: known values as written where they are not plain words.
+        text, offsets, ranges = join_args(written_args(words))
         options: dict[str, str] = {}
         for letter, index in h.options:
             if index is not None and index < len(argv):
@@ -619,7 +646,7 @@ class _Builder:
         ssh_layer = self.new_layer(Layer(
             id=-1, parent=layer.id, kind="ssh", where=layer.where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
-            dynamic_ranges=ranges, via="ssh", destination=dest, sends=text, options=options,
+            dynamic_ranges=ranges, via="ssh", destination=dest, sends=sends, options=options,
             opened_by=view, sends_dynamic=sends_dynamic(words), known_values=known_in(words),
         ))
         view.opens.append(ssh_layer.id)
@@ -636,7 +663,7 @@ class _Builder:
             self.shell_layer(
                 parent=ssh_layer.id, where=remote_where,
                 shell_name=self.remote_shell or "unknown", text=text, offsets=offsets,
-                process=[login, "-c", text], source_span=_span_of(offsets),
+                process=[login, "-c", sends], source_span=_span_of(offsets),
                 dynamic_ranges=ranges, depth=depth + 1, stdin=feed, opened_by=view,
                 known_values=ssh_layer.known_values,
             )
@@ -702,6 +729,7 @@ class _Builder:
             else:
                 assert h.script is not None
                 a = argv[h.script]
+                a = a.written or a
                 cut = h.script_offset
                 text, offsets = a.value[cut:], list(a.offsets[cut:])
                 ranges = [(max(s - cut, 0), e - cut) for s, e in a.dynamic_ranges if e > cut]
@@ -728,7 +756,7 @@ class _Builder:
 
     def join(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.JoinHandoff,
              depth: int, stdin: Feed | None, where: str) -> None:
-        words = [argv[i] for i in h.words if i < len(argv)]
+        words = written_args([argv[i] for i in h.words if i < len(argv)])
         text, offsets, ranges = join_args(words)
         join_layer = self.new_layer(Layer(
             id=-1, parent=layer.id, kind="join", where=where, source_span=view.source_span,

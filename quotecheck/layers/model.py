@@ -24,7 +24,7 @@ class Arg(FrozenRecord):
     """One argv element as the program receives it (or the word as written, when dynamic)."""
 
     __slots__ = ("dynamic", "dynamic_ranges", "known", "offsets", "source_span", "value",
-                 "word")
+                 "word", "written")
     value: str
     dynamic: bool
     word: Word | None  # None for words a layer generates itself
@@ -35,6 +35,10 @@ class Arg(FrozenRecord):
     # Parts of ``value`` that are the known value of a variable the script set: (start, end,
     # the expansion as written, e.g. `$APP`).
     known: tuple[tuple[int, int, str], ...]
+    # The word as written when a known value with a blank or a shell metacharacter was put in:
+    # a later layer that parses this text as code is given the expansion, not the value, so
+    # that the rules judge `$X` pasted into code (its value they ask of quotecheck.values).
+    written: Arg | None
 
     def __init__(
         self,
@@ -45,6 +49,7 @@ class Arg(FrozenRecord):
         offsets: Sequence[int | None] = (),
         dynamic_ranges: tuple[tuple[int, int], ...] = (),
         known: tuple[tuple[int, int, str], ...] = (),
+        written: Arg | None = None,
     ) -> None:
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "dynamic", dynamic)
@@ -53,6 +58,7 @@ class Arg(FrozenRecord):
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
         object.__setattr__(self, "known", known)
+        object.__setattr__(self, "written", written)
         self.__post_init__()
 
     def __post_init__(self) -> None:

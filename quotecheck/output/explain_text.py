@@ -161,7 +161,7 @@ class ExplainRenderer:
                 else show_value(text, room - 12)
             self.emit(body, f"sends {shown}" +
                       s.dim(f" ({len(text)} chars)" if len(show_value(text)) > room - 12 else ""))
-            if layer.dynamic_text:
+            if (layer.sends_dynamic if layer.kind == "ssh" else layer.dynamic_text):
                 self.emit(body, s.dynamic("part of it is expanded locally at run time"))
         elif layer.kind == "exec":
             self.lines.extend(self.argv_lines(layer.argv, "argv ", body))
