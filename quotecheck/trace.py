@@ -440,8 +440,8 @@ class _Builder:
             text, _ = without_crlf(text)
             self.sourced_files[id(text)] = name
             origin = SourceMap.from_offsets([None] * len(text))
-            script = parse_script(text, self.dialect if self.dialect in ("sh", "bash") else
-                                  "bash", origin, max_depth=self.limits.max_nesting,
+            script = parse_script(text, "sh" if self.dialect == "sh" else "bash", origin,
+                                  max_depth=self.limits.max_nesting,
                                   time_limit=self.limits.parse_call_time,
                                   deadline=self.deadline)
             out.extend(walk(script))
