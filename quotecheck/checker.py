@@ -17,7 +17,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 
-from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
+from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Fix, Severity
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.limits import Limits
 from quotecheck.parsing.shell_directive import directive_shell
@@ -97,7 +97,10 @@ def check_source(source: str, options: Options | None = None,
                    if SEVERITY_ORDER[d.severity] >= SEVERITY_ORDER[options.severity]]
     unique: dict[tuple[str, tuple[int, int], str], Diagnostic] = {}
     for d in diagnostics:
-        unique.setdefault((d.code, d.span, d.message), d)
+        # A wrapper function's body analysed once per call says the same thing about the
+        # body's own text at each call (only the host differs): once is enough.
+        through = any(_THROUGH.match(label) for label in d.layers)
+        unique.setdefault((d.code, d.span, "" if through else d.message), d)
     return CheckResult(source, trace,
                        sorted(unique.values(), key=lambda d: (d.span[0], d.code, d.span[1])))
 
@@ -130,6 +133,7 @@ def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
                                            for e in f.edits)) for f in d.fixes))
 
 
+_THROUGH = re.compile(r"\S+\(\) (?:at line \d+|in .+)\Z")  # Layer.through labels
 _LOWER: dict[str, Severity] = {"error": "warning", "warning": "info"}
 
 
@@ -140,6 +144,20 @@ def _uncertain_split(ctx: CheckContext, layer: Layer | None) -> str | None:
             return layer.uncertain
         layer = ctx.layers[layer.parent] if layer.parent is not None else None
     return None
+
+
+def _touches_known(trace: Trace, fix: Fix) -> bool:
+    """The fix rewrites a word that reads a value the script set: it would write the value in
+    (or change it) where the author wrote the variable."""
+    spans = trace.known_spans
+    for edit in fix.edits:
+        a, b = edit.span
+        at = bisect_left(spans, (a, -1))
+        if at > 0 and spans[at - 1][1] > a:
+            return True
+        if at < len(spans) and (spans[at][0] < b or spans[at][0] == a):
+            return True
+    return False
 
 
 def run_rule(rule: Rule, ctx: CheckContext) -> list[Diagnostic]:
@@ -159,8 +177,11 @@ def _collect(rule: Rule, ctx: CheckContext, out: list[Diagnostic]) -> None:
             if guess is not None:
                 severity = _LOWER.get(severity, severity)
                 message = f"{message} ({guess})"
+            fixes = f.fixes
+            if fixes and ctx.trace.known_spans:
+                fixes = tuple(x for x in fixes if not _touches_known(ctx.trace, x))
             out.append(Diagnostic(rule.code, rule.name, severity, message,
-                                  f.span, chain, f.related, f.fixes))
+                                  f.span, chain, f.related, fixes))
     except Exception as exc:  # a broken rule must not hide the others
         out.append(Diagnostic(
             "QC002", "not-analysed", "warning",

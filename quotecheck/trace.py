@@ -85,7 +85,9 @@ def build_trace(
         stdin=None,
         origin=origin,
     )
-    return Trace(source, builder.layers)
+    trace = Trace(source, builder.layers)
+    trace.known_spans = sorted(set(builder.known_spans))
+    return trace
 
 
 def without_crlf(source: str) -> tuple[str, SourceMap | None]:
@@ -315,6 +317,7 @@ class _Builder:
         self.inner_deadline: float | None = None
         self.sources_dir: str | None = None  # read sourced files from here (--external-sources)
         self.sourced_files: dict[int, str] = {}  # id of a sourced file's text -> its name
+        self.known_spans: list[tuple[int, int]] = []  # words that got a known value
         self.dialect = "bash"
 
     def new_layer(self, layer: Layer) -> Layer:
@@ -396,6 +399,7 @@ class _Builder:
             if known is not None and command.words and any(w.dynamic for w in command.words):
                 args = known_args(command.words, args, context.script, known.get(),
                                   inherited if dynamic_ranges else None)
+                self.note_known(args)
             if dynamic_ranges and context.script.text is text:
                 args = [inherit_dynamic(a, inherited) for a in args]
             view = CommandView(
@@ -413,6 +417,12 @@ class _Builder:
                 continue
             self.follow(layer, view, view.argv, depth, own or stdin, where, functions)
         return layer
+
+    def note_known(self, args: Sequence[Arg]) -> None:
+        """Remember where words were given a value the script set (``Trace.known_spans``)."""
+        for a in args:
+            if a.known and a.source_span is not None:
+                self.known_spans.append(a.source_span)
 
     def sourced_commands(self, commands: list[tuple[SimpleCommand, Context]]
                          ) -> list[tuple[SimpleCommand, Context]]:
@@ -470,6 +480,7 @@ class _Builder:
             if known is not None and word.dynamic and r.heredoc is not None:
                 # An unquoted heredoc's `$DATA_DIR` set by the script: the text it really is.
                 got = known_args([word], [arg], script, known.get(), None, split=False)[0]
+                self.note_known([got])
                 arg = got.written or got
             feed = Feed(
                 arg.value + suffix,
@@ -585,6 +596,7 @@ class _Builder:
             if layer.known is not None and context.script.text is layer.text and \
                     any(w.dynamic for w in command.words):
                 args = known_args(command.words, args, context.script, layer.known.get(), None)
+                self.note_known(args)
             new: list[Arg] = []
             changed = False
             for w, a in zip(command.words, args, strict=True):

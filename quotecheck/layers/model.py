@@ -239,10 +239,15 @@ class Layer(Record):
 class Trace(Record):
     source: str
     layers: list[Layer]
+    # Source spans of the words that were given a value the script set (`$APP` -> shopfront):
+    # no fix may rewrite them (it would freeze or change the author's value).
+    known_spans: list[tuple[int, int]]
 
-    def __init__(self, source: str, layers: list[Layer]) -> None:
+    def __init__(self, source: str, layers: list[Layer],
+                 known_spans: list[tuple[int, int]] | None = None) -> None:
         self.source = source
         self.layers = layers
+        self.known_spans = [] if known_spans is None else known_spans
 
     @property
     def root(self) -> Layer:
