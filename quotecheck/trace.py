@@ -526,8 +526,9 @@ class _Builder:
         if functions and 0 not in dynamic and "/" not in values[0]:
             fdef = functions.lookup(values[0], view.source_span[0] if view.source_span else None)
             if fdef is not None:
-                self.call_function(layer, view, argv, depth, stdin, where, functions, fdef,
-                                   active)
+                if functions.expands(view.command, view.context):
+                    self.call_function(layer, view, argv, depth, stdin, where, functions, fdef,
+                                       active)
                 return
         if name in IN_PLACE_BUILTINS and 0 not in dynamic and len(argv) > 1:
             if name == "command" and values[1].startswith("-") and values[1] not in ("-p", "--"):
@@ -588,7 +589,6 @@ class _Builder:
         bridge = Compound("call", view.command.span, [("body", fdef.node)],
                           redirects=list(view.command.redirects))
         outer = view.context
-        call_word = argv[0]
         for command, context in fdef.commands:
             if context.in_substitution:
                 continue
@@ -609,11 +609,6 @@ class _Builder:
             bindings.learn(command, params)
             if not changed or not new:
                 continue
-            if not new[0].dynamic and new[0] is args[0]:
-                # The program word runs at the call: findings about it are said there.
-                first = new[0]
-                new[0] = Arg(first.value, False, first.word, call_word.source_span,
-                             first.offsets, first.dynamic_ranges)
             inside = context.ancestors
             for i, node in enumerate(inside):
                 if node is fdef.node:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 from quotecheck.layers.model import Arg
-from quotecheck.parsing.tree import Compound, Context, SimpleCommand
+from quotecheck.parsing.tree import Compound, Context, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import DECLARATION_BUILTINS
 
@@ -26,6 +26,7 @@ _PLAIN_READ = re.compile(r"\$(?:([0-9]|[@*])|\{([0-9]+|[@*])\})\Z")
 _NAME_READ = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})\Z")
 _DECLARERS = DECLARATION_BUILTINS
 _IFS = " \t\n"
+_LOOPS = ("while", "until")
 _GLOB = "*?["
 
 
@@ -46,16 +47,18 @@ class FunctionTable:
     """The functions of one shell layer's script, by name."""
 
     __slots__ = ("by_name", "by_node", "called", "readers")
+    # `called`: the functions whose every call is analysed with its arguments (`expands`), so
+    # that their bodies' hand-offs are not analysed on their own as well.
 
     def __init__(self, commands: Sequence[tuple[SimpleCommand, Context]]) -> None:
         self.by_name: dict[str, list[FunctionDef]] = {}
         self.by_node: dict[int, FunctionDef] = {}
-        names: set[str] = set()
+        calls: list[tuple[SimpleCommand, Context]] = []
         # ids of the body commands that read the parameters, per function (built when asked)
         self.readers: dict[int, set[int]] = {}
         for command, context in commands:
             if command.words and not command.words[0].dynamic:
-                names.add(command.words[0].value)
+                calls.append((command, context))
             fn = innermost_function(context)
             if fn is None:
                 continue
@@ -69,7 +72,23 @@ class FunctionTable:
                 self.by_node[id(fn)] = found
                 self.by_name.setdefault(fn.name, []).append(found)
             found.commands.append((command, context))
-        self.called = names & self.by_name.keys()
+        expanded: set[str] = set()
+        partly: set[str] = set()
+        for command, context in calls:
+            name = command.words[0].value
+            if name in self.by_name:
+                (expanded if self.expands(command, context) else partly).add(name)
+        self.called = expanded - partly
+
+    @staticmethod
+    def expands(command: SimpleCommand, context: Context) -> bool:
+        """A call worth analysing with its arguments: one of them is known (`remote gpu1
+        "..."`), or the call sits in a loop (whose input an ssh in the body may read). A call
+        passing on only run-time values says no more than the body itself."""
+        if any(not w.dynamic for w in command.words[1:]):
+            return True
+        return any(isinstance(n, Compound) and n.kind in _LOOPS and _reads_input(n)
+                   for n in context.ancestors)
 
     def wrapped(self, command: SimpleCommand, context: Context) -> bool:
         """``command`` reads the parameters of a function that the script calls: its
@@ -107,6 +126,17 @@ class FunctionTable:
             if before:
                 return max(before, key=lambda d: d.offset)
         return min(defs, key=lambda d: d.offset)
+
+
+def _reads_input(loop: Compound) -> bool:
+    """`while read ...`: the loop's condition reads its standard input."""
+    for role, part in loop.parts:
+        if role == "condition":
+            for node in iter_nodes([part]):
+                if isinstance(node, SimpleCommand) and node.words and \
+                        node.words[0].value in ("read", "mapfile", "readarray"):
+                    return True
+    return False
 
 
 def innermost_function(context: Context) -> Compound | None:
