@@ -147,16 +147,13 @@ def _uncertain_split(ctx: CheckContext, layer: Layer | None) -> str | None:
 
 
 def _touches_known(trace: Trace, fix: Fix) -> bool:
-    """The fix rewrites a word that reads a value the script set: it would write the value in
-    (or change it) where the author wrote the variable."""
-    spans = trace.known_spans
+    """The fix replaces a word that reads a value the script set and drops the expansion:
+    it would write the value in (freezing or changing it) where the author wrote `$APP`."""
     for edit in fix.edits:
         a, b = edit.span
-        at = bisect_left(spans, (a, -1))
-        if at > 0 and spans[at - 1][1] > a:
-            return True
-        if at < len(spans) and (spans[at][0] < b or spans[at][0] == a):
-            return True
+        for start, end, names in trace.known_spans:
+            if start < b and a < end and not all(n in edit.text for n in names):
+                return True
     return False
 
 

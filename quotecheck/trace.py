@@ -317,7 +317,8 @@ class _Builder:
         self.inner_deadline: float | None = None
         self.sources_dir: str | None = None  # read sourced files from here (--external-sources)
         self.sourced_files: dict[int, str] = {}  # id of a sourced file's text -> its name
-        self.known_spans: list[tuple[int, int]] = []  # words that got a known value
+        # words that got a known value: their span and the expansions that gave it
+        self.known_spans: list[tuple[int, int, tuple[str, ...]]] = []
         self.dialect = "bash"
 
     def new_layer(self, layer: Layer) -> Layer:
@@ -399,7 +400,7 @@ class _Builder:
             if known is not None and command.words and any(w.dynamic for w in command.words):
                 args = known_args(command.words, args, context.script, known.get(),
                                   inherited if dynamic_ranges else None)
-                self.note_known(args)
+                self.note_known(args, context.script)
             if dynamic_ranges and context.script.text is text:
                 args = [inherit_dynamic(a, inherited) for a in args]
             view = CommandView(
@@ -418,11 +419,18 @@ class _Builder:
             self.follow(layer, view, view.argv, depth, own or stdin, where, functions)
         return layer
 
-    def note_known(self, args: Sequence[Arg]) -> None:
-        """Remember where words were given a value the script set (``Trace.known_spans``)."""
+    def note_known(self, args: Sequence[Arg], script: Script) -> None:
+        """Remember where the script reads a value it set (``Trace.known_spans``)."""
         for a in args:
-            if a.known and a.source_span is not None:
-                self.known_spans.append(a.source_span)
+            if not a.known or a.word is None:
+                continue
+            names = {n for _, _, n in a.known}
+            for part in a.word.parts:
+                if part.kind != "parameter" or part.value not in names:
+                    continue
+                span = script.origin.map_span(part.span)
+                if span is not None:
+                    self.known_spans.append((*span, (part.value,)))
 
     def sourced_commands(self, commands: list[tuple[SimpleCommand, Context]]
                          ) -> list[tuple[SimpleCommand, Context]]:
@@ -480,7 +488,7 @@ class _Builder:
             if known is not None and word.dynamic and r.heredoc is not None:
                 # An unquoted heredoc's `$DATA_DIR` set by the script: the text it really is.
                 got = known_args([word], [arg], script, known.get(), None, split=False)[0]
-                self.note_known([got])
+                self.note_known([got], script)
                 arg = got.written or got
             feed = Feed(
                 arg.value + suffix,
@@ -596,7 +604,7 @@ class _Builder:
             if layer.known is not None and context.script.text is layer.text and \
                     any(w.dynamic for w in command.words):
                 args = known_args(command.words, args, context.script, layer.known.get(), None)
-                self.note_known(args)
+                self.note_known(args, context.script)
             new: list[Arg] = []
             changed = False
             for w, a in zip(command.words, args, strict=True):

@@ -253,7 +253,7 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
         remote_shell: str | None, position_encoding: str, config: Path | None, no_config: bool,
         color: str, jobs: int | None, shell: str | None, extend_select: list[str] | None,
         exclude: list[str] | None, extend_exclude: list[str] | None,
-        no_respect_gitignore: bool, external_sources: bool = False) -> int:
+        no_respect_gitignore: bool, external_sources: bool) -> int:
     """``quotecheck check``, with the command line's values."""
     from quotecheck.output.style import want_colour
 

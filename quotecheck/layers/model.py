@@ -239,12 +239,12 @@ class Layer(Record):
 class Trace(Record):
     source: str
     layers: list[Layer]
-    # Source spans of the words that were given a value the script set (`$APP` -> shopfront):
-    # no fix may rewrite them (it would freeze or change the author's value).
-    known_spans: list[tuple[int, int]]
+    # Where the script reads a value it set (`$APP` -> shopfront): the expansion's source span
+    # and its text; no fix may write the value in place of the expansion.
+    known_spans: list[tuple[int, int, tuple[str, ...]]]
 
     def __init__(self, source: str, layers: list[Layer],
-                 known_spans: list[tuple[int, int]] | None = None) -> None:
+                 known_spans: list[tuple[int, int, tuple[str, ...]]] | None = None) -> None:
         self.source = source
         self.layers = layers
         self.known_spans = [] if known_spans is None else known_spans
