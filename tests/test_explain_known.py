@@ -64,3 +64,12 @@ def test_wrapper_layer_names_the_function(capsys: pytest.CaptureFixture[str]) ->
 
 def test_function_shadows_the_program(capsys: pytest.CaptureFixture[str]) -> None:
     assert ssh_layers(capsys, "ssh() { echo \"$@\"; }; ssh h 'rm -rf /tmp/x'") == []
+
+
+def test_uncertain_split_is_said(capsys: pytest.CaptureFixture[str]) -> None:
+    [ssh] = ssh_layers(capsys, "ssh \"${SSH_OPTS[@]}\" \"$host\" \"mkdir -p /srv/app\"")
+    assert (ssh["destination"], ssh["sends"]) == ("$host", "mkdir -p /srv/app")
+    assert "`${SSH_OPTS[@]}` is not known before run time" in ssh["uncertain"]
+    # Set by the script: known, no guess.
+    [ssh] = ssh_layers(capsys, "SSH_OPTS=(-p 22); ssh \"${SSH_OPTS[@]}\" h \"mkdir -p /srv\"")
+    assert "uncertain" not in ssh and ssh["options"] == {"-p": "22"}

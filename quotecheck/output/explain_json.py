@@ -60,6 +60,8 @@ def layer_document(layer: Layer) -> dict[str, Any]:
         doc["dynamic_text"] = True
     if layer.through:
         doc["through"] = layer.through
+    if layer.uncertain:
+        doc["uncertain"] = layer.uncertain
     return doc
 
 

@@ -163,6 +163,9 @@ class ExplainRenderer:
                       s.dim(f" ({len(text)} chars)" if len(show_value(text)) > room - 12 else ""))
             if (layer.sends_dynamic if layer.kind == "ssh" else layer.dynamic_text):
                 self.emit(body, s.dynamic("part of it is expanded locally at run time"))
+            if layer.uncertain:
+                for line in textwrap.wrap(layer.uncertain, WIDTH - body):
+                    self.emit(body, s.dynamic(line))
         elif layer.kind == "exec":
             self.lines.extend(self.argv_lines(layer.argv, "argv ", body))
         elif layer.kind == "awk":
