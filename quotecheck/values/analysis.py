@@ -88,7 +88,7 @@ def analyse_values(script: Script, source: str | None = None) -> Values:
     a value was set on); without it, lines are counted in ``script.text``."""
     text = script.text
     origin = script.origin
-    if source is not None:
+    if source is not None and source is not text and source != text:
         base = source
         newlines = [i for i, c in enumerate(base) if c == "\n"] if len(base) < 4096 else \
             _newlines(base)

@@ -50,6 +50,7 @@ from quotecheck.values.shapes import (
     arith_names,
     assigned_in,
     ends_script,
+    nodes_below,
     prints_quoted,
     quotes_output,
     read_targets,
@@ -87,6 +88,7 @@ class Walker:
         self.pending: list[Compound] = []
         self.first_call: int | None = None
         self.ifs_default = True
+        self._log: list[str] = []  # every name set, in order: what changed since a fork
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -110,7 +112,7 @@ class Walker:
         return self.snaps
 
     def _prepass(self) -> None:
-        nodes = list(iter_nodes(self.script.body))
+        nodes = nodes_below(self.script.body)
         for node in nodes:
             if isinstance(node, Compound) and node.kind == "function" and node.name:
                 self.functions[node.name] = node
@@ -164,6 +166,7 @@ class Walker:
             self.state = dict(self.state)
             self.shared = False
         self.state[name] = k
+        self._log.append(name)
         if not self.in_function:
             old = self.summary.get(name)
             self.summary[name] = k if old is None else merge(old, k)
@@ -176,23 +179,23 @@ class Walker:
     def _restore(self, saved: State) -> None:
         self.state, self.shared = saved, True
 
-    def _merge_into(self, states: list[State], at: int) -> None:
-        """Make the state the merge of ``states`` (the ends of the paths of a branch)."""
+    def _mark(self) -> int:
+        return len(self._log)
+
+    def _merge_into(self, states: list[State], mark: int) -> None:
+        """Make the state the merge of ``states`` (the ends of the paths of a branch that
+        forked when the log was ``mark`` long: only names set since then can differ)."""
         if not states:
             return  # every path ends the script: what follows is not reached from here
         first = states[0]
         if all(s is first for s in states):
             self._restore(first)
             return
-        names: set[str] = set()
-        for s in states:
-            names.update(s)
-        result: State = {}
-        for name in names:
+        result: State = dict(first)
+        for name in set(self._log[mark:]):
             ks = [s.get(name) for s in states]
             k0 = ks[0]
-            if all(k is k0 for k in ks) and k0 is not None:
-                result[name] = k0
+            if k0 is not None and all(k is k0 for k in ks):
                 continue
             merged = k0 if k0 is not None else environment(name)
             for k in ks[1:]:
@@ -269,9 +272,10 @@ class Walker:
                 self._restore(saved)
             elif before in ("&&", "||"):
                 saved = self._fork()
+                mark = self._mark()
                 self._node(item)
                 ends = ends_script(item, self.enders)
-                self._merge_into([saved] if ends else [saved, self.state], item_start(item))
+                self._merge_into([saved] if ends else [saved, self.state], mark)
             else:
                 self._node(item)
             # `[[ $x =~ ^re$ ]] || exit`: past here the value matched.
@@ -328,6 +332,7 @@ class Walker:
         ends: list[State] = []
         fall: State | None = None
         check = None
+        mark = self._mark()
         for i, (role, part) in enumerate(parts):
             if role == "condition":
                 if fall is not None:
@@ -353,10 +358,11 @@ class Walker:
                 fall = None
         if fall is not None:
             ends.append(fall)
-        self._merge_into(ends, node.span[1])
+        self._merge_into(ends, mark)
 
     def _case(self, node: Compound) -> None:
         start = self._fork()
+        mark = self._mark()
         ends: list[State] = []
         for _, part in node.parts:
             self._restore(start)
@@ -365,7 +371,7 @@ class Walker:
                 ends.append(self._fork())
         if not any(w.raw == "*" for w in node.words[1:]):
             ends.append(start)
-        self._merge_into(ends, node.span[1])
+        self._merge_into(ends, mark)
 
     def _loop(self, node: Compound) -> None:
         at = node.span[0]
@@ -391,9 +397,10 @@ class Walker:
             if var in names:
                 self._set(var, self._unknown_like(self.state[var]), at)
         start = self._fork()
+        mark = self._mark()
         for part in body:
             self._node(part)
-        self._merge_into([start, self.state], node.span[1])
+        self._merge_into([start, self.state], mark)
 
     def _loop_value(self, var: str, node: Compound, at: int) -> Knowledge:
         """What the loop variable of `for v in words` holds in the body: one of the fields."""
@@ -648,12 +655,14 @@ def _value_word(word: Word, eq: int) -> Word | None:
     return Word((cut, word.span[1]), raw, tuple(parts))
 
 
+_IFS_SETTERS = DECLARATION_BUILTINS | {"read"}
+
+
 def _sets_ifs(node: SimpleCommand) -> bool:
     words = node.words
-    if not words and any(a.name == "IFS" for a in node.assignments):
-        return True
-    return bool(words) and not words[0].dynamic and \
-        words[0].value in DECLARATION_BUILTINS | {"read"} and \
+    if not words:
+        return any(a.name == "IFS" for a in node.assignments)
+    return words[0].value in _IFS_SETTERS and not words[0].dynamic and \
         any(w.value.startswith("IFS") for w in words[1:])
 
 

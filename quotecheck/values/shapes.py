@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand, iter_nodes
+from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
 from quotecheck.parsing.words import Word
 from quotecheck.programs import DECLARATION_BUILTINS, SCRIPT_SOURCERS
 from quotecheck.values.knowledge import PLAIN
@@ -19,6 +19,23 @@ ARITH_ASSIGNED = re.compile(
     r"([A-Za-z_][A-Za-z0-9_]*)")
 _READ_VALUE_OPTIONS = frozenset("pdnNtui")
 ENDERS = frozenset({"exit", "return"})
+
+
+def nodes_below(nodes: list[Node]) -> list[Node]:
+    """Every node of ``nodes`` and below them (not into substitutions): one explicit stack, so
+    a deeply nested tree costs neither recursion nor a generator per level."""
+    out: list[Node] = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, Pipeline):
+            stack.extend(reversed(node.commands))
+        elif isinstance(node, CommandList):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, Compound):
+            stack.extend(p for _, p in reversed(node.parts))
+    return out
 
 
 def arith_names(text: str) -> list[str]:
@@ -126,7 +143,7 @@ def ends_script(node: Node, enders: Iterable[str]) -> bool:
 
 def quotes_output(body: Node) -> bool:
     """A function body that prints its argument shell-quoted: `printf %q`, `printf '%q '`."""
-    for node in iter_nodes([body]):
+    for node in nodes_below([body]):
         if isinstance(node, SimpleCommand) and node.words:
             values = [w.value for w in node.words]
             if values[0] == "printf" and len(values) > 1 and values[1] != "-v" \
@@ -144,7 +161,7 @@ def assigned_in(nodes: list[Node], functions: dict[str, Compound], *, own_scope:
     calls: set[str] = set()
     barrier = False
     local: set[str] = set()
-    for node in iter_nodes(nodes):
+    for node in nodes_below(nodes):
         if isinstance(node, SimpleCommand):
             if not node.words:
                 names.update(a.name for a in node.assignments)

@@ -4,6 +4,8 @@ named-variable cases never walks the script for values."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from quotecheck.diagnostics import Related
 from quotecheck.layers.model import Layer
 from quotecheck.rules.api import CheckContext, Finding
@@ -11,13 +13,17 @@ from quotecheck.rules.crosslayer.advice import outer_label, quote_advice
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Expansion, Result
 from quotecheck.rules.crosslayer.inner_shells import describe
-from quotecheck.values import Knowledge, Values, analyse_values
+
+if TYPE_CHECKING:
+    from quotecheck.values import Knowledge, Values
 
 
 def values_of(ctx: CheckContext, layer: Layer) -> Values | None:
     script = layer.script
     if script is None:
         return None
+    # Imported here: a check whose expansions never reach this pays nothing for the module.
+    from quotecheck.values import analyse_values
     return ctx.memo.get_or_compute("values", script,
                                    lambda: analyse_values(script, ctx.source))
 
