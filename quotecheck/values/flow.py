@@ -31,7 +31,6 @@ from quotecheck.parsing.tree import (
     Pipeline,
     Script,
     SimpleCommand,
-    iter_nodes,
 )
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import DECLARATION_BUILTINS, SCRIPT_SOURCERS
@@ -49,6 +48,7 @@ from quotecheck.values.shapes import (
     NAME,
     arith_names,
     assigned_in,
+    command_output_kind,
     ends_script,
     nodes_below,
     prints_quoted,
@@ -227,15 +227,9 @@ class Walker:
     def _unknown(self, name: str, at: int, kind: Kind = "unknown", note: str = "") -> Knowledge:
         return Knowledge(name, kind, None, (at,), (self.line_of(at),), note)
 
-    def quoting_part(self, part: Part) -> bool:
-        """`$(q "$x")` where `q` is a script function that prints `printf %q` output."""
-        inner = self.script.substitutions.get(part.span[0])
-        if inner is None:
-            return False
-        for node in iter_nodes(inner.body):
-            if isinstance(node, SimpleCommand) and node.words:
-                return prints_quoted([w.value for w in node.words], self.quoting)
-        return False
+    def quoting_part(self, part: Part) -> Kind:
+        """What a `$( )` part's output can hold (see ``shapes.output_kind``)."""
+        return command_output_kind(self.script, part, self.quoting)
 
     # -- walking -----------------------------------------------------------------------------
 
@@ -467,7 +461,7 @@ class Walker:
                 self._set(name, self._unknown(name, at), at)
         elif prog == "printf" and len(values) > 3 and values[1] == "-v":
             name = values[2].partition("[")[0]
-            quoted = "%q" in values[3] or "%Q" in values[3]
+            quoted = prints_quoted(["printf", *values[3:]], ())
             self._set(name, self._unknown(name, at, "quoted" if quoted else "unknown",
                                           "printf %q" if quoted else ""), at)
         elif prog == "unset":
@@ -544,7 +538,12 @@ class Walker:
             self._assign_array(name, value, at, append)
             return
         val = assigned_value(value, self.lookup, self.quoting_part)
-        note = "printf %q" if val.kind == "quoted" else ""
+        note = ""
+        if val.kind in ("quoted", "word", "number") and len(value.parts) == 1 and \
+                value.parts[0].kind in ("command", "backtick"):
+            note = value.parts[0].value  # the command it is the output of
+        elif val.kind == "quoted":
+            note = "printf %q"
         if subscript is not None:
             old = self.lookup(name)
             if old.kind == "exact" and old.alts is not None and len(old.alts) == 1 and \
@@ -582,6 +581,17 @@ class Walker:
                 return
             safe = old.safe and Knowledge(name, val.kind, val.alts).safe
             self._set(name, self._unknown(name, at, "word" if safe else "unknown"), at)
+            return
+        was = self.state.get(name)
+        if was is not None and was.alts is not None and any(len(a) > 1 for a in was.alts):
+            # `name=v` on an array sets its element 0 and keeps the others.
+            if val.kind == "exact" and val.alts is not None and \
+                    len(was.alts) * len(val.alts) <= MAX_ALTERNATIVES:
+                kept = tuple(dict.fromkeys((b[0], *a[1:]) for a in was.alts for b in val.alts))
+                self._set(name, Knowledge(name, "exact", kept, (*was.offsets, at),
+                                          (*was.lines, self.line_of(at))), at)
+            else:
+                self._set(name, self._unknown(name, at), at)
             return
         self._set(name, self._knowledge(name, val, at, note), at)
 

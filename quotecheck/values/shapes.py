@@ -7,10 +7,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
-from quotecheck.parsing.words import Word
-from quotecheck.programs import DECLARATION_BUILTINS, SCRIPT_SOURCERS
-from quotecheck.values.knowledge import PLAIN
+from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Script, SimpleCommand
+from quotecheck.parsing.words import Part, Word
+from quotecheck.programs import (
+    DATE_PLAIN_DIRECTIVES,
+    DECLARATION_BUILTINS,
+    PLAIN_OUTPUT_COMMANDS,
+    SCRIPT_SOURCERS,
+)
+from quotecheck.values.knowledge import PLAIN, Kind
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `n = 3`, `n += 2`, `n++`, `--n` inside `(( ))` or `let`.
@@ -217,3 +222,49 @@ def prints_quoted(values: list[str], functions: Iterable[str]) -> bool:
     if values[0] == "printf":
         return len(values) > 1 and values[1] != "-v" and ("%q" in values[1] or "%Q" in values[1])
     return values[0] in functions
+
+
+_DATE_FORMAT = re.compile(r"\+(?:[A-Za-z0-9_.:,/-]|%[A-Za-z%])*")
+
+
+def output_kind(values: list[str], quoting: Iterable[str]) -> str:
+    """What the output of the command ``values`` can hold: `quoted` (printf %q, a quoting
+    function), `number`, `word` (one plain word), or `unknown`."""
+    if prints_quoted(values, quoting):
+        return "quoted"
+    known = PLAIN_OUTPUT_COMMANDS.get(tuple(values))
+    if known is not None:
+        return known
+    if values and values[0] == "date":
+        args = [v for v in values[1:] if v not in ("-u", "--utc")]
+        if len(args) == 1 and _DATE_FORMAT.fullmatch(args[0]) and all(
+                d in DATE_PLAIN_DIRECTIVES for d in re.findall(r"%(.)", args[0])):
+            return "word"
+    return "unknown"
+
+
+def substitution_command(script: Script, part: Part) -> list[str] | None:
+    """The argv of a `$(cmd args)` part that is one simple command of literal words."""
+    inner = script.substitutions.get(part.span[0])
+    if inner is None or len(inner.body) != 1:
+        return None
+    node = inner.body[0]
+    while isinstance(node, CommandList) and len(node.items) == 1:
+        node = node.items[0]
+    if isinstance(node, Pipeline) and len(node.commands) == 1:
+        node = node.commands[0]
+    if not isinstance(node, SimpleCommand) or not node.words or node.redirects:
+        return None
+    if node.words[0].dynamic:
+        return None  # arguments may be dynamic: `$(q "$x")` counts by the function's name
+    return [w.value for w in node.words]
+
+
+def command_output_kind(script: Script, part: Part, quoting: Iterable[str]) -> Kind:
+    argv = substitution_command(script, part)
+    if argv is None:
+        return "unknown"
+    return _OUTPUT_KINDS.get(output_kind(argv, quoting), "unknown")
+
+
+_OUTPUT_KINDS: dict[str, Kind] = {"quoted": "quoted", "number": "number", "word": "word"}

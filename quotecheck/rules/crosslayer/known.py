@@ -43,6 +43,16 @@ def knowledge(ctx: CheckContext, exp: Expansion) -> Knowledge | None:
     return values.at(name, exp.part.span[0])
 
 
+def output_is_plain(ctx: CheckContext, exp: Expansion) -> bool:
+    """A `$( )` whose output is one plain word or a number (`$(hostname)`, `$(nproc)`)."""
+    layer_script = exp.layer.script
+    if exp.part.kind != "command" or layer_script is None or \
+            exp.script.text is not layer_script.text:
+        return False
+    values = values_of(ctx, exp.layer)
+    return values is not None and values.output_kind(exp.part) in ("word", "number")
+
+
 def evidence(k: Knowledge | None, shown: str) -> str:
     """A sentence on what the finding's certainty rests on."""
     if k is None:
