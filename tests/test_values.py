@@ -75,6 +75,14 @@ def test_exact_values(src: str, marker: str, exact: tuple[str, ...] | None) -> N
     ("printf -v q '%q' \"$x\"\necho $q\n", "$q", "quoted"),
     ("sq() { printf '%q ' \"$@\"; }\nq=$(sq \"$x\")\necho $q\n", "$q", "quoted"),
     ("id=job_$RANDOM\necho $id\n", "$id", "word"),
+    ("case $x in *[!0-9]*) exit 1;; esac\necho $x\n", "$x", "validated"),
+    ("case $x in *[![:alnum:]_-]*|'') echo bad;; *) echo $x;; esac\n", "$x", "validated"),
+    ("case $x in *[!0-9]*) echo bad;; esac\necho $x\n", "$x", "environment"),
+    ("case $x in *[!a-z\\;]*) exit 1;; esac\necho $x\n", "$x", "environment"),
+    ("for i in $(seq 1 $n); do echo $i; done\n", "$i", "number"),
+    ("for i in $(seq -w 10); do echo $i; done\n", "$i", "number"),
+    ("for n in $(seq -f %02g 1 3); do h=node$n; echo $h; done\n", "$h", "word"),
+    ("for i in $(seq -s ' ' 3); do echo $i; done\n", "$i", "unknown"),
     ("d=/srv/$(ls)\necho $d\n", "$d", "unknown"),
 ])
 def test_kinds(src: str, marker: str, kind: str) -> None:

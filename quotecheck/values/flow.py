@@ -55,7 +55,10 @@ from quotecheck.values.shapes import (
     quotes_output,
     read_targets,
     regex_check,
+    rejected_outside,
     safe_regex,
+    seq_kind,
+    substitution_command,
 )
 
 State = dict[str, Knowledge]
@@ -355,16 +358,47 @@ class Walker:
         self._merge_into(ends, mark)
 
     def _case(self, node: Compound) -> None:
+        """Each clause is a path; no match (without a `*` clause) and a clause with no
+        commands are paths too. In a clause after `*[!SET]*)`, the subject holds only SET."""
         start = self._fork()
         mark = self._mark()
         ends: list[State] = []
+        subject = _simple_variable(node.words[0].raw) if node.words else None
+        patterns = node.words[1:]
+        text = self.script.text
+        rejected: str | None = None
+        empty = False
+        j = 0
         for _, part in node.parts:
+            own: list[Word] = []
+            while j < len(patterns) and patterns[j].span[0] < part.span[0]:
+                w = patterns[j]
+                j += 1
+                if ";;" in text[w.span[1]:part.span[0]] or ";&" in text[w.span[1]:part.span[0]]:
+                    empty = True  # a clause without commands, before this one
+                    rejected = rejected or rejected_outside(w.raw)
+                else:
+                    own.append(w)
             self._restore(start)
+            if subject is not None and rejected is not None:
+                self._set(subject, self._unknown(subject, part.span[0], "validated", rejected),
+                          part.span[0])
             self._node(part)
             if not ends_script(part, self.enders):
                 ends.append(self._fork())
-        if not any(w.raw == "*" for w in node.words[1:]):
+            for w in own:
+                rejected = rejected or rejected_outside(w.raw)
+        for w in patterns[j:]:
+            empty = True
+            rejected = rejected or rejected_outside(w.raw)
+        if empty:
             ends.append(start)
+        if not any(w.raw == "*" for w in patterns):
+            self._restore(start)
+            if subject is not None and rejected is not None:
+                self._set(subject, self._unknown(subject, node.span[0], "validated", rejected),
+                          node.span[0])
+            ends.append(self._fork())
         self._merge_into(ends, mark)
 
     def _loop(self, node: Compound) -> None:
@@ -403,6 +437,12 @@ class Walker:
             return self._unknown(var, at)  # `for v; do`: the positional parameters
         if _brace_numbers(words) or all(_index_loop(w) for w in words):
             return self._unknown(var, at, "number")
+        if len(words) == 1 and len(words[0].parts) == 1 and \
+                words[0].parts[0].kind == "command" and words[0].parts[0].quoting == "none":
+            argv = substitution_command(self.script, words[0].parts[0])
+            kind = seq_kind(argv) if argv is not None else None
+            if kind is not None:
+                return self._unknown(var, at, kind, words[0].raw)  # `for i in $(seq 1 $n)`
         alts: list[Alternative] = []
         exact = True
         safe = True
@@ -666,6 +706,12 @@ def _value_word(word: Word, eq: int) -> Word | None:
 
 
 _IFS_SETTERS = DECLARATION_BUILTINS | {"read"}
+
+
+def _simple_variable(raw: str) -> str | None:
+    import re
+    m = re.fullmatch(r'"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?', raw)
+    return m.group(1) if m else None
 
 
 def _sets_ifs(node: SimpleCommand) -> bool:

@@ -183,6 +183,7 @@ def merge(a: Knowledge, b: Knowledge) -> Knowledge:
             return Knowledge(a.name, a.kind, None, offsets, lines,
                              a.note if a.note == b.note else "")
         return Knowledge(a.name, kind, None, offsets, lines)
-    if a.kind == b.kind == "environment":
-        return a
+    if a.kind == b.kind == "environment" or {a.kind, b.kind} == {"environment", "validated"}:
+        # A check is not an assignment: on some path the value is still the environment's.
+        return a if a.kind == "environment" else b
     return Knowledge(a.name, "unknown", None, offsets, lines)

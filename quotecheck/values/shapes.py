@@ -268,3 +268,40 @@ def command_output_kind(script: Script, part: Part, quoting: Iterable[str]) -> K
 
 
 _OUTPUT_KINDS: dict[str, Kind] = {"quoted": "quoted", "number": "number", "word": "word"}
+
+
+_REJECTS = re.compile(r"\*\[[!^]((?:\[:[a-z]+:\]|[^\]\[])+)\]\*")
+_PLAIN_CLASSES = frozenset({"alnum", "alpha", "digit", "lower", "upper", "xdigit"})
+
+
+def rejected_outside(pattern: str) -> str | None:
+    """For a case pattern `*[!SET]*` whose SET holds plain characters only, the set as
+    `[SET]` (a value that did not match it holds nothing else); else None."""
+    m = _REJECTS.fullmatch(pattern)
+    if m is None:
+        return None
+    body = m.group(1)
+    rest = re.sub(r"\[:([a-z]+):\]", lambda c: "" if c.group(1) in _PLAIN_CLASSES else " ", body)
+    return f"[{body}]*" if PLAIN.fullmatch(rest) else None
+
+
+_SEQ_FORMAT = re.compile(r"(?:[A-Za-z0-9_.:,/-]|%[0-9.]*[gfe])*")
+
+
+def seq_kind(argv: list[str]) -> Kind | None:
+    """`seq [-w] [-f FMT] first [incr] last`: numbers, or plain words with a plain format;
+    None when it is not such a call (a separator, dynamic bounds are fine)."""
+    if not argv or argv[0] != "seq":
+        return None
+    kind: Kind = "number"
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and not argv[i][1:2].isdigit():
+        opt = argv[i]
+        if opt in ("-w", "--equal-width"):
+            i += 1
+        elif opt == "-f" and i + 1 < len(argv) and _SEQ_FORMAT.fullmatch(argv[i + 1]):
+            kind = "word"
+            i += 2
+        else:
+            return None
+    return kind if 1 <= len(argv) - i <= 3 else None

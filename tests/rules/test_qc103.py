@@ -241,3 +241,29 @@ def test_slurm_launcher_values_from_the_script() -> None:
            '    && ray start --head --node-ip-address=$ip --port=$port --block" &\n')
     names = sorted(src[d.span[0]:d.span[1]] for d in found(src))
     assert names == ["$RAY_VERSION", "$ip"]
+
+
+def test_a_user_name_checked_by_a_case_pattern() -> None:
+    # Oh My Zsh tools/install.sh (ohmyzsh/ohmyzsh@830a5bcfd29f, MIT), lines 58-64: `$USER` reaches eval only when it holds nothing outside
+    # [[:alnum:]_.-] (judged a false QC103 in the precision corpus).
+    src = ('case "$USER" in\n'
+           "  *[![:alnum:]_.-]*|'')\n"
+           '    ;;\n'
+           '  *)\n'
+           '    resolved_home=$(eval echo ~"$USER")\n'
+           '    [ "$resolved_home" = "~$USER" ] || HOME=$resolved_home\n'
+           '    ;;\n'
+           'esac\n')
+    assert found(src) == []
+
+
+def test_node_names_built_from_seq() -> None:
+    # Apache Kafka tests/docker/ducker-ak (apache/kafka@1eb7644349cb, Apache-2.0), lines
+    # 419-424, shortened: `ducker` plus a `seq -f %02g` number cannot carry code.
+    src = ('for n in $(seq -f %02g 1 ${num_nodes}); do\n'
+           '    node="ducker${n}"\n'
+           '    docker exec --user=root "${node}" \\\n'
+           '        bash -c "grep -v ${node} /opt/kafka-dev/tests/docker/build/node_hosts >> '
+           '/etc/hosts"\n'
+           'done\n')
+    assert found(src) == []
