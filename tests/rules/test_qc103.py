@@ -244,8 +244,9 @@ def test_slurm_launcher_values_from_the_script() -> None:
 
 
 def test_a_user_name_checked_by_a_case_pattern() -> None:
-    # Oh My Zsh tools/install.sh (ohmyzsh/ohmyzsh@830a5bcfd29f, MIT), lines 58-64: `$USER` reaches eval only when it holds nothing outside
-    # [[:alnum:]_.-] (judged a false QC103 in the precision corpus).
+    # Oh My Zsh tools/install.sh (ohmyzsh/ohmyzsh@830a5bcfd29f, MIT), lines 58-64: `$USER`
+    # reaches eval only when it holds nothing outside [[:alnum:]_.-] (judged a false QC103 in
+    # the precision corpus).
     src = ('case "$USER" in\n'
            "  *[![:alnum:]_.-]*|'')\n"
            '    ;;\n'
