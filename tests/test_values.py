@@ -42,6 +42,8 @@ def at(src: str, marker: str, name: str | None = None) -> Knowledge:
     ("X=1; Y=$(X=2; echo); echo $X\n", "$X", ("1",)),
     ("X=1; { X=2; }; echo $X\n", "$X", ("2",)),
     ("X=1; X=2 cmd; echo $X\n", "$X", ("1",)),
+    ("X=1; X=2 && Y=3 &\necho $X\n", "$X", ("1",)),
+    ("X=1; c && X=2 &\necho $X\n", "$X", ("1",)),
 ])
 def test_exact_values(src: str, marker: str, exact: tuple[str, ...] | None) -> None:
     got = at(src, marker).exact
@@ -54,6 +56,9 @@ def test_exact_values(src: str, marker: str, exact: tuple[str, ...] | None) -> N
     ("X=1\neval \"$cmd\"\necho $X\n", "$X", "unknown"),
     ("X=1\nsource ./env.sh\necho $X\n", "$X", "unknown"),
     ("X=1\n. ./env.sh\necho $X\n", "$X", "unknown"),
+    ("X=1\nread -r \"$name\"\necho $X\n", "$X", "unknown"),
+    ("X=1\nprintf -v \"$name\" %s v\necho $X\n", "$X", "unknown"),
+    ("f() { X=$1; }\nX=1\n\"$@\"\necho $X\n", "$X", "unknown"),
     ("f() { X=$1; }\nX=1\nf a\necho $X\n", "$X", "unknown"),
     ("X=1\nwhile c; do X=$(next); done\necho $X\n", "$X", "unknown"),
     ("X=1\nwhile c; do echo $X; X=$(next); done\n", "$X", "unknown"),

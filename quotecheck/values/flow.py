@@ -258,12 +258,19 @@ class Walker:
 
     def _list(self, node: CommandList) -> None:
         items, ops = node.items, node.ops
+        # An item runs in the background when the `&&`/`||` chain it is part of ends in `&`.
+        background = [False] * len(items)
+        chain_end = len(items) - 1
+        for k in range(len(items) - 1, -1, -1):
+            if k < len(ops) and ops[k] not in ("&&", "||"):
+                chain_end = k
+            background[k] = chain_end < len(ops) and ops[chain_end] == "&"
         i = 0
         while i < len(items):
             item = items[i]
             after = ops[i] if i < len(ops) else None
             before = ops[i - 1] if i > 0 else None
-            if after == "&":
+            if background[i]:
                 saved = self._fork()
                 self._node(item)
                 self._restore(saved)
@@ -486,6 +493,13 @@ class Walker:
         if first.dynamic:
             if self.first_call is None and not self.in_function:
                 self.first_call = cmd.span[0]
+            # `$cmd args`, `"$@"`: it may call any function of the script.
+            for names, barrier in self.may_assign.values():
+                if barrier:
+                    self._barrier(cmd.span[0])
+                for name in sorted(names):
+                    self._set(name, self._unknown_like(self.lookup(name)) if name in self.state
+                              else self._unknown(name, cmd.span[0]), cmd.span[0])
             return
         prog = first.value
         values = [w.value for w in words]
@@ -493,6 +507,8 @@ class Walker:
         if prog in DECLARATION_BUILTINS:
             self._declare(prog, words, at)
         elif prog == "read":
+            if any(w.dynamic and not w.value.startswith("-") for w in words[1:]):
+                self._barrier(at)  # `read "$name"`: any variable
             for name in read_targets(values):
                 self._set(name, self._unknown(name, at), at)
         elif prog in ("mapfile", "readarray", "getopts") and len(values) > 1:
@@ -501,6 +517,9 @@ class Walker:
                 self._set(name, self._unknown(name, at), at)
         elif prog == "printf" and len(values) > 3 and values[1] == "-v":
             name = values[2].partition("[")[0]
+            if words[2].dynamic or not NAME.fullmatch(name):
+                self._barrier(at)  # `printf -v "$name"`: any variable
+                return
             quoted = prints_quoted(["printf", *values[3:]], ())
             self._set(name, self._unknown(name, at, "quoted" if quoted else "unknown",
                                           "printf %q" if quoted else ""), at)
