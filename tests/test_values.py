@@ -42,6 +42,8 @@ def at(src: str, marker: str, name: str | None = None) -> Knowledge:
     ("X=1; Y=$(X=2; echo); echo $X\n", "$X", ("1",)),
     ("X=1; { X=2; }; echo $X\n", "$X", ("2",)),
     ("X=1; X=2 cmd; echo $X\n", "$X", ("1",)),
+    ("X=1; X=2 && Y=3 &\necho $X\n", "$X", ("1",)),
+    ("X=1; c && X=2 &\necho $X\n", "$X", ("1",)),
 ])
 def test_exact_values(src: str, marker: str, exact: tuple[str, ...] | None) -> None:
     got = at(src, marker).exact
@@ -54,11 +56,14 @@ def test_exact_values(src: str, marker: str, exact: tuple[str, ...] | None) -> N
     ("X=1\neval \"$cmd\"\necho $X\n", "$X", "unknown"),
     ("X=1\nsource ./env.sh\necho $X\n", "$X", "unknown"),
     ("X=1\n. ./env.sh\necho $X\n", "$X", "unknown"),
+    ("X=1\nread -r \"$name\"\necho $X\n", "$X", "unknown"),
+    ("X=1\nprintf -v \"$name\" %s v\necho $X\n", "$X", "unknown"),
+    ("f() { X=$1; }\nX=1\n\"$@\"\necho $X\n", "$X", "unknown"),
     ("f() { X=$1; }\nX=1\nf a\necho $X\n", "$X", "unknown"),
     ("X=1\nwhile c; do X=$(next); done\necho $X\n", "$X", "unknown"),
     ("X=1\nwhile c; do echo $X; X=$(next); done\n", "$X", "unknown"),
     ("echo $HOME\n", "$HOME", "environment"),
-    ("X=$(hostname)\necho $X\n", "$X", "unknown"),
+    ("X=$(cat f)\necho $X\n", "$X", "unknown"),
     ("for i in \"${!arr[@]}\"; do echo $i; done\n", "$i", "number"),
     ("for ((i=0; i<3; i++)); do echo $i; done\n", "$i", "number"),
     ("for i in {1..10}; do echo $i; done\n", "$i", "number"),
@@ -75,7 +80,15 @@ def test_exact_values(src: str, marker: str, exact: tuple[str, ...] | None) -> N
     ("printf -v q '%q' \"$x\"\necho $q\n", "$q", "quoted"),
     ("sq() { printf '%q ' \"$@\"; }\nq=$(sq \"$x\")\necho $q\n", "$q", "quoted"),
     ("id=job_$RANDOM\necho $id\n", "$id", "word"),
-    ("d=/srv/$(date +%s)\necho $d\n", "$d", "unknown"),
+    ("case $x in *[!0-9]*) exit 1;; esac\necho $x\n", "$x", "validated"),
+    ("case $x in *[![:alnum:]_-]*|'') echo bad;; *) echo $x;; esac\n", "$x", "validated"),
+    ("case $x in *[!0-9]*) echo bad;; esac\necho $x\n", "$x", "environment"),
+    ("case $x in *[!a-z\\;]*) exit 1;; esac\necho $x\n", "$x", "environment"),
+    ("for i in $(seq 1 $n); do echo $i; done\n", "$i", "number"),
+    ("for i in $(seq -w 10); do echo $i; done\n", "$i", "number"),
+    ("for n in $(seq -f %02g 1 3); do h=node$n; echo $h; done\n", "$h", "word"),
+    ("for i in $(seq -s ' ' 3); do echo $i; done\n", "$i", "unknown"),
+    ("d=/srv/$(ls)\necho $d\n", "$d", "unknown"),
 ])
 def test_kinds(src: str, marker: str, kind: str) -> None:
     assert at(src, marker).kind == kind
@@ -151,3 +164,24 @@ def test_heredoc_body_reads_the_state_before_the_command() -> None:
     src = "D=/data/x\nssh h <<EOF\nls $D\nEOF\nD=other\n"
     k = at(src, "$D")
     assert k.exact == ("/data/x",) and k.local
+
+
+@pytest.mark.parametrize("src, kind", [
+    ("h=$(hostname)\necho $h\n", "word"),
+    ("u=$(whoami)\necho $u\n", "word"),
+    ("d=$(date +%Y%m%d-%H%M%S)\necho $d\n", "word"),
+    ("d=$(date -u +%FT%T)\necho $d\n", "word"),
+    ("d=$(date '+%F %T')\necho $d\n", "unknown"),  # a blank
+    ("d=$(date +%e)\necho $d\n", "unknown"),  # padded with a blank
+    ("n=$(nproc)\necho $n\n", "number"),
+    ("r=$(git rev-parse --short HEAD)\necho $r\n", "word"),
+    ("b=$(git rev-parse --abbrev-ref HEAD)\necho $b\n", "unknown"),  # a branch may hold `;`
+    ("i=$(hostname -I)\necho $i\n", "unknown"),  # several addresses
+])
+def test_outputs_of_commands_that_print_one_plain_word(src: str, kind: str) -> None:
+    assert at(src, "$" + src[0]).kind == kind
+
+
+def test_describe_says_which_command_a_word_came_from() -> None:
+    k = at("h=$(hostname)\necho $h\n", "$h")
+    assert k.describe() == "`$h` is the output of `$(hostname)`, one plain word (line 1)"

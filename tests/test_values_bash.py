@@ -1,7 +1,8 @@
 """Property: what quotecheck.values says a variable holds is what real bash prints there.
 
 Generated scripts of assignments (plain, `+=`, concatenation of other variables, `${X:-w}`,
-arrays), `if` branches on `true`/`false`, `for` loops over literal words and `( )` subshells;
+arrays), `if` branches on `true`/`false`, `&&`/`||`, `case` on a literal word, `for` loops over
+literal words and `( )` subshells;
 each read prints `ID=value` with `printf`. bash runs the generated text (test data of
 assignments and prints only, with an empty environment). For every read bash printed, the
 value must be one of those the analysis allows (or empty for a variable it says is never set);
@@ -37,7 +38,8 @@ def statements(draw: st.DrawFn, depth: int = 0) -> list[str]:
     out: list[str] = []
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["set", "set", "append", "concat", "default", "array",
-                                     "read"] + (["if", "for", "sub"] if depth < 2 else [])))
+                                     "read", "andor"]
+                                    + (["if", "for", "sub", "case"] if depth < 2 else [])))
         name = draw(st.sampled_from(NAMES))
         if kind == "set":
             out.append(f"{name}={sq(draw(VALUES))}")
@@ -53,6 +55,15 @@ def statements(draw: st.DrawFn, depth: int = 0) -> list[str]:
         elif kind == "array":
             items = " ".join(sq(draw(VALUES)) for _ in range(draw(st.integers(0, 3))))
             out.append(f"{name}=({items})")
+        elif kind == "andor":
+            cond = draw(st.sampled_from(["true &&", "false &&", "true ||", "false ||"]))
+            out.append(f"{cond} {name}={sq(draw(VALUES))}")
+        elif kind == "case":
+            subject = draw(st.sampled_from(["a", "b", "c"]))
+            clauses = " ".join(f"{p}) {'; '.join(draw(statements(depth + 1)))};;"
+                               for p in draw(st.lists(st.sampled_from(["a", "b", "*", "a|c"]),
+                                                      min_size=1, max_size=3)))
+            out.append(f"case {subject} in {clauses} esac")
         elif kind == "read":
             out.append("READ")  # a read point, filled in below
         elif kind == "if":
@@ -128,7 +139,7 @@ def check(stmts: list[str]) -> None:
     by_id = {i + 1: r for i, r in enumerate(reads)}
     # Straight-line code that gives every variable a value first: all of it is known.
     straight = stmts[:1] == [INIT] and not any(
-        s.startswith(("if ", "for ", "( ")) for s in stmts)
+        s.startswith(("if ", "for ", "( ", "case ", "true ", "false ")) for s in stmts)
     for record in result.stdout.split("\0")[:-1]:
         ident, _, printed = record.partition("=")
         offset, name, form = by_id[int(ident)]

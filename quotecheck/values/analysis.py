@@ -5,12 +5,12 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from quotecheck.parsing.tree import Script
-from quotecheck.parsing.words import Word
+from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import NUMBER_SPECIALS, NUMBER_VARIABLES
 from quotecheck.values.expand import Field, Val, part_value, word_fields
 from quotecheck.values.flow import Snapshot, State, Walker, environment, find_snapshot
-from quotecheck.values.knowledge import Knowledge
-from quotecheck.values.shapes import prints_quoted
+from quotecheck.values.knowledge import Kind, Knowledge
+from quotecheck.values.shapes import command_output_kind
 
 
 class Values:
@@ -71,16 +71,13 @@ class Values:
             return None
         return found[0]
 
-    def _quoting_part(self, part: object) -> bool:
-        from quotecheck.parsing.tree import SimpleCommand, iter_nodes
-        span = getattr(part, "span", None)
-        inner = self.script.substitutions.get(span[0]) if span else None
-        if inner is None:
-            return False
-        for node in iter_nodes(inner.body):
-            if isinstance(node, SimpleCommand) and node.words:
-                return prints_quoted([w.value for w in node.words], self._quoting)
-        return False
+    def output_kind(self, part: Part) -> Kind:
+        """What the output of a `$( )` part of this script can hold: `quoted`, `number`,
+        `word` (one plain word: `$(hostname)`, `$(date +%Y%m%d)`), else `unknown`."""
+        return command_output_kind(self.script, part, self._quoting)
+
+    def _quoting_part(self, part: Part) -> Kind:
+        return command_output_kind(self.script, part, self._quoting)
 
 
 def analyse_values(script: Script, source: str | None = None) -> Values:
@@ -88,7 +85,7 @@ def analyse_values(script: Script, source: str | None = None) -> Values:
     a value was set on); without it, lines are counted in ``script.text``."""
     text = script.text
     origin = script.origin
-    if source is not None:
+    if source is not None and source is not text and source != text:
         base = source
         newlines = [i for i, c in enumerate(base) if c == "\n"] if len(base) < 4096 else \
             _newlines(base)

@@ -77,17 +77,15 @@ def _known_number(name: str, k: Knowledge) -> bool:
     return k.kind == "environment" and (name in NUMBER_VARIABLES or name in NUMBER_SPECIALS)
 
 
-def part_value(part: Part, lookup: Lookup, is_function_quoting: Callable[[Part], bool]
-               | None = None) -> Val:
+def part_value(part: Part, lookup: Lookup,
+               output_kind: Callable[[Part], Kind] | None = None) -> Val:
     """The value of one part of a word (quote removal done, no splitting yet)."""
     if part.kind == "literal":
         return _literal(part.value, _offsets_of(part))
     if part.kind == "arithmetic":
         return Val("number")
     if part.kind in ("command", "backtick"):
-        if is_function_quoting is not None and is_function_quoting(part):
-            return Val("quoted")
-        return Val("unknown")
+        return Val(output_kind(part) if output_kind is not None else "unknown")
     if part.kind in ("parameter", "special"):
         return _parameter(part, lookup)
     return Val("unknown")  # tilde, glob, brace, process substitution
@@ -224,9 +222,9 @@ def _joined(alt: Alternative) -> Element:
 
 
 def assigned_value(word: Word, lookup: Lookup,
-                   is_function_quoting: Callable[[Part], bool] | None = None) -> Val:
+                   output_kind: Callable[[Part], Kind] | None = None) -> Val:
     """The value ``name=word`` gives: the parts' values joined, nothing split or globbed."""
-    vals = [part_value(p, lookup, is_function_quoting) for p in word.parts]
+    vals = [part_value(p, lookup, output_kind) for p in word.parts]
     sources = tuple(k for v in vals for k in v.sources)
     if all(v.alts is not None for v in vals):
         choices = [[_joined(alt) for alt in v.alts or ()] for v in vals]

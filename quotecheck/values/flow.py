@@ -31,7 +31,6 @@ from quotecheck.parsing.tree import (
     Pipeline,
     Script,
     SimpleCommand,
-    iter_nodes,
 )
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import DECLARATION_BUILTINS, SCRIPT_SOURCERS
@@ -49,12 +48,17 @@ from quotecheck.values.shapes import (
     NAME,
     arith_names,
     assigned_in,
+    command_output_kind,
     ends_script,
+    nodes_below,
     prints_quoted,
     quotes_output,
     read_targets,
     regex_check,
+    rejected_outside,
     safe_regex,
+    seq_kind,
+    substitution_command,
 )
 
 State = dict[str, Knowledge]
@@ -87,6 +91,7 @@ class Walker:
         self.pending: list[Compound] = []
         self.first_call: int | None = None
         self.ifs_default = True
+        self._log: list[str] = []  # every name set, in order: what changed since a fork
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -110,7 +115,7 @@ class Walker:
         return self.snaps
 
     def _prepass(self) -> None:
-        nodes = list(iter_nodes(self.script.body))
+        nodes = nodes_below(self.script.body)
         for node in nodes:
             if isinstance(node, Compound) and node.kind == "function" and node.name:
                 self.functions[node.name] = node
@@ -164,6 +169,7 @@ class Walker:
             self.state = dict(self.state)
             self.shared = False
         self.state[name] = k
+        self._log.append(name)
         if not self.in_function:
             old = self.summary.get(name)
             self.summary[name] = k if old is None else merge(old, k)
@@ -176,23 +182,23 @@ class Walker:
     def _restore(self, saved: State) -> None:
         self.state, self.shared = saved, True
 
-    def _merge_into(self, states: list[State], at: int) -> None:
-        """Make the state the merge of ``states`` (the ends of the paths of a branch)."""
+    def _mark(self) -> int:
+        return len(self._log)
+
+    def _merge_into(self, states: list[State], mark: int) -> None:
+        """Make the state the merge of ``states`` (the ends of the paths of a branch that
+        forked when the log was ``mark`` long: only names set since then can differ)."""
         if not states:
             return  # every path ends the script: what follows is not reached from here
         first = states[0]
         if all(s is first for s in states):
             self._restore(first)
             return
-        names: set[str] = set()
-        for s in states:
-            names.update(s)
-        result: State = {}
-        for name in names:
+        result: State = dict(first)
+        for name in set(self._log[mark:]):
             ks = [s.get(name) for s in states]
             k0 = ks[0]
-            if all(k is k0 for k in ks) and k0 is not None:
-                result[name] = k0
+            if k0 is not None and all(k is k0 for k in ks):
                 continue
             merged = k0 if k0 is not None else environment(name)
             for k in ks[1:]:
@@ -224,15 +230,9 @@ class Walker:
     def _unknown(self, name: str, at: int, kind: Kind = "unknown", note: str = "") -> Knowledge:
         return Knowledge(name, kind, None, (at,), (self.line_of(at),), note)
 
-    def quoting_part(self, part: Part) -> bool:
-        """`$(q "$x")` where `q` is a script function that prints `printf %q` output."""
-        inner = self.script.substitutions.get(part.span[0])
-        if inner is None:
-            return False
-        for node in iter_nodes(inner.body):
-            if isinstance(node, SimpleCommand) and node.words:
-                return prints_quoted([w.value for w in node.words], self.quoting)
-        return False
+    def quoting_part(self, part: Part) -> Kind:
+        """What a `$( )` part's output can hold (see ``shapes.output_kind``)."""
+        return command_output_kind(self.script, part, self.quoting)
 
     # -- walking -----------------------------------------------------------------------------
 
@@ -258,20 +258,28 @@ class Walker:
 
     def _list(self, node: CommandList) -> None:
         items, ops = node.items, node.ops
+        # An item runs in the background when the `&&`/`||` chain it is part of ends in `&`.
+        background = [False] * len(items)
+        chain_end = len(items) - 1
+        for k in range(len(items) - 1, -1, -1):
+            if k < len(ops) and ops[k] not in ("&&", "||"):
+                chain_end = k
+            background[k] = chain_end < len(ops) and ops[chain_end] == "&"
         i = 0
         while i < len(items):
             item = items[i]
             after = ops[i] if i < len(ops) else None
             before = ops[i - 1] if i > 0 else None
-            if after == "&":
+            if background[i]:
                 saved = self._fork()
                 self._node(item)
                 self._restore(saved)
             elif before in ("&&", "||"):
                 saved = self._fork()
+                mark = self._mark()
                 self._node(item)
                 ends = ends_script(item, self.enders)
-                self._merge_into([saved] if ends else [saved, self.state], item_start(item))
+                self._merge_into([saved] if ends else [saved, self.state], mark)
             else:
                 self._node(item)
             # `[[ $x =~ ^re$ ]] || exit`: past here the value matched.
@@ -328,6 +336,7 @@ class Walker:
         ends: list[State] = []
         fall: State | None = None
         check = None
+        mark = self._mark()
         for i, (role, part) in enumerate(parts):
             if role == "condition":
                 if fall is not None:
@@ -353,19 +362,51 @@ class Walker:
                 fall = None
         if fall is not None:
             ends.append(fall)
-        self._merge_into(ends, node.span[1])
+        self._merge_into(ends, mark)
 
     def _case(self, node: Compound) -> None:
+        """Each clause is a path; no match (without a `*` clause) and a clause with no
+        commands are paths too. In a clause after `*[!SET]*)`, the subject holds only SET."""
         start = self._fork()
+        mark = self._mark()
         ends: list[State] = []
+        subject = _simple_variable(node.words[0].raw) if node.words else None
+        patterns = node.words[1:]
+        text = self.script.text
+        rejected: str | None = None
+        empty = False
+        j = 0
         for _, part in node.parts:
+            own: list[Word] = []
+            while j < len(patterns) and patterns[j].span[0] < part.span[0]:
+                w = patterns[j]
+                j += 1
+                if ";;" in text[w.span[1]:part.span[0]] or ";&" in text[w.span[1]:part.span[0]]:
+                    empty = True  # a clause without commands, before this one
+                    rejected = rejected or rejected_outside(w.raw)
+                else:
+                    own.append(w)
             self._restore(start)
+            if subject is not None and rejected is not None:
+                self._set(subject, self._unknown(subject, part.span[0], "validated", rejected),
+                          part.span[0])
             self._node(part)
             if not ends_script(part, self.enders):
                 ends.append(self._fork())
-        if not any(w.raw == "*" for w in node.words[1:]):
+            for w in own:
+                rejected = rejected or rejected_outside(w.raw)
+        for w in patterns[j:]:
+            empty = True
+            rejected = rejected or rejected_outside(w.raw)
+        if empty:
             ends.append(start)
-        self._merge_into(ends, node.span[1])
+        if not any(w.raw == "*" for w in patterns):
+            self._restore(start)
+            if subject is not None and rejected is not None:
+                self._set(subject, self._unknown(subject, node.span[0], "validated", rejected),
+                          node.span[0])
+            ends.append(self._fork())
+        self._merge_into(ends, mark)
 
     def _loop(self, node: Compound) -> None:
         at = node.span[0]
@@ -391,9 +432,10 @@ class Walker:
             if var in names:
                 self._set(var, self._unknown_like(self.state[var]), at)
         start = self._fork()
+        mark = self._mark()
         for part in body:
             self._node(part)
-        self._merge_into([start, self.state], node.span[1])
+        self._merge_into([start, self.state], mark)
 
     def _loop_value(self, var: str, node: Compound, at: int) -> Knowledge:
         """What the loop variable of `for v in words` holds in the body: one of the fields."""
@@ -402,6 +444,12 @@ class Walker:
             return self._unknown(var, at)  # `for v; do`: the positional parameters
         if _brace_numbers(words) or all(_index_loop(w) for w in words):
             return self._unknown(var, at, "number")
+        if len(words) == 1 and len(words[0].parts) == 1 and \
+                words[0].parts[0].kind == "command" and words[0].parts[0].quoting == "none":
+            argv = substitution_command(self.script, words[0].parts[0])
+            kind = seq_kind(argv) if argv is not None else None
+            if kind is not None:
+                return self._unknown(var, at, kind, words[0].raw)  # `for i in $(seq 1 $n)`
         alts: list[Alternative] = []
         exact = True
         safe = True
@@ -445,6 +493,13 @@ class Walker:
         if first.dynamic:
             if self.first_call is None and not self.in_function:
                 self.first_call = cmd.span[0]
+            # `$cmd args`, `"$@"`: it may call any function of the script.
+            for names, barrier in self.may_assign.values():
+                if barrier:
+                    self._barrier(cmd.span[0])
+                for name in sorted(names):
+                    self._set(name, self._unknown_like(self.lookup(name)) if name in self.state
+                              else self._unknown(name, cmd.span[0]), cmd.span[0])
             return
         prog = first.value
         values = [w.value for w in words]
@@ -452,6 +507,8 @@ class Walker:
         if prog in DECLARATION_BUILTINS:
             self._declare(prog, words, at)
         elif prog == "read":
+            if any(w.dynamic and not w.value.startswith("-") for w in words[1:]):
+                self._barrier(at)  # `read "$name"`: any variable
             for name in read_targets(values):
                 self._set(name, self._unknown(name, at), at)
         elif prog in ("mapfile", "readarray", "getopts") and len(values) > 1:
@@ -460,7 +517,10 @@ class Walker:
                 self._set(name, self._unknown(name, at), at)
         elif prog == "printf" and len(values) > 3 and values[1] == "-v":
             name = values[2].partition("[")[0]
-            quoted = "%q" in values[3] or "%Q" in values[3]
+            if words[2].dynamic or not NAME.fullmatch(name):
+                self._barrier(at)  # `printf -v "$name"`: any variable
+                return
+            quoted = prints_quoted(["printf", *values[3:]], ())
             self._set(name, self._unknown(name, at, "quoted" if quoted else "unknown",
                                           "printf %q" if quoted else ""), at)
         elif prog == "unset":
@@ -537,7 +597,12 @@ class Walker:
             self._assign_array(name, value, at, append)
             return
         val = assigned_value(value, self.lookup, self.quoting_part)
-        note = "printf %q" if val.kind == "quoted" else ""
+        note = ""
+        if val.kind in ("quoted", "word", "number") and len(value.parts) == 1 and \
+                value.parts[0].kind in ("command", "backtick"):
+            note = value.parts[0].value  # the command it is the output of
+        elif val.kind == "quoted":
+            note = "printf %q"
         if subscript is not None:
             old = self.lookup(name)
             if old.kind == "exact" and old.alts is not None and len(old.alts) == 1 and \
@@ -575,6 +640,17 @@ class Walker:
                 return
             safe = old.safe and Knowledge(name, val.kind, val.alts).safe
             self._set(name, self._unknown(name, at, "word" if safe else "unknown"), at)
+            return
+        was = self.state.get(name)
+        if was is not None and was.alts is not None and any(len(a) > 1 for a in was.alts):
+            # `name=v` on an array sets its element 0 and keeps the others.
+            if val.kind == "exact" and val.alts is not None and \
+                    len(was.alts) * len(val.alts) <= MAX_ALTERNATIVES:
+                kept = tuple(dict.fromkeys((b[0], *a[1:]) for a in was.alts for b in val.alts))
+                self._set(name, Knowledge(name, "exact", kept, (*was.offsets, at),
+                                          (*was.lines, self.line_of(at))), at)
+            else:
+                self._set(name, self._unknown(name, at), at)
             return
         self._set(name, self._knowledge(name, val, at, note), at)
 
@@ -648,12 +724,20 @@ def _value_word(word: Word, eq: int) -> Word | None:
     return Word((cut, word.span[1]), raw, tuple(parts))
 
 
+_IFS_SETTERS = DECLARATION_BUILTINS | {"read"}
+
+
+def _simple_variable(raw: str) -> str | None:
+    import re
+    m = re.fullmatch(r'"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?', raw)
+    return m.group(1) if m else None
+
+
 def _sets_ifs(node: SimpleCommand) -> bool:
     words = node.words
-    if not words and any(a.name == "IFS" for a in node.assignments):
-        return True
-    return bool(words) and not words[0].dynamic and \
-        words[0].value in DECLARATION_BUILTINS | {"read"} and \
+    if not words:
+        return any(a.name == "IFS" for a in node.assignments)
+    return words[0].value in _IFS_SETTERS and not words[0].dynamic and \
         any(w.value.startswith("IFS") for w in words[1:])
 
 

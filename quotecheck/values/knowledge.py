@@ -117,12 +117,13 @@ class Knowledge(FrozenRecord):
                 return f"`{what}` is {values[0]}{at}"
             return f"`{what}` is one of {', '.join(values)}{more}{at}"
         at = f" ({where})" if where else ""
+        of = f"the output of `{_clip(self.note)}`, " if self.note.startswith(("$(", "`")) else ""
         if self.kind == "number":
-            return f"`{what}` is a number{at}"
+            return f"`{what}` is {of}a number{at}"
         if self.kind == "word":
-            return f"`{what}` is one plain word{at}"
+            return f"`{what}` is {of}one plain word{at}"
         if self.kind == "quoted":
-            by = f" by {self.note}" if self.note else ""
+            by = f" by `{_clip(self.note)}`" if self.note else ""
             return f"`{what}` is shell-quoted{by}{at}"
         if self.kind == "validated":
             return f"`{what}` is checked to match `{self.note}`{at}"
@@ -131,6 +132,11 @@ class Knowledge(FrozenRecord):
                 else f"`{what}` is not known before run time"
         return (f"`{what}` is not set by the script: it comes from the environment, not known "
                 "before run time")
+
+
+def _clip(text: str) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= 40 else one[:37] + "..."
 
 
 def _lines(lines: tuple[int, ...]) -> str:
@@ -177,6 +183,7 @@ def merge(a: Knowledge, b: Knowledge) -> Knowledge:
             return Knowledge(a.name, a.kind, None, offsets, lines,
                              a.note if a.note == b.note else "")
         return Knowledge(a.name, kind, None, offsets, lines)
-    if a.kind == b.kind == "environment":
-        return a
+    if a.kind == b.kind == "environment" or {a.kind, b.kind} == {"environment", "validated"}:
+        # A check is not an assignment: on some path the value is still the environment's.
+        return a if a.kind == "environment" else b
     return Knowledge(a.name, "unknown", None, offsets, lines)

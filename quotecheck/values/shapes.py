@@ -7,10 +7,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand, iter_nodes
-from quotecheck.parsing.words import Word
-from quotecheck.programs import DECLARATION_BUILTINS, SCRIPT_SOURCERS
-from quotecheck.values.knowledge import PLAIN
+from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Script, SimpleCommand
+from quotecheck.parsing.words import Part, Word
+from quotecheck.programs import (
+    DATE_PLAIN_DIRECTIVES,
+    DECLARATION_BUILTINS,
+    PLAIN_OUTPUT_COMMANDS,
+    SCRIPT_SOURCERS,
+)
+from quotecheck.values.knowledge import PLAIN, Kind
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `n = 3`, `n += 2`, `n++`, `--n` inside `(( ))` or `let`.
@@ -19,6 +24,23 @@ ARITH_ASSIGNED = re.compile(
     r"([A-Za-z_][A-Za-z0-9_]*)")
 _READ_VALUE_OPTIONS = frozenset("pdnNtui")
 ENDERS = frozenset({"exit", "return"})
+
+
+def nodes_below(nodes: list[Node]) -> list[Node]:
+    """Every node of ``nodes`` and below them (not into substitutions): one explicit stack, so
+    a deeply nested tree costs neither recursion nor a generator per level."""
+    out: list[Node] = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, Pipeline):
+            stack.extend(reversed(node.commands))
+        elif isinstance(node, CommandList):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, Compound):
+            stack.extend(p for _, p in reversed(node.parts))
+    return out
 
 
 def arith_names(text: str) -> list[str]:
@@ -126,7 +148,7 @@ def ends_script(node: Node, enders: Iterable[str]) -> bool:
 
 def quotes_output(body: Node) -> bool:
     """A function body that prints its argument shell-quoted: `printf %q`, `printf '%q '`."""
-    for node in iter_nodes([body]):
+    for node in nodes_below([body]):
         if isinstance(node, SimpleCommand) and node.words:
             values = [w.value for w in node.words]
             if values[0] == "printf" and len(values) > 1 and values[1] != "-v" \
@@ -144,7 +166,7 @@ def assigned_in(nodes: list[Node], functions: dict[str, Compound], *, own_scope:
     calls: set[str] = set()
     barrier = False
     local: set[str] = set()
-    for node in iter_nodes(nodes):
+    for node in nodes_below(nodes):
         if isinstance(node, SimpleCommand):
             if not node.words:
                 names.update(a.name for a in node.assignments)
@@ -200,3 +222,86 @@ def prints_quoted(values: list[str], functions: Iterable[str]) -> bool:
     if values[0] == "printf":
         return len(values) > 1 and values[1] != "-v" and ("%q" in values[1] or "%Q" in values[1])
     return values[0] in functions
+
+
+_DATE_FORMAT = re.compile(r"\+(?:[A-Za-z0-9_.:,/-]|%[A-Za-z%])*")
+
+
+def output_kind(values: list[str], quoting: Iterable[str]) -> str:
+    """What the output of the command ``values`` can hold: `quoted` (printf %q, a quoting
+    function), `number`, `word` (one plain word), or `unknown`."""
+    if prints_quoted(values, quoting):
+        return "quoted"
+    known = PLAIN_OUTPUT_COMMANDS.get(tuple(values))
+    if known is not None:
+        return known
+    if values and values[0] == "date":
+        args = [v for v in values[1:] if v not in ("-u", "--utc")]
+        if len(args) == 1 and _DATE_FORMAT.fullmatch(args[0]) and all(
+                d in DATE_PLAIN_DIRECTIVES for d in re.findall(r"%(.)", args[0])):
+            return "word"
+    return "unknown"
+
+
+def substitution_command(script: Script, part: Part) -> list[str] | None:
+    """The argv of a `$(cmd args)` part that is one simple command of literal words."""
+    inner = script.substitutions.get(part.span[0])
+    if inner is None or len(inner.body) != 1:
+        return None
+    node = inner.body[0]
+    while isinstance(node, CommandList) and len(node.items) == 1:
+        node = node.items[0]
+    if isinstance(node, Pipeline) and len(node.commands) == 1:
+        node = node.commands[0]
+    if not isinstance(node, SimpleCommand) or not node.words or node.redirects:
+        return None
+    if node.words[0].dynamic:
+        return None  # arguments may be dynamic: `$(q "$x")` counts by the function's name
+    return [w.value for w in node.words]
+
+
+def command_output_kind(script: Script, part: Part, quoting: Iterable[str]) -> Kind:
+    argv = substitution_command(script, part)
+    if argv is None:
+        return "unknown"
+    return _OUTPUT_KINDS.get(output_kind(argv, quoting), "unknown")
+
+
+_OUTPUT_KINDS: dict[str, Kind] = {"quoted": "quoted", "number": "number", "word": "word"}
+
+
+_REJECTS = re.compile(r"\*\[[!^]((?:\[:[a-z]+:\]|[^\]\[])+)\]\*")
+_PLAIN_CLASSES = frozenset({"alnum", "alpha", "digit", "lower", "upper", "xdigit"})
+
+
+def rejected_outside(pattern: str) -> str | None:
+    """For a case pattern `*[!SET]*` whose SET holds plain characters only, the set as
+    `[SET]` (a value that did not match it holds nothing else); else None."""
+    m = _REJECTS.fullmatch(pattern)
+    if m is None:
+        return None
+    body = m.group(1)
+    rest = re.sub(r"\[:([a-z]+):\]", lambda c: "" if c.group(1) in _PLAIN_CLASSES else " ", body)
+    return f"[{body}]*" if PLAIN.fullmatch(rest) else None
+
+
+_SEQ_FORMAT = re.compile(r"(?:[A-Za-z0-9_.:,/-]|%[0-9.]*[gfe])*")
+
+
+def seq_kind(argv: list[str]) -> Kind | None:
+    """`seq [-w] [-f FMT] first [incr] last`: numbers, or plain words with a plain format;
+    None when it is not such a call (a separator, dynamic bounds are fine)."""
+    if not argv or argv[0] != "seq":
+        return None
+    kind: Kind = "number"
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and not argv[i][1:2].isdigit():
+        opt = argv[i]
+        if opt in ("-w", "--equal-width"):
+            i += 1
+        elif opt == "-f" and i + 1 < len(argv) and _SEQ_FORMAT.fullmatch(argv[i + 1]):
+            kind = "word"
+            i += 2
+        else:
+            return None
+    return kind if 1 <= len(argv) - i <= 3 else None

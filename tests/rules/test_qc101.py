@@ -205,3 +205,13 @@ def test_correct_code_is_not_reported(src: str) -> None:
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
     assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+
+
+def test_a_variable_the_script_sets_before_the_hand_off_is_not_qc101() -> None:
+    # Set locally and again inside: the local value is what the author pasted in.
+    assert not found('X=/srv; ssh host "X=/tmp; ls $X"')
+    # ... but only set inside the remote text: the local value is empty, QC101 stays.
+    [d] = found('ssh host "X=/tmp; ls $X"')
+    assert d.severity == "error"
+    # A HOME the script sets itself is not this machine's HOME by surprise.
+    assert not found('HOME=/srv/app; ssh host "ls $HOME"')

@@ -24,7 +24,12 @@ from quotecheck.rules.crosslayer.inner_shells import (
     is_eval,
     is_ssh_shell,
 )
-from quotecheck.rules.crosslayer.known import evidence, knowledge, known_unsafe
+from quotecheck.rules.crosslayer.known import (
+    evidence,
+    knowledge,
+    known_unsafe,
+    output_is_plain,
+)
 from quotecheck.rules.crosslayer.text import basename, line_around
 
 # Parameters whose value is always a number: `$$`, `$#`, `$?`, `$!`, `$LINENO`, `$RANDOM`...
@@ -206,6 +211,8 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
     local = outer_label(exp)
     related: tuple[Related, ...] = ()
     known = knowledge(ctx, exp)
+    if output_is_plain(ctx, exp):
+        return None  # `$(hostname)`, `$(nproc)`: one plain word, nothing to split or run
     if known is not None and (known.safe or (damage.command_word and known.kind == "exact")):
         # A plain word (or a number, quoted text...) cannot become code; a whole command the
         # script wrote itself is the command meant.

@@ -4,6 +4,8 @@ named-variable cases never walks the script for values."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from quotecheck.diagnostics import Related
 from quotecheck.layers.model import Layer
 from quotecheck.rules.api import CheckContext, Finding
@@ -11,13 +13,17 @@ from quotecheck.rules.crosslayer.advice import outer_label, quote_advice
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Expansion, Result
 from quotecheck.rules.crosslayer.inner_shells import describe
-from quotecheck.values import Knowledge, Values, analyse_values
+
+if TYPE_CHECKING:
+    from quotecheck.values import Knowledge, Values
 
 
 def values_of(ctx: CheckContext, layer: Layer) -> Values | None:
     script = layer.script
     if script is None:
         return None
+    # Imported here: a check whose expansions never reach this pays nothing for the module.
+    from quotecheck.values import analyse_values
     return ctx.memo.get_or_compute("values", script,
                                    lambda: analyse_values(script, ctx.source))
 
@@ -35,6 +41,16 @@ def knowledge(ctx: CheckContext, exp: Expansion) -> Knowledge | None:
     if values is None:
         return None
     return values.at(name, exp.part.span[0])
+
+
+def output_is_plain(ctx: CheckContext, exp: Expansion) -> bool:
+    """A `$( )` whose output is one plain word or a number (`$(hostname)`, `$(nproc)`)."""
+    layer_script = exp.layer.script
+    if exp.part.kind != "command" or layer_script is None or \
+            exp.script.text is not layer_script.text:
+        return False
+    values = values_of(ctx, exp.layer)
+    return values is not None and values.output_kind(exp.part) in ("word", "number")
 
 
 def evidence(k: Knowledge | None, shown: str) -> str:
