@@ -145,20 +145,27 @@ def inherit_dynamic(arg: Arg, inherited: bytearray) -> Arg:
 class LazyValues:
     """A shell layer's :func:`analyse_values`, run the first time a word asks."""
 
-    __slots__ = ("_values", "script", "source")
+    __slots__ = ("_failed", "_values", "script", "source")
 
     def __init__(self, script: Script, source: str | None) -> None:
         self.script = script
         self.source = source
         self._values: Values | None = None
+        self._failed = False
 
-    def get(self) -> Values:
-        if self._values is None:
-            self._values = analyse_values(self.script, self.source)
+    def get(self) -> Values | None:
+        """The values, or None if the analysis failed on this script (then nothing is known:
+        the trace goes on as if the script set nothing)."""
+        if self._values is None and not self._failed:
+            try:
+                self._values = analyse_values(self.script, self.source)
+            except (ValueError, IndexError, KeyError, RecursionError, AttributeError,
+                    TypeError, AssertionError):
+                self._failed = True
         return self._values
 
 
-def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: Values,
+def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: Values | None,
                inherited: bytearray | None, split: bool = True) -> list[Arg]:
     """``args`` with what the script's own assignments make known put in.
 
@@ -168,11 +175,11 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
     fills in (``inherited``) keeps its word unknown: the variable read there is not this
     layer's. A substituted character is placed where its value is read (the `$SSH` of the
     command), so that findings about it are said at the command."""
+    if values is None or len(words) != len(args):
+        return args
     out: list[Arg] = []
     origin = script.origin
     for word, arg in zip(words, args, strict=True):
-        if len(words) != len(args):
-            return args
         if not word.dynamic or (inherited is not None and _touches(word, inherited)):
             out.append(arg)
             continue
@@ -608,7 +615,10 @@ class _Builder:
             new: list[Arg] = []
             changed = False
             for w, a in zip(command.words, args, strict=True):
-                got = substitute(w, a, params, bindings)
+                try:
+                    got = substitute(w, a, params, bindings)
+                except (ValueError, IndexError, KeyError):
+                    got = None  # a form not modelled: the word stays as written
                 if got is None:
                     new.append(a)
                 else:
