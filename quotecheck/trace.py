@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
@@ -31,7 +32,9 @@ from quotecheck.parsing.tree import Compound, Context, Script, SimpleCommand, wa
 from quotecheck.parsing.words import Word
 from quotecheck.programs import CONTAINER_RUNNERS, IN_PLACE_BUILTINS, Dialect, shell_dialect
 from quotecheck.sourcemap import SourceMap
-from quotecheck.values import Values, analyse_values
+
+if TYPE_CHECKING:
+    from quotecheck.values import Values
 
 UNKNOWN_LOGIN_SHELL = "<login-shell>"
 # Once the time for parsing inner layers is used up, a layer text this short still gets this long.
@@ -157,6 +160,8 @@ class LazyValues:
         """The values, or None if the analysis failed on this script (then nothing is known:
         the trace goes on as if the script set nothing)."""
         if self._values is None and not self._failed:
+            # Imported here: a script with nothing to look up pays nothing for the module.
+            from quotecheck.values import analyse_values
             try:
                 self._values = analyse_values(self.script, self.source)
             except (ValueError, IndexError, KeyError, RecursionError, AttributeError,
@@ -389,8 +394,7 @@ class _Builder:
         functions = FunctionTable(table_from) if defines_functions(text) or \
             table_from is not commands else None
         # What the script's own assignments make known (computed when a word needs it).
-        known = LazyValues(script, self.source if parent is None else None) \
-            if "$" in text else None
+        known = LazyValues(script, self.source) if "$" in text else None
         layer.known = known
         # Characters an outer layer expands at run time stay unknown here, quoted or not.
         inherited = bytearray(len(text))

@@ -22,6 +22,9 @@ def values_of(ctx: CheckContext, layer: Layer) -> Values | None:
     script = layer.script
     if script is None:
         return None
+    if layer.known is not None:  # the trace's own (trace.LazyValues), analysed once
+        got: Values | None = layer.known.get()
+        return got
     # Imported here: a check whose expansions never reach this pays nothing for the module.
     from quotecheck.values import analyse_values
     return ctx.memo.get_or_compute("values", script,
