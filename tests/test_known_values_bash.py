@@ -58,6 +58,8 @@ def test_wrapper_parameters_as_bash_passes_them(args: list[str], body: str) -> N
     script = f"w() {{ local h=$1; printf '%s\\0' - {body} \"$h\"; }}\nw {call}\n"
     # The same body handing its words to `sh -c` instead: the trace's hand-off of the call
     # carries them as that shell's positional parameters.
+    probe = (f"w() {{ local h=$1; sh -c 'printf \"%s\\\\0\" \"$@\"' sh {body} \"$h\"; }}\n"
+             f"w {call}\n")
     trace = build_trace(probe)
     inner = [x for x in trace.layers if x.kind == "shell" and x.parent is not None]
     if not inner or any(p.dynamic for p in inner[0].positional):
