@@ -17,8 +17,8 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 
-from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
-from quotecheck.layers.model import Trace
+from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Fix, Severity
+from quotecheck.layers.model import Layer, Trace
 from quotecheck.limits import Limits
 from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.parsing.tree import CommandList, Node, Script
@@ -43,6 +43,7 @@ class Options:
     dialect: str = "bash"
     dialect_given: bool = False  # --shell: a `shell=` directive does not change it
     limits: Limits = field(default_factory=Limits)  # nesting, layers, parse and rule time
+    external_sources: bool = False  # read the files the script sources, beside it
 
 
 @dataclass
@@ -77,7 +78,7 @@ def check_source(source: str, options: Options | None = None,
     if named is not None and not options.dialect_given and shell_dialect(named) != "unknown":
         dialect = str(shell_dialect(named))
     trace = build_trace(source, dialect=dialect, remote_shell=remote_shell, path=path,
-                        limits=options.limits)
+                        limits=options.limits, external_sources=options.external_sources)
     if trace.root.script is not None:
         scope_directives(directives, trace.root.script)
     ctx = CheckContext(source, trace, remote_shell_known=remote_shell is not None)
@@ -96,7 +97,10 @@ def check_source(source: str, options: Options | None = None,
                    if SEVERITY_ORDER[d.severity] >= SEVERITY_ORDER[options.severity]]
     unique: dict[tuple[str, tuple[int, int], str], Diagnostic] = {}
     for d in diagnostics:
-        unique.setdefault((d.code, d.span, d.message), d)
+        # A wrapper function's body analysed once per call says the same thing about the
+        # body's own text at each call (only the host differs): once is enough.
+        through = any(_THROUGH.match(label) for label in d.layers)
+        unique.setdefault((d.code, d.span, "" if through else d.message), d)
     return CheckResult(source, trace,
                        sorted(unique.values(), key=lambda d: (d.span[0], d.code, d.span[1])))
 
@@ -129,6 +133,30 @@ def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
                                            for e in f.edits)) for f in d.fixes))
 
 
+_THROUGH = re.compile(r"\S+\(\) (?:at line \d+|in .+)\Z")  # Layer.through labels
+_LOWER: dict[str, Severity] = {"error": "warning", "warning": "info"}
+
+
+def _uncertain_split(ctx: CheckContext, layer: Layer | None) -> str | None:
+    """Why the layers a finding stands on were split by a guess (see ``Layer.uncertain``)."""
+    while layer is not None:
+        if layer.uncertain:
+            return layer.uncertain
+        layer = ctx.layers[layer.parent] if layer.parent is not None else None
+    return None
+
+
+def _touches_known(trace: Trace, fix: Fix) -> bool:
+    """The fix replaces a word that reads a value the script set and drops the expansion:
+    it would write the value in (freezing or changing it) where the author wrote `$APP`."""
+    for edit in fix.edits:
+        a, b = edit.span
+        for start, end, names in trace.known_spans:
+            if start < b and a < end and not all(n in edit.text for n in names):
+                return True
+    return False
+
+
 def run_rule(rule: Rule, ctx: CheckContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     _collect(rule, ctx, out)
@@ -140,9 +168,17 @@ def _collect(rule: Rule, ctx: CheckContext, out: list[Diagnostic]) -> None:
     time keeps what it found)."""
     try:
         for f in rule.check(ctx):
-            chain = tuple(x.label() for x in f.layer.chain(ctx.layers)) if f.layer else ()
-            out.append(Diagnostic(rule.code, rule.name, f.severity or rule.severity, f.message,
-                                  f.span, chain, f.related, f.fixes, f.summary))
+            chain = f.layer.chain_labels(ctx.layers) if f.layer else ()
+            severity, message = f.severity or rule.severity, f.message
+            guess = _uncertain_split(ctx, f.layer)
+            if guess is not None:
+                severity = _LOWER.get(severity, severity)
+                message = f"{message} ({guess})"
+            fixes = f.fixes
+            if fixes and ctx.trace.known_spans:
+                fixes = tuple(x for x in fixes if not _touches_known(ctx.trace, x))
+            out.append(Diagnostic(rule.code, rule.name, severity, message,
+                                  f.span, chain, f.related, fixes, f.summary))
     except Exception as exc:  # a broken rule must not hide the others
         out.append(Diagnostic(
             "QC002", "not-analysed", "warning",

@@ -80,6 +80,10 @@ def _codes(name: str, help: str) -> Param:
 
 _CONFIG = Param("config", ("--config",), "path", "Use this configuration file.")
 _NO_CONFIG = Param("no_config", ("--no-config",), "flag", "Ignore configuration files.", False)
+_EXTERNAL_SOURCES = Param(
+    "external_sources", ("--external-sources", "-x"), "flag",
+    "Read the files a script sources (`source F`, `. F`) where they exist beside it, as "
+    "ShellCheck -x does: their functions become known.", False)
 _COLOUR = Param("color", ("--color",), COLOURS, "Colour the text output.", "auto")
 _LOCAL_SHELL = Param("shell", ("--shell",), SHELL_OPTION_VALUES,
                      "Read every input in this shell, and check named files of any type "
@@ -152,6 +156,7 @@ COMMANDS: tuple[Command, ...] = (
                   metavar="PATH"),
             Param("output_file", ("--output-file",), "path",
                   "Write the report to this file instead of standard output."),
+            _EXTERNAL_SOURCES,
         ),
         fast=True,
     ),

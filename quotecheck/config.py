@@ -20,7 +20,7 @@ from quotecheck.limits import LimitError, Limits, limits_from_table
 from quotecheck.programs import SHELL_OPTION_VALUES
 
 KEYS = {"select", "extend-select", "ignore", "severity", "remote-shell", "per-path-ignores",
-        "exclude", "extend-exclude", "respect-gitignore", "limits"}
+        "exclude", "extend-exclude", "respect-gitignore", "limits", "external-sources"}
 
 
 class ConfigError(Exception):
@@ -39,6 +39,7 @@ class Settings:
     exclude: list[str] | None = None  # None: walk.DEFAULT_EXCLUDE
     extend_exclude: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
+    external_sources: bool = False  # read the files `source`/`.` name (ShellCheck's -x)
     limits: Limits = field(default_factory=Limits)
     source: Path | None = None  # the file these came from
     base: Path | None = None  # the directory per-path patterns are relative to
@@ -158,6 +159,10 @@ def load(path: Path) -> Settings:
         if not isinstance(table["respect-gitignore"], bool):
             raise ConfigError(f"{path}: respect-gitignore must be true or false")
         s.respect_gitignore = table["respect-gitignore"]
+    if "external-sources" in table:
+        if not isinstance(table["external-sources"], bool):
+            raise ConfigError(f"{path}: external-sources must be true or false")
+        s.external_sources = table["external-sources"]
     if "limits" in table:
         if not isinstance(table["limits"], dict):
             raise ConfigError(f"{path}: limits must be a table ([tool.quotecheck.limits])")

@@ -97,6 +97,34 @@ DECLARATION_BUILTINS: Final[frozenset[str]] = frozenset(
     {"export", "local", "declare", "typeset", "readonly"})
 """Builtins whose ``NAME=value`` arguments assign variables."""
 
+SCRIPT_SOURCERS: Final[frozenset[str]] = frozenset({"source", "."})
+"""Builtins that run another file's commands in this shell: any variable may change."""
+
+NUMBER_VARIABLES: Final[frozenset[str]] = frozenset(
+    {"LINENO", "RANDOM", "SECONDS", "BASHPID", "PPID", "UID", "EUID", "SRANDOM",
+     "EPOCHSECONDS", "OPTIND", "SHLVL"})
+"""Shell variables whose value is always a number while the script does not assign them."""
+
+NUMBER_SPECIALS: Final[frozenset[str]] = frozenset({"$", "#", "?", "!"})
+"""Special parameters that always expand to a number (or nothing)."""
+
+PLAIN_OUTPUT_COMMANDS: Final[dict[tuple[str, ...], str]] = {
+    ("whoami",): "word", ("hostname",): "word", ("hostname", "-s"): "word",
+    ("hostname", "-f"): "word", ("hostname", "--fqdn"): "word", ("uname",): "word",
+    ("uname", "-s"): "word", ("uname", "-m"): "word", ("uname", "-r"): "word",
+    ("uname", "-n"): "word", ("arch",): "word", ("id", "-un"): "word", ("id", "-gn"): "word",
+    ("git", "rev-parse", "HEAD"): "word", ("git", "rev-parse", "--short", "HEAD"): "word",
+    ("nproc",): "number", ("id", "-u"): "number", ("id", "-g"): "number",
+    ("date", "+%s"): "number",
+}
+"""Commands whose whole output is one plain word (a user or host name, a kernel release, a
+commit id) or a number: pasted into code, it cannot be split or run (a host name cannot hold
+a blank or a shell metacharacter)."""
+
+DATE_PLAIN_DIRECTIVES: Final[frozenset[str]] = frozenset("YmdHMSsjuVGgyCINFTDz")
+"""``date +FORMAT`` directives that give digits, `-`, `:` or `/` only (``%e``, ``%k``, ``%l``
+pad with a blank and are left out)."""
+
 # -- programs that run a command somewhere else -------------------------------------------------
 
 CONTAINER_RUNNERS: Final[frozenset[str]] = frozenset({"docker", "podman", "kubectl", "nerdctl"})

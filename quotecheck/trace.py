@@ -8,17 +8,26 @@ back to the input, and the child is analysed the same way. Nothing is ever execu
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
+from quotecheck.layers.functions import (
+    Bindings,
+    FunctionDef,
+    FunctionTable,
+    defines_functions,
+    substitute,
+)
+from quotecheck.layers.known_values import LazyValues, known_args, known_in, written_args
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.limits import Limits
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Problem
-from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk
+from quotecheck.parsing.tree import Compound, Context, Script, SimpleCommand, walk
 from quotecheck.parsing.words import Word
 from quotecheck.programs import (
     CONTAINER_RUNNERS,
@@ -43,6 +52,7 @@ class Feed:
     offsets: tuple[int | None, ...]
     dynamic_ranges: tuple[tuple[int, int], ...]
     source_span: tuple[int, int] | None
+    known_values: tuple[tuple[int, int, str], ...] = ()
 
 
 def build_trace(
@@ -52,12 +62,19 @@ def build_trace(
     remote_shell: str | None = None,
     path: str | None = None,
     limits: Limits | None = None,
+    external_sources: bool = False,
 ) -> Trace:
     """Trace ``source`` (a script or one command line) through every layer it opens.
+
+    ``external_sources``: the files the script sources (`source F`, `. F`) that exist beside
+    ``path`` are read, and their functions are the script's (ShellCheck's `-x`).
 
     ``limits`` (default: config.Limits()) bounds the nesting depth, the layer depth and the
     parsing time; what lies past a limit is reported as a QC002 problem of its layer."""
     builder = _Builder(source, remote_shell, limits)
+    if external_sources and path:
+        builder.sources_dir = os.path.dirname(os.path.abspath(path))
+        builder.dialect = dialect
     process = [dialect, path] if path else None
     text, origin = without_crlf(source)
     builder.shell_layer(
@@ -73,7 +90,9 @@ def build_trace(
         stdin=None,
         origin=origin,
     )
-    return Trace(source, builder.layers)
+    trace = Trace(source, builder.layers)
+    trace.known_spans = sorted(set(builder.known_spans))
+    return trace
 
 
 def without_crlf(source: str) -> tuple[str, SourceMap | None]:
@@ -171,6 +190,11 @@ class _Builder:
         # long script).
         self.deadline = time.monotonic() + self.limits.parse_time
         self.inner_deadline: float | None = None
+        self.sources_dir: str | None = None  # read sourced files from here (--external-sources)
+        self.sourced_files: dict[int, str] = {}  # id of a sourced file's text -> its name
+        # words that got a known value: their span and the expansions that gave it
+        self.known_spans: list[tuple[int, int, tuple[str, ...]]] = []
+        self.dialect = "bash"
 
     def new_layer(self, layer: Layer) -> Layer:
         layer.id = len(self.layers)
@@ -196,6 +220,7 @@ class _Builder:
         stdin_script: bool = False,
         opened_by: CommandView | None = None,
         origin: SourceMap | None = None,
+        known_values: Sequence[tuple[int, int, str]] = (),
     ) -> Layer:
         dialect = shell_dialect(shell_name)
         if origin is None:
@@ -206,6 +231,7 @@ class _Builder:
             origin=origin, dynamic_text=bool(dynamic_ranges),
             dynamic_ranges=list(dynamic_ranges), dialect=dialect, process=process,
             positional=list(positional), stdin_script=stdin_script, opened_by=opened_by,
+            known_values=list(known_values),
         ))
         # Unknown dialects are parsed as bash (the superset); rules judge portability.
         if parent is None:
@@ -223,19 +249,32 @@ class _Builder:
                               max_depth=self.limits.max_nesting,
                               time_limit=self.limits.parse_call_time, deadline=deadline)
         layer.script = script
-        aliases = Aliases(dialect)
+        aliases = Aliases(dialect, text)
+        commands = list(walk(script))
+        table_from = commands
+        if parent is None and self.sources_dir is not None:
+            table_from = [*self.sourced_commands(commands), *commands]
+        functions = FunctionTable(table_from) if defines_functions(text) or \
+            table_from is not commands else None
+        # What the script's own assignments make known (computed when a word needs it).
+        known = LazyValues(script, self.source) if "$" in text else None
+        layer.known = known
         # Characters an outer layer expands at run time stay unknown here, quoted or not.
         inherited = bytearray(len(text))
         for a, b in dynamic_ranges:
             inherited[max(a, 0):max(min(b, len(text)), 0)] = b"\x01" * (
                 max(min(b, len(text)), 0) - max(a, 0))
-        for command, context in walk(script):
+        for command, context in commands:
             if dynamic_ranges and context.in_substitution and context.script.text is text and \
                     _from_outer(context.script, inherited):
                 # `ssh h "cd $(pwd)"`: the remote shell receives pwd's output, not `$(pwd)`;
                 # the text is only a stand-in for a value, not commands of this layer.
                 continue
             args = [arg_of(w, context.script) for w in command.words]
+            if known is not None and command.words and any(w.dynamic for w in command.words):
+                args = known_args(command.words, args, context.script, known.get(),
+                                  inherited if dynamic_ranges else None)
+                self.note_known(args, context.script)
             if dynamic_ranges and context.script.text is text:
                 args = [inherit_dynamic(a, inherited) for a in args]
             view = CommandView(
@@ -246,11 +285,62 @@ class _Builder:
             )
             aliases.learn(view.argv)
             layer.commands.append(view)
-            own = self.stdin_of(command, context.script)
-            self.follow(layer, view, view.argv, depth, own or stdin, where)
+            own = self.stdin_of(command, context.script, known)
+            if functions and functions.wrapped(command, context):
+                # A body command reading the parameters of a function the script calls: it is
+                # analysed at each call, with the call's arguments (`call_function`).
+                continue
+            self.follow(layer, view, view.argv, depth, own or stdin, where, functions)
         return layer
 
-    def stdin_of(self, command: SimpleCommand, script: Script) -> Feed | None:
+    def note_known(self, args: Sequence[Arg], script: Script) -> None:
+        """Remember where the script reads a value it set (``Trace.known_spans``)."""
+        for a in args:
+            if not a.known or a.word is None:
+                continue
+            names = {n for _, _, n in a.known}
+            for part in a.word.parts:
+                if part.kind != "parameter" or part.value not in names:
+                    continue
+                span = script.origin.map_span(part.span)
+                if span is not None:
+                    self.known_spans.append((*span, (part.value,)))
+
+    def sourced_commands(self, commands: list[tuple[SimpleCommand, Context]]
+                         ) -> list[tuple[SimpleCommand, Context]]:
+        """The commands of the files the script sources, where they exist beside it (their
+        text is not the input: positions in it map to nothing)."""
+        assert self.sources_dir is not None
+        out: list[tuple[SimpleCommand, Context]] = []
+        seen: set[str] = set()
+        for command, _ in commands:
+            words = command.words
+            if len(words) < 2 or words[0].dynamic or words[0].value not in ("source", "."):
+                continue
+            name = sourced_name(words[1])
+            if name is None:
+                continue
+            file = os.path.normpath(os.path.join(self.sources_dir, name))
+            if file in seen or not os.path.isfile(file):
+                continue
+            seen.add(file)
+            try:
+                with open(file, encoding="utf-8", errors="surrogateescape") as f:
+                    text = f.read(1 << 20)
+            except OSError:
+                continue
+            text, _ = without_crlf(text)
+            self.sourced_files[id(text)] = name
+            origin = SourceMap.from_offsets([None] * len(text))
+            script = parse_script(text, "sh" if self.dialect == "sh" else "bash", origin,
+                                  max_depth=self.limits.max_nesting,
+                                  time_limit=self.limits.parse_call_time,
+                                  deadline=self.deadline)
+            out.extend(walk(script))
+        return out
+
+    def stdin_of(self, command: SimpleCommand, script: Script,
+                 known: LazyValues | None = None) -> Feed | None:
         """The heredoc or herestring a command reads, as a feed (the last one wins, as in sh)."""
         feed: Feed | None = None
         origin = script.origin
@@ -269,19 +359,30 @@ class _Builder:
             if word is None:
                 continue
             arg = arg_of(word, script)
+            if known is not None and word.dynamic and r.heredoc is not None:
+                # An unquoted heredoc's `$DATA_DIR` set by the script: the text it really is.
+                got = known_args([word], [arg], script, known.get(), None, split=False)[0]
+                self.note_known([got], script)
+                arg = got.written or got
             feed = Feed(
                 arg.value + suffix,
                 (*arg.offsets, *([None] * len(suffix))),
                 arg.dynamic_ranges,
                 origin.map_span(word.span),
+                arg.known,
             )
         return feed
 
     # -- hand-offs ---------------------------------------------------------------------------
 
     def follow(self, layer: Layer, view: CommandView, argv: list[Arg], depth: int,
-               stdin: Feed | None, where: str) -> None:
-        """Open the layers the command ``argv`` hands text or argv to (if any)."""
+               stdin: Feed | None, where: str, functions: FunctionTable | None = None,
+               active: tuple[FunctionDef, ...] = ()) -> None:
+        """Open the layers the command ``argv`` hands text or argv to (if any).
+
+        ``functions``: the script's functions, when ``argv`` is a command of the shell itself
+        (not one a wrapper such as sudo or `command` execs): a name defined there is that
+        function, not the program."""
         max_layers = self.limits.max_layers
         if not argv or depth >= max_layers:
             if argv and depth >= max_layers:
@@ -304,6 +405,13 @@ class _Builder:
         values = [a.value for a in argv]
         dynamic = {i for i, a in enumerate(argv) if a.dynamic}
         name = values[0].rsplit("/", 1)[-1]
+        if functions and 0 not in dynamic and "/" not in values[0]:
+            fdef = functions.lookup(values[0], view.source_span[0] if view.source_span else None)
+            if fdef is not None:
+                if functions.expands(view.command, view.context):
+                    self.call_function(layer, view, argv, depth, stdin, where, functions, fdef,
+                                       active)
+                return
         if name in IN_PLACE_BUILTINS and 0 not in dynamic and len(argv) > 1:
             if name == "command" and values[1].startswith("-") and values[1] not in ("-p", "--"):
                 return  # `command -v x` only looks the name up
@@ -343,11 +451,79 @@ class _Builder:
         elif isinstance(handoff, ho.AwkHandoff):
             self.awk(layer, view, argv, handoff)
 
+    def call_function(self, layer: Layer, view: CommandView, argv: list[Arg], depth: int,
+                      stdin: Feed | None, where: str, functions: FunctionTable,
+                      fdef: FunctionDef, active: tuple[FunctionDef, ...]) -> None:
+        """A call of a function of the script: each body command that hands the call's
+        arguments on is followed with them put in, one level deeper (a function calling itself
+        is not followed again). The layers it opens belong to the call: its position, its
+        loop, its redirections; their chain names the function."""
+        if any(d is fdef for d in active) or depth + 1 >= self.limits.max_layers + 1:
+            return
+        params = argv[1:]
+        bindings = Bindings()
+        if fdef.offset >= 0:
+            label = f"{fdef.name}() at line {self.source.count(chr(10), 0, fdef.offset) + 1}"
+        else:
+            file = self.sourced_files.get(id(fdef.commands[0][1].script.text)
+                                          if fdef.commands else 0, "a sourced file")
+            label = f"{fdef.name}() in {file}"
+        bridge = Compound("call", view.command.span, [("body", fdef.node)],
+                          redirects=list(view.command.redirects))
+        outer = view.context
+        for command, context in fdef.commands:
+            if context.in_substitution:
+                continue
+            args = [arg_of(w, context.script) for w in command.words]
+            if layer.known is not None and context.script.text is layer.text and \
+                    any(w.dynamic for w in command.words):
+                args = known_args(command.words, args, context.script, layer.known.get(), None)
+                self.note_known(args, context.script)
+            new: list[Arg] = []
+            changed = False
+            for w, a in zip(command.words, args, strict=True):
+                try:
+                    got = substitute(w, a, params, bindings)
+                except (ValueError, IndexError, KeyError):
+                    got = None  # a form not modelled: the word stays as written
+                if got is None:
+                    new.append(a)
+                else:
+                    new.extend(got)
+                    changed = True
+            bindings.learn(command, params)
+            if not changed or not new:
+                continue
+            inside = context.ancestors
+            for i, node in enumerate(inside):
+                if node is fdef.node:
+                    inside = inside[i:]
+                    break
+            ctx = Context(
+                context.script, (*outer.ancestors, view.command, bridge, *inside),
+                outer.background or context.background,
+                outer.conditional or context.conditional, outer.guarded or context.guarded,
+                outer.in_pipeline or context.in_pipeline,
+                outer.pipeline_last if outer.in_pipeline else context.pipeline_last,
+                outer.in_substitution or context.in_substitution,
+            )
+            body_view = CommandView(new, command, ctx, view.source_span)
+            first_id = len(self.layers)
+            own = self.stdin_of(command, context.script, layer.known)
+            self.follow(layer, body_view, new, depth + 1, own or stdin, where, functions,
+                        (*active, fdef))
+            for x in self.layers[first_id:]:
+                if x.parent == layer.id and x.through is None:
+                    x.through = label
+            view.opens.extend(body_view.opens)
+
     def ssh(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.SshHandoff,
             depth: int, stdin: Feed | None) -> None:
         dest = argv[h.destination].value if h.destination is not None else "?"
         words = [argv[i] for i in h.command]
-        text, offsets, ranges = join_args(words)
+        sends, _, _ = join_args(words)
+        # The remote shell's text: known values as written where they are not plain words.
+        text, offsets, ranges = join_args(written_args(words))
         options: dict[str, str] = {}
         for letter, index in h.options:
             if index is not None and index < len(argv):
@@ -362,10 +538,16 @@ class _Builder:
         ssh_layer = self.new_layer(Layer(
             id=-1, parent=layer.id, kind="ssh", where=layer.where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
-            dynamic_ranges=ranges, via="ssh", destination=dest, sends=text, options=options,
-            opened_by=view,
+            dynamic_ranges=ranges, via="ssh", destination=dest, sends=sends, options=options,
+            opened_by=view, sends_dynamic=sends_dynamic(words), known_values=known_in(words),
         ))
         view.opens.append(ssh_layer.id)
+        if h.spread:
+            shown = ", ".join(f"`{argv[i].value}`" for i in h.spread)
+            ssh_layer.uncertain = (
+                f"uncertain: {shown} is not known before run time and may expand to any number "
+                "of words; it is taken here for ssh options, so where the destination and the "
+                "remote command start is a guess")
         remote_where = f"remote:{dest}"
         login = self.remote_shell or UNKNOWN_LOGIN_SHELL
         feed = None if h.stdin_null else stdin
@@ -373,8 +555,9 @@ class _Builder:
             self.shell_layer(
                 parent=ssh_layer.id, where=remote_where,
                 shell_name=self.remote_shell or "unknown", text=text, offsets=offsets,
-                process=[login, "-c", text], source_span=_span_of(offsets),
+                process=[login, "-c", sends], source_span=_span_of(offsets),
                 dynamic_ranges=ranges, depth=depth + 1, stdin=feed, opened_by=view,
+                known_values=ssh_layer.known_values,
             )
         elif feed is not None:
             # No command: sshd starts the login shell as a login shell reading stdin.
@@ -383,7 +566,7 @@ class _Builder:
                 shell_name=self.remote_shell or "unknown", text=feed.text,
                 offsets=feed.offsets, process=["-" + login], source_span=feed.source_span,
                 dynamic_ranges=feed.dynamic_ranges, depth=depth + 1, stdin=None,
-                stdin_script=True, opened_by=view,
+                stdin_script=True, opened_by=view, known_values=feed.known_values,
             )
 
     def exec_wrapper(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.ExecHandoff,
@@ -431,21 +614,25 @@ class _Builder:
         # else what the wrapper (su, sudo -s, flock -c, script...) starts.
         start = h.shell_index if h.shell_index is not None else None
         shell_name = shell if shell != "unknown" else UNKNOWN_LOGIN_SHELL
+        known: list[tuple[int, int, str]] = []
         if h.mode == "c" and (h.script is not None or h.script_words):
             if h.script_words:
                 text, offsets, ranges = sudo_shell_text([argv[i] for i in h.script_words])
             else:
                 assert h.script is not None
                 a = argv[h.script]
+                a = a.written or a
                 cut = h.script_offset
                 text, offsets = a.value[cut:], list(a.offsets[cut:])
                 ranges = [(max(s - cut, 0), e - cut) for s, e in a.dynamic_ranges if e > cut]
+                known = [(max(s - cut, 0), e - cut, n) for s, e, n in a.known if e > cut]
             process = values[start:] if start is not None else [shell_name, "-c", text, *(
                 argv[i].value for i in h.args if i < len(argv))]
             layer_ = self.shell_layer(
                 parent=layer.id, where=where, shell_name=shell, text=text, offsets=offsets,
                 process=process, source_span=_span_of(offsets), dynamic_ranges=ranges,
                 depth=depth + 1, stdin=stdin, positional=positional, opened_by=view,
+                known_values=known,
             )
             view.opens.append(layer_.id)
         elif h.mode == "stdin" and stdin is not None:
@@ -455,17 +642,19 @@ class _Builder:
                 offsets=stdin.offsets, process=process, source_span=stdin.source_span,
                 dynamic_ranges=stdin.dynamic_ranges, depth=depth + 1, stdin=None,
                 positional=positional, stdin_script=True, opened_by=view,
+                known_values=stdin.known_values,
             )
             view.opens.append(layer_.id)
 
     def join(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.JoinHandoff,
              depth: int, stdin: Feed | None, where: str) -> None:
-        words = [argv[i] for i in h.words if i < len(argv)]
+        words = written_args([argv[i] for i in h.words if i < len(argv)])
         text, offsets, ranges = join_args(words)
         join_layer = self.new_layer(Layer(
             id=-1, parent=layer.id, kind="join", where=where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
             dynamic_ranges=ranges, via=h.wrapper, sends=text, opened_by=view,
+            known_values=known_in(words),
         ))
         view.opens.append(join_layer.id)
         same = h.shell == "same"
@@ -476,6 +665,7 @@ class _Builder:
             parent=join_layer.id, where=where, shell_name=str(shell), text=text,
             offsets=offsets, process=process, source_span=_span_of(offsets),
             dynamic_ranges=ranges, depth=depth + 1, stdin=stdin, opened_by=view,
+            known_values=join_layer.known_values,
         )
 
     def awk(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.AwkHandoff) -> None:
@@ -500,8 +690,9 @@ class Aliases:
     the command's name dynamic instead of guessed.
     """
 
-    def __init__(self, dialect: Dialect) -> None:
-        self.active = dialect == "sh"
+    def __init__(self, dialect: Dialect, text: str = "") -> None:
+        # bash expands them too once a script turns `expand_aliases` on.
+        self.active = dialect == "sh" or "expand_aliases" in text
         self.table: dict[str, list[str] | None] = {}
 
     def learn(self, argv: list[Arg]) -> None:
@@ -551,6 +742,27 @@ def join_args(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[in
     return "".join(text), offsets, ranges
 
 
+def sends_dynamic(args: Sequence[Arg]) -> list[tuple[int, int]]:
+    """The ranges of the joined text of ``args`` that the local shell fills in at run time.
+
+    A word with an unquoted glob or brace expansion is replaced as a whole (by the names it
+    matches, or by several words), so its whole text is dynamic; elsewhere only the expansions
+    themselves (`$x`, `$(cmd)`, `~`) are."""
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    for i, a in enumerate(args):
+        if i:
+            at += 1
+        whole = a.word is not None and a.dynamic_ranges and any(
+            p.kind in ("glob", "brace") and p.quoting == "none" for p in a.word.parts)
+        if whole:
+            ranges.append((at, at + len(a.value)))
+        else:
+            ranges.extend((at + s, at + e) for s, e in a.dynamic_ranges)
+        at += len(a.value)
+    return list(merge_ranges(ranges))
+
+
 def sudo_shell_text(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[int, int]]]:
     """The string ``sudo -s``/``-i`` hands to the shell: words joined, characters escaped.
 
@@ -586,6 +798,23 @@ def sudo_shell_text(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tu
         if start is not None:
             ranges.append((start, len(text)))
     return "".join(text), offsets, ranges
+
+
+def sourced_name(word: Word) -> str | None:
+    """The file a `source` word names relative to the script's directory: a literal path, or
+    the literal tail after the script's own directory (`$(dirname "$0")/lib.sh`,
+    `${BASH_SOURCE%/*}/lib.sh`, `"$DIR"/lib.sh`)."""
+    if not word.dynamic:
+        return word.value or None
+    tail: list[str] = []
+    for part in reversed(word.parts):
+        if part.dynamic:
+            break
+        tail.insert(0, part.value)
+    rest = "".join(tail)
+    if not rest.startswith("/") or len(rest) < 2:
+        return None
+    return rest.lstrip("/")
 
 
 def _span_of(offsets: Sequence[int | None]) -> tuple[int, int] | None:

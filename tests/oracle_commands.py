@@ -500,6 +500,37 @@ _DYNAMIC: list[Case] = [
     ),
 ]
 
+# Values the script sets itself, command variables and arrays, wrapper functions: the trace
+# puts in what it knows, so the predicted argv and `sends` are exact there; `sends_dynamic`
+# marks what only the run time knows.
+_KNOWN: list[Case] = [
+    Case("known/value-split-and-quoted", "X='a b'; ssh h rec '=%s=' $X \"$X\" '$X'"),
+    # The issue's own example: the remote shell takes `<%s>` for redirections and fails, but
+    # what sshd receives is the point.
+    Case("known/issue-printf", "X='a b'; ssh h printf '<%s>' $X \"$X\" '$X'", stubs=(),
+         rc=None, all_run=False),
+    Case("known/command-variable", "SSH='ssh -o BatchMode=yes'; $SSH h rec \"a b\" c"),
+    Case("known/command-array", "SSH=(ssh -o BatchMode=yes); \"${SSH[@]}\" h 'rec arr'"),
+    Case("known/options-array", "o=(-o BatchMode=yes -p 10638); ssh \"${o[@]}\" h 'rec opts'"),
+    Case("known/run-variable", "RUN='rec run'; $RUN 'x y' z"),
+    Case("known/quoted-value-in-remote-text", "APP=shop; ssh h \"rec restart $APP 'x y'\""),
+    Case("known/heredoc-value", "d='/tmp/a b'\nssh h bash -s <<EOF\nrec \"$d\" \\$0\nEOF"),
+    Case("known/default-value", "ssh h rec \"${UNSET_HERE:-fallback}\" x"),
+    Case("wrapper/ssh-positional", "remote() { ssh \"$1\" \"$2\"; }; remote h 'rec \"w x\" y'"),
+    Case(
+        "wrapper/local-and-shift",
+        "run_on() { local host=$1; shift; ssh \"$host\" \"$@\"; }; run_on h rec a 'b c'",
+    ),
+    Case("wrapper/sh-c", "as_app() { sh -c \"$1\"; }; as_app 'rec \"s t\" u'"),
+    Case("wrapper/unquoted-split", "r() { ssh h $1; }; r 'rec p  q'"),
+    Case("wrapper/star-joined", "r() { ssh h \"$*\"; }; r rec 'm  n' o"),
+    Case(
+        "dynamic/sends-dynamic-ranges",
+        "ssh h rec ~/x *.txt \"$(printf 's t')\" \"$HOME\" x{1,2} '~'",
+        files=("a.txt", "b.txt"),
+    ),
+]
+
 # Commands whose stub records what their parent process (the shell running them) was given:
 # the oracle compares that with the shell layer's `process`.
 _PROCESS: list[Case] = [
@@ -549,5 +580,6 @@ CASES: list[Case] = [
     *_AWK,
     *_NESTING,
     *_DYNAMIC,
+    *_KNOWN,
     *_PROCESS,
 ]

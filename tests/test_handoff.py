@@ -247,8 +247,16 @@ def test_sends_joins_with_single_spaces_without_quoting() -> None:
 
 
 def test_ssh_dynamic_words() -> None:
+    # An options variable followed by more words is taken for options, and said uncertain.
     h = ssh_of(["ssh", "$OPTS", "host", "cmd"], frozenset({1}))
-    assert h.destination == 1 and h.command == (2, 3) and h.uncertain
+    assert h.destination == 2 and h.command == (3,) and h.uncertain and h.spread == (1,)
+    h = ssh_of(["ssh", "${SSH_OPTS[@]}", "$host", "mkdir -p /srv/app"], frozenset({1, 2}))
+    assert (h.destination, h.command, h.spread) == (2, (3,), (1,))
+    # A plain unknown word is still the destination.
+    h = ssh_of(["ssh", "$host", "cmd"], frozenset({1}))
+    assert h.destination == 1 and h.command == (2,) and h.spread == ()
+    h = ssh_of(["ssh", "$@"], frozenset({1}))
+    assert h.destination == 1 and h.spread == (1,)  # may hold the command as well
     h = ssh_of(["ssh", "-p", "$PORT", "$HOST", "cmd"], frozenset({2, 3}))
     assert (h.destination, h.command, h.port()) == (3, (4,), "$PORT")
 

@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("quotecheck", "summaries", "diagnostics", "positions", "sourcemap", "programs", "limits",
      "globs", "records"),
     ("parsing",),
+    ("values",),
     ("layers",),
     ("trace", "quoting"),
     ("rules",),

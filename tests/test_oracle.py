@@ -155,8 +155,11 @@ def predict(case: Case) -> Prediction:
                     PredictedArgv(lid, tuple(entry["argv"]), frozenset(entry["dynamic"]))
                 )
         elif kind == "ssh":
+            # What the local shell fills in at run time is listed exactly: the rest of
+            # `sends` must be what sshd receives, byte for byte.
             sends: str = entry["sends"]
-            pred.sends.append(PredictedText(lid, sends, _pattern(sends, ranges)))
+            exact = [(a, b) for a, b in entry["sends_dynamic"]]
+            pred.sends.append(PredictedText(lid, sends, _pattern(sends, exact)))
         elif kind == "awk":
             program: str = entry["text"]
             pred.awk.append(PredictedText(lid, program, _pattern(program, ranges)))

@@ -278,7 +278,8 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
         color: str, jobs: int | None, shell: str | None, extend_select: list[str] | None,
         exclude: list[str] | None, extend_exclude: list[str] | None,
         no_respect_gitignore: bool, statistics: bool, quiet: bool, exit_zero: bool,
-        stdin_filename: str | None, output_file: Path | None) -> int:
+        stdin_filename: str | None, output_file: Path | None,
+        external_sources: bool) -> int:
     """``quotecheck check``, with the command line's values."""
     from quotecheck.output.style import want_colour
 
@@ -316,6 +317,7 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
             stdin_filename=stdin_filename,
             width=terminal_width(out),
             statistics=statistics,
+            external_sources=external_sources or None,
         )
         status = run_check(request, out, sys.stderr, sys.stdin, quiet=quiet)
     finally:

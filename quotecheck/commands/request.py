@@ -30,3 +30,4 @@ class Request:
     stdin_filename: str | None = None  # the path standard input stands for
     width: int = 100  # columns the text formats wrap explanations to
     statistics: bool = False  # counts per code instead of the findings
+    external_sources: bool | None = None  # --external-sources; None: the setting (default off)

@@ -114,6 +114,7 @@ def options_for(request: Request, settings: Settings, item: Input) -> Options:
         dialect=dialect,
         dialect_given=request.shell is not None,
         limits=settings.limits,
+        external_sources=bool(request.external_sources or settings.external_sources),
     )
 
 

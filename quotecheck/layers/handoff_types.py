@@ -67,6 +67,10 @@ class SshHandoff(FrozenRecord):
     dashdash: int | None
     uncertain: bool
     problems: tuple[str, ...]
+    spread: tuple[int, ...]
+    """Run-time words in option position that may expand to any number of words
+    (`"${SSH_OPTS[@]}"`, `$@`, `$SSH_OPTS`) and were taken for options because more words
+    follow them: where the destination and the command start is then uncertain."""
 
     def __init__(
         self,
@@ -84,6 +88,7 @@ class SshHandoff(FrozenRecord):
         dashdash: int | None = None,
         uncertain: bool = False,
         problems: tuple[str, ...] = (),
+        spread: tuple[int, ...] = (),
     ) -> None:
         object.__setattr__(self, "argv", argv)
         object.__setattr__(self, "destination", destination)
@@ -99,6 +104,7 @@ class SshHandoff(FrozenRecord):
         object.__setattr__(self, "dashdash", dashdash)
         object.__setattr__(self, "uncertain", uncertain)
         object.__setattr__(self, "problems", problems)
+        object.__setattr__(self, "spread", spread)
 
     def option_values(self, letter: str) -> tuple[str, ...]:
         """All values given to one option (`-o` or `o`), in argv order."""

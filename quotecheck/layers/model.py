@@ -9,7 +9,7 @@ any depth points back at the input.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from quotecheck.parsing.tree import Context, Script, SimpleCommand
 from quotecheck.parsing.words import Word
@@ -23,7 +23,8 @@ LayerKind = Literal["shell", "ssh", "join", "exec", "awk"]
 class Arg(FrozenRecord):
     """One argv element as the program receives it (or the word as written, when dynamic)."""
 
-    __slots__ = ("dynamic", "dynamic_ranges", "offsets", "source_span", "value", "word")
+    __slots__ = ("dynamic", "dynamic_ranges", "known", "offsets", "source_span", "value",
+                 "word", "written")
     value: str
     dynamic: bool
     word: Word | None  # None for words a layer generates itself
@@ -31,6 +32,13 @@ class Arg(FrozenRecord):
     # The source offset of each character of ``value`` (a range when consecutive).
     offsets: Sequence[int | None]
     dynamic_ranges: tuple[tuple[int, int], ...]  # parts of ``value`` known only at run time
+    # Parts of ``value`` that are the known value of a variable the script set: (start, end,
+    # the expansion as written, e.g. `$APP`).
+    known: tuple[tuple[int, int, str], ...]
+    # The word as written when a known value with a blank or a shell metacharacter was put in:
+    # a later layer that parses this text as code is given the expansion, not the value, so
+    # that the rules judge `$X` pasted into code (its value they ask of quotecheck.values).
+    written: Arg | None
 
     def __init__(
         self,
@@ -40,6 +48,8 @@ class Arg(FrozenRecord):
         source_span: tuple[int, int] | None,
         offsets: Sequence[int | None] = (),
         dynamic_ranges: tuple[tuple[int, int], ...] = (),
+        known: tuple[tuple[int, int, str], ...] = (),
+        written: Arg | None = None,
     ) -> None:
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "dynamic", dynamic)
@@ -47,6 +57,8 @@ class Arg(FrozenRecord):
         object.__setattr__(self, "source_span", source_span)
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
+        object.__setattr__(self, "known", known)
+        object.__setattr__(self, "written", written)
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -109,11 +121,23 @@ class Layer(Record):
     destination: str | None
     sends: str | None
     options: dict[str, str]  # ssh -o settings, -p, -t ...
+    # ssh: the ranges of ``sends`` the local shell fills in at run time (`~`, a glob, `$x`).
+    sends_dynamic: list[tuple[int, int]]
+    # Why the layer's split of its argv is a guess (ssh `"${SSH_OPTS[@]}" host cmd`), if it is:
+    # findings in and below it are lowered one severity and say so.
+    uncertain: str | None
+    # shell layers: what the script's own assignments make known (trace.LazyValues), or None
+    known: Any
+    # ssh, join and shell layers: ranges of ``text`` that are the known value of a variable of
+    # an outer layer, put in by it: (start, end, the expansion as written, e.g. `$APP`).
+    known_values: list[tuple[int, int, str]]
     # exec layers
     argv: list[Arg]
     # awk layers
     assignments: list[tuple[str, str]]  # -v name=value after escapes
     opened_by: CommandView | None
+    # The function of the script whose call opened this layer (`remote() at line 1`).
+    through: str | None
 
     def __init__(
         self,
@@ -139,6 +163,11 @@ class Layer(Record):
         argv: list[Arg] | None = None,
         assignments: list[tuple[str, str]] | None = None,
         opened_by: CommandView | None = None,
+        through: str | None = None,
+        sends_dynamic: list[tuple[int, int]] | None = None,
+        uncertain: str | None = None,
+        known: Any = None,
+        known_values: list[tuple[int, int, str]] | None = None,
     ) -> None:
         self.id = id
         self.parent = parent
@@ -162,6 +191,11 @@ class Layer(Record):
         self.argv = [] if argv is None else argv
         self.assignments = [] if assignments is None else assignments
         self.opened_by = opened_by
+        self.through = through
+        self.sends_dynamic = [] if sends_dynamic is None else sends_dynamic
+        self.uncertain = uncertain
+        self.known = known
+        self.known_values = [] if known_values is None else known_values
 
     def source_offset(self, index: int) -> int | None:
         """Offset in the original input of character ``index`` of this layer's text."""
@@ -173,6 +207,16 @@ class Layer(Record):
         while out[0].parent is not None:
             out.insert(0, layers[out[0].parent])
         return out
+
+    def chain_labels(self, layers: list[Layer]) -> tuple[str, ...]:
+        """The labels of :meth:`chain`, with the script's functions whose calls opened a
+        layer in between: `local bash`, `remote() at line 1`, `ssh`, `remote shell`."""
+        out: list[str] = []
+        for x in self.chain(layers):
+            if x.through:
+                out.append(x.through)
+            out.append(x.label())
+        return tuple(out)
 
     def label(self) -> str:
         """A short name for layer chains: `local bash -> ssh -> remote sh -> awk`."""
@@ -195,10 +239,15 @@ class Layer(Record):
 class Trace(Record):
     source: str
     layers: list[Layer]
+    # Where the script reads a value it set (`$APP` -> shopfront): the expansion's source span
+    # and its text; no fix may write the value in place of the expansion.
+    known_spans: list[tuple[int, int, tuple[str, ...]]]
 
-    def __init__(self, source: str, layers: list[Layer]) -> None:
+    def __init__(self, source: str, layers: list[Layer],
+                 known_spans: list[tuple[int, int, tuple[str, ...]]] | None = None) -> None:
         self.source = source
         self.layers = layers
+        self.known_spans = [] if known_spans is None else known_spans
 
     @property
     def root(self) -> Layer:
@@ -208,4 +257,4 @@ class Trace(Record):
         return [x for x in self.layers if x.parent == layer.id]
 
     def chain_label(self, layer: Layer) -> str:
-        return " -> ".join(x.label() for x in layer.chain(self.layers))
+        return " -> ".join(layer.chain_labels(self.layers))

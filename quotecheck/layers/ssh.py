@@ -15,6 +15,7 @@ Verified with OpenSSH 9.2p1 (`ssh -G` prints the resolved configuration without 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from typing import Literal
@@ -31,6 +32,11 @@ SSH_GRAMMAR = Grammar(
     abbreviations=False,
 )
 
+# A run-time word that may stand for any number of words, options among them: an array's
+# elements, the parameters, or a variable named for options (`$SSH_OPTS`, `$SSH_ARGS`).
+_SPREADS = re.compile(
+    r"\$(?:[@*]|\{[@*]\}|\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}"
+    r"|\{?[A-Za-z_0-9]*(?:OPT|ARG|FLAG|PARAM)[A-Za-z_0-9]*\}?)\Z", re.I)
 _NO_REMOTE_COMMAND = frozenset({"-N", "-W", "-O", "-G", "-V", "-Q"})
 _TTY_LEVEL = {"auto": 0, "no": 0, "yes": 1, "force": 2}
 
@@ -59,6 +65,16 @@ def parse_ssh(
     argv: tuple[str, ...], dynamic: AbstractSet[int], start: int, end: int
 ) -> SshHandoff:
     first = scan(argv, SSH_GRAMMAR, start + 1, end, dynamic)
+    spread: list[int] = []
+    while first.operands and first.dashdash is None and len(first.operands) > 1 and \
+            first.operands[0] in dynamic and _SPREADS.match(argv[first.operands[0]]):
+        # `ssh "${SSH_OPTS[@]}" "$host" cmd`: the array holds options (it cannot be the
+        # destination and leave `$host` as the command's first word in a working script).
+        spread.append(first.operands[0])
+        before = first.options
+        first = scan(argv, SSH_GRAMMAR, first.operands[0] + 1, end, dynamic)
+        first = type(first)((*before, *first.options), first.operands, first.dashdash,
+                            first.unknown, first.missing_value, True)
     options = list(first.options)
     problems: list[str] = []
     uncertain = first.uncertain
@@ -79,6 +95,9 @@ def parse_ssh(
                 problems.append(f"ssh: option requires an argument -- {second.missing_value.name}")
     if first.missing_value is not None:
         problems.append(f"ssh: option requires an argument -- {first.missing_value.name}")
+    if destination is not None and not command and destination in dynamic and \
+            _SPREADS.match(argv[destination]):
+        spread.append(destination)  # `ssh "$@"`: the host, and perhaps a command, in one word
     names = {opt.name for opt in options}
     no_command = bool(names & _NO_REMOTE_COMMAND)
     if destination is None and not names & {"-V", "-G", "-Q"}:
@@ -102,6 +121,7 @@ def parse_ssh(
         dashdash=dashdash,
         uncertain=uncertain,
         problems=tuple(problems),
+        spread=tuple(spread),
     )
 
 

@@ -40,6 +40,7 @@ def layer_document(layer: Layer) -> dict[str, Any]:
         if layer.kind == "ssh":
             doc["destination"] = layer.destination
             doc["options"] = layer.options
+            doc["sends_dynamic"] = [[a, b] for a, b in layer.sends_dynamic]
         doc["where"] = layer.where
         doc["sends"] = layer.sends
         doc["span"] = _span(layer.source_span)
@@ -57,6 +58,10 @@ def layer_document(layer: Layer) -> dict[str, Any]:
         doc["assignments"] = [{"name": n, "value": v} for n, v in layer.assignments]
     if layer.dynamic_text:
         doc["dynamic_text"] = True
+    if layer.through:
+        doc["through"] = layer.through
+    if layer.uncertain:
+        doc["uncertain"] = layer.uncertain
     return doc
 
 

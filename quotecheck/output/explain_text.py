@@ -25,6 +25,25 @@ def show_value(value: str, limit: int = 60, dynamic: bool = False) -> str:
     return f"«{shown}»" if dynamic else f"‹{shown}›"
 
 
+def show_marked(value: str, ranges: list[tuple[int, int]], limit: int = 60) -> str:
+    """``value`` like :func:`show_value`, the parts known only at run time inside «...»
+    (``ssh h ls ~/x`` sends ‹ls «~»/x›), so that they stand out without colour."""
+    if not ranges:
+        return show_value(value, limit)
+    pieces: list[str] = []
+    at = 0
+    for a, b in ranges:
+        if a > at:
+            pieces.append(printable(value[at:a]))
+        pieces.append(f"«{printable(value[a:b])}»")
+        at = max(at, b)
+    pieces.append(printable(value[at:]))
+    shown = "".join(pieces)
+    if len(shown) > limit:
+        shown = shown[: limit - 1] + "…"
+    return f"‹{shown}›"
+
+
 def show_word(word: Word, limit: int = 60) -> str:
     return show_value(word.value, limit, word.dynamic)
 
@@ -78,6 +97,7 @@ class ExplainRenderer:
 
     def header(self, layer: Layer) -> str:
         s = self.style
+        through = f" through {layer.through}" if layer.through else ""
         if layer.kind == "shell":
             dialect = layer.dialect or "?"
             kind_, _, place = layer.where.partition(":")
@@ -85,16 +105,17 @@ class ExplainRenderer:
                      f"shell in container {place}" if kind_ == "container" else
                      f"shell on {place}")
             extra = " (see --remote-shell)" if dialect == "unknown" else ""
+            extra += through
             how = " reading its script on stdin" if layer.stdin_script else ""
             return s.heading(f"[{layer.id}] {where}, {dialect}{how}") + s.dim(extra)
         if layer.kind == "ssh":
             return s.heading(f"[{layer.id}] ssh to {layer.destination}") + s.dim(
-                f" from {self.where(layer.source_span)}")
+                f" from {self.where(layer.source_span)}{through}")
         if layer.kind == "join":
-            return s.heading(f"[{layer.id}] {layer.via} joins its words")
+            return s.heading(f"[{layer.id}] {layer.via} joins its words") + s.dim(through)
         if layer.kind == "exec":
-            return s.heading(f"[{layer.id}] {layer.via} runs an argv (no shell)")
-        return s.heading(f"[{layer.id}] {layer.via or layer.kind} program")
+            return s.heading(f"[{layer.id}] {layer.via} runs an argv (no shell)") + s.dim(through)
+        return s.heading(f"[{layer.id}] {layer.via or layer.kind} program") + s.dim(through)
 
     def argv_lines(self, args: list[Arg], first: str, indent: int) -> list[str]:
         """``first`` then the argv, wrapped at WIDTH with continuation lines under the argv."""
@@ -136,10 +157,15 @@ class ExplainRenderer:
         room = WIDTH - body - 12
         if layer.kind in ("ssh", "join"):
             text = layer.sends or ""
-            self.emit(body, f"sends {show_value(text, room - 12)}" +
+            shown = show_marked(text, layer.sends_dynamic, room - 12) if layer.kind == "ssh" \
+                else show_value(text, room - 12)
+            self.emit(body, f"sends {shown}" +
                       s.dim(f" ({len(text)} chars)" if len(show_value(text)) > room - 12 else ""))
-            if layer.dynamic_text:
+            if (layer.sends_dynamic if layer.kind == "ssh" else layer.dynamic_text):
                 self.emit(body, s.dynamic("part of it is expanded locally at run time"))
+            if layer.uncertain:
+                for line in textwrap.wrap(layer.uncertain, WIDTH - body):
+                    self.emit(body, s.dynamic(line))
         elif layer.kind == "exec":
             self.lines.extend(self.argv_lines(layer.argv, "argv ", body))
         elif layer.kind == "awk":

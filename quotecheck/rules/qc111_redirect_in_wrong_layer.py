@@ -292,7 +292,7 @@ def _session_then_commands(ctx: CheckContext, layer: Layer, view: CommandView,
     shown = " ".join(sh_quote(v) for v in view.values)
     if isinstance(last, ho.SshHandoff):
         if (not last.command and not last.no_command and not last.background
-                and not last.stdin_null):
+                and not last.stdin_null and not last.spread):
             dest = last.argv[last.destination] if last.destination is not None else "the host"
             what = f"an interactive login shell on {dest}"
             instead = (f"as its remote command (`{shown} '...; ...'`), or on its standard "

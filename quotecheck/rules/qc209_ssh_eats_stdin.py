@@ -174,9 +174,13 @@ def _finding(ctx: CheckContext, call: SshCall, reader: Reader) -> Finding:
                                    f"the script {name} reads on standard input"))
     fixes: tuple[Fix, ...] = ()
     span = call.word.source_span
-    if span is not None and ctx.source[span[0]:span[1]] == call.word.value:
+    through = call.ssh.through is not None and call.ssh.source_span is not None
+    if span is not None and ctx.source[span[0]:span[1]] == call.word.value and not through:
+        # (not in a function the script calls: its other callers may feed it input)
         fixes = (Fix("add `-n`", (Edit((span[1], span[1]), " -n"),), "unsafe"),)
-    return Finding(call.span(), message, call.ssh, tuple(related), fixes, severity)
+    # An ssh in a function called from the loop: said at the call, which is in the loop.
+    where = call.ssh.source_span if through and call.ssh.source_span else call.span()
+    return Finding(where, message, call.ssh, tuple(related), fixes, severity)
 
 
 def _loop_input(reader: Reader) -> str:

@@ -102,8 +102,10 @@ def test_variable_the_inner_script_assigns_is_an_error_pointing_at_the_assignmen
 
 def test_handing_a_local_value_over_to_a_remote_variable_is_not_qc101() -> None:
     # `dir=$dir` copies the local value on purpose: what is left is the unquoted splice.
-    src = 'dir=/srv/a; ssh host "dir=$dir; cd \\$dir && ls"'
+    src = 'dir=$1; ssh host "dir=$dir; cd \\$dir && ls"'
     assert [d.code for d in mine(src)] == ["QC103"]
+    # A value the script set to a plain word cannot break the remote code: nothing to report.
+    assert not mine('dir=/srv/a; ssh host "dir=$dir; cd \\$dir && ls"')
     assert not mine("dir=/srv/a; ssh host \"dir='$dir'; cd \\\"\\$dir\\\"\"")
     # ... but `PATH=$PATH:...` meant to extend the remote PATH gets the local one.
     [d] = found('ssh host "export PATH=$PATH:/opt/bin; tool"')
@@ -270,3 +272,13 @@ def test_a_dollar_in_a_sudo_s_command_expands_in_sudos_shell() -> None:
     escaped = subprocess.run(["sudo", "-n", "-s", "sh", "-c", 'echo "[\\$1]"', "_", "x"],
                              capture_output=True, text=True, timeout=20, check=False)
     assert escaped.stdout == "[\\]\n"  # the backslash is kept, `$1` still expands
+
+
+def test_a_variable_the_script_sets_before_the_hand_off_is_not_qc101() -> None:
+    # Set locally and again inside: the local value is what the author pasted in.
+    assert not found('X=/srv; ssh host "X=/tmp; ls $X"')
+    # ... but only set inside the remote text: the local value is empty, QC101 stays.
+    [d] = found('ssh host "X=/tmp; ls $X"')
+    assert d.severity == "error"
+    # A HOME the script sets itself is not this machine's HOME by surprise.
+    assert not found('HOME=/srv/app; ssh host "ls $HOME"')

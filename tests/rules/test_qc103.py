@@ -24,7 +24,7 @@ test_fixture_expectations = fixture_test(
 
 
 def test_local_variable_in_ssh_command() -> None:
-    src = 'dir=/tmp/x; ssh host "rm -rf $dir"'
+    src = 'dir=$(mktemp -d); ssh host "rm -rf $dir"'
     [d] = found(src)
     assert src[d.span[0]:d.span[1]] == "$dir"
     assert d.severity == "warning"
@@ -97,13 +97,13 @@ def test_all_arguments_to_ssh_suggest_printf_q() -> None:
 
 def test_value_reaching_code_one_layer_further() -> None:
     # Quoted for the remote shell, but the remote sh -c then parses it unquoted.
-    src = "f=/tmp/x; ssh host \"sh -c 'cat $f'\""
+    src = "read -r f; ssh host \"sh -c 'cat $f'\""
     [d] = found(src)
     assert d.layers == ("local bash", "ssh", "remote shell", "remote sh")
 
 
 def test_one_finding_per_mistake() -> None:
-    for src in ['dir=x; ssh host "rm -rf $dir"', 'sh -c "cat $f"',
+    for src in ['dir=$2; ssh host "rm -rf $dir"', 'sh -c "cat $f"',
                 "find . -exec sh -c 'wc -l {}' \\;"]:
         assert [d.code for d in mine(src)] == [CODE]
 
@@ -195,3 +195,116 @@ def test_the_sudo_string_keeps_a_hostile_value_literal_in_bash() -> None:
     script = sudo_shell_string(["printf", "<%s>", value])
     out = run_shell("bash", script, {"PATH": "/usr/bin:/bin"})
     assert out.stdout == f"<{value}>"
+
+
+# -- what the script itself says about the value (quotecheck.values) ----------------------------
+
+@pytest.mark.parametrize("src", [
+    'APP=shopfront\nssh web1 "sudo systemctl restart $APP"\n',
+    'readonly DIR=/srv/app\nssh web1 "cd $DIR && git pull"\n',
+    'for h in web1 web2; do ssh "$h" "echo $h"; done\n',
+    'if [ "$1" = prod ]; then ENV=production; else ENV=staging; fi\n'
+    'ssh web1 "deploy --env $ENV"\n',
+    'for i in "${!hosts[@]}"; do ssh "${hosts[$i]}" "echo node $i"; done\n',
+    'for ((i = 0; i < 4; i++)); do ssh web1 "echo $i"; done\n',
+    '[[ $port =~ ^[0-9]+$ ]] || exit 1\nssh web1 "ss -ltn sport = :$port"\n',
+    'q=$(printf %q "$1")\nssh web1 "rm -rf $q"\n',
+    'sq() { printf "%q " "$@"; }\nargs=$(sq "$@")\nssh web1 "run $args"\n',
+    'n=$((2 * 4))\nssh web1 "seq $n"\n',
+    'APP=shopfront\ndeploy() { ssh web1 "systemctl restart $APP"; }\ndeploy\n',
+])
+def test_values_the_script_sets_to_plain_words_are_not_qc103(src: str) -> None:
+    assert found(src) == []
+
+
+@pytest.mark.parametrize("src", [
+    'read -r APP\nssh web1 "systemctl restart $APP"\n',  # read: not known
+    'APP=shopfront\nread -r APP\nssh web1 "systemctl restart $APP"\n',
+    'APP=a\nsource ./env\nssh web1 "systemctl restart $APP"\n',
+    'APP=a\neval "$1"\nssh web1 "systemctl restart $APP"\n',
+    'APP=a\nwhile read -r l; do APP=$l; done\nssh web1 "systemctl restart $APP"\n',
+    'APP=a\nset_app() { APP=$1; }\nset_app "$x"\nssh web1 "systemctl restart $APP"\n',
+    '[[ $APP =~ ^.+$ ]] || exit 1\nssh web1 "systemctl restart $APP"\n',  # `.` matches `;`
+    'ssh web1 "systemctl restart $APP"\n',  # never set: the environment's
+])
+def test_values_not_known_stay_qc103_and_say_so(src: str) -> None:
+    [d] = [d for d in found(src) if src[d.span[0]:d.span[1]] == "$APP"]
+    assert d.severity == "warning"
+    assert "not known before run time" in d.message
+
+
+def test_a_value_known_to_hold_a_blank_is_an_error_naming_it_and_its_line() -> None:
+    src = 'host=web1\nMSG="deploy done; rm -rf /"\nssh "$host" "logger $MSG"\n'
+    [d] = found(src)
+    assert d.severity == "error"
+    assert "`$MSG` is `deploy done; rm -rf /` (line 2)" in d.message
+    assert "`;`" in d.message
+    assert src[d.related[0].span[0]:].startswith("MSG=")
+
+
+def test_the_known_value_really_breaks_the_inner_code() -> None:
+    # What the error says, with a real shell standing in for the remote one.
+    src = 'MSG="a b; echo INJECTED"\nsh -c "printf \'<%s>\' $MSG"\n'
+    assert run_shell("bash", src, None, timeout=10).stdout == "<a><b>INJECTED\n"
+    [d] = found(src)
+    assert d.severity == "error"
+
+
+def test_one_value_of_several_with_a_metacharacter_is_an_error() -> None:
+    src = 'if c; then P=/srv/a; else P="/srv/b c"; fi\nssh web1 "ls $P"\n'
+    [d] = found(src)
+    assert d.severity == "error"
+    assert "one of `/srv/a`, `/srv/b c`" in d.message
+
+
+def test_a_command_string_the_script_wrote_itself_is_not_qc103() -> None:
+    # acme.sh deploy/openmediavault.sh (acmesh-official/acme.sh@d60c75b4e30a, GPL-3.0), lines
+    # 96-99: a constant command sent to ssh (judged a false QC103 in the precision corpus).
+    src = ('omv_reload() {\n'
+           '    _command="nginx -s reload"\n'
+           '    # shellcheck disable=SC2029\n'
+           '    _result=$(ssh "$DEPLOY_OMV_SSH_USER@$DEPLOY_OMV_HOST" "$_command")\n'
+           '}\n')
+    assert found(src) == []
+
+
+def test_slurm_launcher_values_from_the_script() -> None:
+    # OpenRLHF examples/scripts/train_ppo_ray_slurm.sh (OpenRLHF/OpenRLHF@3c3be6234e0c,
+    # Apache-2.0), lines 25-37, shortened: `$port` is set two lines above (a number), `$ip`
+    # comes from the node list (not known): only `$ip` and the never-set `$RAY_VERSION` stay.
+    src = ('nodes_array=( $nodes )\n'
+           'node_1=${nodes_array[0]}\n'
+           'ip=$node_1\n'
+           'port=6379\n'
+           'srun --nodes=1 --ntasks=1 -w "$node_1" bash -c \\\n'
+           '    "pip install ray[default]==$RAY_VERSION \\\n'
+           '    && ray start --head --node-ip-address=$ip --port=$port --block" &\n')
+    names = sorted(src[d.span[0]:d.span[1]] for d in found(src))
+    assert names == ["$RAY_VERSION", "$ip"]
+
+
+def test_a_user_name_checked_by_a_case_pattern() -> None:
+    # Oh My Zsh tools/install.sh (ohmyzsh/ohmyzsh@830a5bcfd29f, MIT), lines 58-64: `$USER`
+    # reaches eval only when it holds nothing outside [[:alnum:]_.-] (judged a false QC103 in
+    # the precision corpus).
+    src = ('case "$USER" in\n'
+           "  *[![:alnum:]_.-]*|'')\n"
+           '    ;;\n'
+           '  *)\n'
+           '    resolved_home=$(eval echo ~"$USER")\n'
+           '    [ "$resolved_home" = "~$USER" ] || HOME=$resolved_home\n'
+           '    ;;\n'
+           'esac\n')
+    assert found(src) == []
+
+
+def test_node_names_built_from_seq() -> None:
+    # Apache Kafka tests/docker/ducker-ak (apache/kafka@1eb7644349cb, Apache-2.0), lines
+    # 419-424, shortened: `ducker` plus a `seq -f %02g` number cannot carry code.
+    src = ('for n in $(seq -f %02g 1 ${num_nodes}); do\n'
+           '    node="ducker${n}"\n'
+           '    docker exec --user=root "${node}" \\\n'
+           '        bash -c "grep -v ${node} /opt/kafka-dev/tests/docker/build/node_hosts >> '
+           '/etc/hosts"\n'
+           'done\n')
+    assert found(src) == []

@@ -40,10 +40,12 @@ def test_variable_the_script_sets_itself_is_an_error() -> None:
 
 
 def test_handing_local_values_to_script_variables_is_not_an_error() -> None:
-    src = "rel=v1; ssh host bash -s <<EOF\nRELEASE=$rel\nrel=$rel\ncd /srv/\\$rel\nEOF\n"
+    src = "ssh host bash -s <<EOF\nRELEASE=$rel\nrel=$rel\ncd /srv/\\$rel\nEOF\n"
     diags = found(src)
     assert [at(src, d) for d in diags] == [(2, 9), (3, 5)]
     assert all(d.severity == "warning" for d in diags)
+    # Set by the script before the hand-off: the local value is the one meant.
+    assert not found("rel=v1; " + src)
 
 
 def test_the_fact_with_real_shells() -> None:
@@ -61,8 +63,8 @@ def test_the_fact_with_real_shells() -> None:
     ("ssh host <<EOF\nawk '{print $2}' f\nEOF\n", "error"),  # an awk field
     ("ssh host <<EOF\necho $HOME\nEOF\n", "warning"),
     ("ssh host <<EOF\necho $(date)\nEOF\n", "warning"),
-    ('d=/srv; ssh host <<EOF\ncd "$d"\nEOF\n', "info"),  # a local value, quoted: likely meant
-    ("d=/srv; ssh host <<EOF\ncd $d\nEOF\n", "warning"),  # ... unquoted: code
+    ('ssh host <<EOF\ncd "$d"\nEOF\n', "info"),  # a local value, quoted: likely meant
+    ("ssh host <<EOF\ncd $d\nEOF\n", "warning"),  # ... unquoted: code
 ])
 def test_severity(src: str, severity: str) -> None:
     [d] = found(src)
@@ -114,3 +116,67 @@ def test_correct_code_is_not_reported(src: str) -> None:
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
     assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+
+
+# -- variables the script sets before the hand-off (quotecheck.values) --------------------------
+
+def test_a_variable_set_before_the_heredoc_is_meant_to_be_local() -> None:
+    # issue 12: `DATA_DIR=/data/x` ... `ls $DATA_DIR` in an unquoted heredoc to ssh.
+    src = "DATA_DIR=/data/x\nssh web1 <<EOF\nls $DATA_DIR\nEOF\n"
+    assert found(src) == []
+    assert [d.code for d in check_source(src, Options(severity="info")).diagnostics
+            if d.code in ("QC101", "QC103", "QC104")] == []
+
+
+def test_escaping_a_local_variable_would_break_the_script() -> None:
+    # Why no fix may escape it: the inner shell has no such variable, the escaped text reads
+    # an empty one (a real bash stands in for the other machine's shell).
+    local = 'D=/etc; bash <<EOF\necho "$D"\nEOF\n'
+    escaped = 'D=/etc; bash <<EOF\necho "\\$D"\nEOF\n'
+    assert run_shell("bash", local, {}, timeout=10).stdout == "/etc\n"
+    assert run_shell("bash", escaped, {}, timeout=10).stdout == "\n"
+    assert found(local) == []
+
+
+def test_same_machine_heredoc_with_the_functions_locals() -> None:
+    # devstack functions (openstack/devstack@493835a61a99, Apache-2.0), lines 489-508,
+    # shortened: `$compute_hostname` is the function's own local, set above; `$REGION_NAME`
+    # comes from a file sourced elsewhere (never set here): only it stays a finding.
+    src = ('function wait_for_compute {\n'
+           '    local timeout=$1\n'
+           '    local compute_hostname\n'
+           '    compute_hostname=$(iniget $NOVA_CONF DEFAULT host)\n'
+           '    if [[ -z $compute_hostname ]]; then\n'
+           '        compute_hostname=$(hostname)\n'
+           '    fi\n'
+           '    timeout $timeout bash -x <<EOF || rval=$?\n'
+           '        ID=""\n'
+           '        while [[ "\\$ID" == "" ]]; do\n'
+           '            sleep 1\n'
+           '            ID=\\$(openstack --os-region "$REGION_NAME" compute service list '
+           '--host "$compute_hostname" -c ID -f value)\n'
+           '        done\n'
+           'EOF\n'
+           '}\n')
+    diags = found(src)
+    assert [src[d.span[0]:d.span[1]] for d in diags] == ["$REGION_NAME"]
+    assert "never sets" in diags[0].message
+
+
+@pytest.mark.parametrize("src, stays", [
+    ("ssh web1 <<EOF\necho $(hostname)\nEOF\n", "$(hostname)"),  # runs here by surprise
+    ("ssh web1 <<EOF\nls $NEVER_SET\nEOF\n", "$NEVER_SET"),
+    ("ssh web1 <<EOF\nR=1; echo $R\nEOF\n", "$R"),  # set only inside the remote text
+])
+def test_what_runs_locally_by_surprise_stays(src: str, stays: str) -> None:
+    [d] = found(src)
+    assert src[d.span[0]:d.span[1]] == stays
+
+
+def test_a_local_value_that_breaks_the_remote_code_is_qc103() -> None:
+    src = 'FILE="my file.txt"\nssh web1 <<EOF\nrm $FILE\nEOF\n'
+    assert found(src) == []
+    [d] = [d for d in check_source(src, Options(severity="info")).diagnostics
+           if d.code == "QC103"]
+    assert d.severity == "error" and "`$FILE` is `my file.txt` (line 1)" in d.message
+    assert not d.fixes

@@ -12,6 +12,7 @@ from these four rules, decided in one place, ``decide`` (which explains the orde
   decision reads of each layer;
 - ``chars``, ``assignments``, ``programs``, ``parameters``: how an inner layer reads each
   character, where it sets variables, the program texts it hands on, parameter names;
+- ``known``: what the script says about an expansion's value (``quotecheck.values``);
 - ``inner_shells``, ``advice``, ``text``: naming the inner shell, what to write instead, text
   helpers.
 

@@ -1,7 +1,8 @@
 """The one decision for every expansion: which of QC101, QC103, QC104 and QC105 it gets, if any.
 
 1. an expansion in an unquoted heredoc body that feeds an inner shell's stdin script: QC104
-   (``in_heredoc``);
+   (``in_heredoc``), except for a variable the script sets before the hand-off, which is meant
+   to be expanded there (nothing, or QC103 when its known value breaks the inner code);
 2. an expansion whose text lands inside an awk/sed/perl/jq/python program: QC105
    (``in_program``);
 3. the inner layer (the first one that parses it unquoted, as code) uses the same name for
@@ -9,7 +10,10 @@
    assigns, the remote machine's `$HOME`), or the command substitution was probably meant to
    run there: QC101 (``in_code``);
 4. otherwise the outer value is what the writer meant, and it is spliced unquoted into the
-   inner layer's code: QC103 (``in_code``; quoted for the inner layer: no finding).
+   inner layer's code: QC103 (``in_code``; quoted for the inner layer: no finding). What the
+   script itself says about the value decides (``known``, from ``quotecheck.values``): a plain
+   word or a number is no finding, a value known to hold a blank or a metacharacter is an
+   error naming it.
 
 `{}` of `find -exec`/`xargs -I` spliced into an inner shell's script is QC103 whatever the
 quoting around it (``placeholders``). An expansion in a word that ssh joins and whose own text

@@ -26,6 +26,12 @@ from quotecheck.rules.crosslayer.inner_shells import (
     sudo_escaped,
 )
 from quotecheck.rules.crosslayer.parameters import param_name
+from quotecheck.rules.crosslayer.known import (
+    evidence,
+    knowledge,
+    known_unsafe,
+    output_is_plain,
+)
 from quotecheck.rules.crosslayer.text import basename, line_around
 
 # Parameters whose value is always a number: `$$`, `$#`, `$?`, `$!`, `$LINENO`, `$RANDOM`...
@@ -89,7 +95,10 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
         carried = _carried_whole(exp, first, damage)
         handed_over = any(i.assigns == name for land in (first, damage) if land is not None
                           for i in land.infos) and (name not in ENVIRONMENT_NAMES or carried)
-        if name is not None and pclass == "named" and not handed_over:
+        # A variable this script sets before the hand-off is meant to be expanded here.
+        known = knowledge(ctx, exp)
+        set_here = known is not None and known.local
+        if name is not None and pclass == "named" and not handed_over and not set_here:
             for layer in reached:
                 inner_sets = [a for a in an.assigned(layer).get(name, []) if not a.handover]
                 if inner_sets:
@@ -110,7 +119,7 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
             sets = an.assigned(exp.layer).get(name, [])
             if damage is None:
                 return None
-            if not sets and name in ENVIRONMENT_NAMES and env_differs and not carried:
+            if not sets and not set_here and name in ENVIRONMENT_NAMES and env_differs and not carried:
                 msg = (f"`{exp.shown}` is expanded by {local} before the command reaches "
                        f"{inner}: `{snippet}` gets this machine's {name}, not the one "
                        f"{inner} would see. If you meant the inner value, write "
@@ -265,6 +274,13 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
     inner = describe(trace, where)
     local = outer_label(exp)
     related: tuple[Related, ...] = ()
+    known = knowledge(ctx, exp)
+    if output_is_plain(ctx, exp):
+        return None  # `$(hostname)`, `$(nproc)`: one plain word, nothing to split or run
+    if known is not None and (known.safe or (damage.command_word and known.kind == "exact")):
+        # A plain word (or a number, quoted text...) cannot become code; a whole command the
+        # script wrote itself is the command meant.
+        return None
     if exp.name in ("@", "*") and is_ssh_shell(trace, where):
         msg = (f"ssh joins the words of `{exp.shown}` with spaces and {inner} parses the "
                f"result again (`{snippet}`): an argument holding a space, a quote, `;` or "
@@ -293,10 +309,13 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
                "must not be built into that string: pass it as arguments "
                "(`sh -c 'cmd \"$1\"' sh \"$data\"`) or quote it with `printf %q`.")
         return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
+    if known is not None and known.kind == "exact" and known.unsafe_value is not None:
+        return known_unsafe(ctx, an, exp, known, where, snippet)
     kind = "command output" if exp.part.kind in ("command", "backtick") else "value"
     msg = (f"the {kind} of `{exp.shown}` is pasted by {local} into the code that {inner} parses "
            f"(`{snippet}`), without quotes for that layer: spaces split it, `*` and `?` "
            "glob, and any `;`, `|`, `$(...)` or quote in it runs as shell code there. "
-           f"{quote_advice(ctx, an, exp, where)}.")
+           f"{quote_advice(ctx, an, exp, where)}.{evidence(known, exp.shown)}")
     summary = f"the {kind} of `{exp.shown}` is pasted unquoted into the code that {inner} parses"
     return Result("QC103", Finding(exp.span, msg, where, related, (), severity, summary))
+

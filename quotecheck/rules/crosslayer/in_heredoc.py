@@ -14,6 +14,7 @@ from quotecheck.rules.crosslayer.inner_shells import (
     environment_differs,
     has_own_arguments,
 )
+from quotecheck.rules.crosslayer.known import knowledge, known_unsafe
 from quotecheck.rules.crosslayer.text import article, line_around
 
 
@@ -40,6 +41,14 @@ def heredoc_result(ctx: CheckContext, an: Analysis, exp: Expansion, land: Landin
     why = "its local value replaces it"
     handed_over = any(i.assigns == name for i in land.infos) and (
         name not in ENVIRONMENT_NAMES)
+    known = knowledge(ctx, exp)
+    if known is not None and known.local:
+        # The script set it before the hand-off: the local value is the one meant (escaping
+        # it would send an empty or another variable). Only a value that breaks the inner
+        # script's code is a finding, and then one of QC103's.
+        if land.unquoted and known.kind == "exact" and known.unsafe_value is not None:
+            return known_unsafe(ctx, an, exp, known, layer, snippet)
+        return None
     if pclass == "named" and name is not None and not handed_over and any(
             not a.handover for a in an.assigned(layer).get(name, [])):
         severity = "error"
@@ -81,6 +90,9 @@ def heredoc_result(ctx: CheckContext, an: Analysis, exp: Expansion, land: Landin
             why += (f"; it sits inside {article(prog.language)} program, which never sees "
                     f"`{exp.text}`")
             break
+    if known is not None:
+        why += (f"; the outer script never sets `{exp.shown}`, so what replaces it is not "
+                "known before run time")
     msg = (f"the heredoc delimiter `{delim}` is unquoted, so {local} expands `{exp.shown}` in "
            f"the body before {inner} gets the script (`{snippet}`): {why}. To keep it for "
            f"the inner shell, quote the delimiter (<<'{delim}') or write `\\{exp.text}`; to "

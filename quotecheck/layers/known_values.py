@@ -1,0 +1,171 @@
+"""What the script's own assignments make known, put into the argv the trace computes.
+
+A shell layer's values (``quotecheck.values``) are analysed once, when a word first needs them
+(``LazyValues``); ``known_args`` puts them into a command's argv, ``written_args`` gives back
+the expansions as written where a later layer parses the text as code, and ``known_in`` says
+where in a joined text the known values landed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from quotecheck.layers.model import Arg
+from quotecheck.parsing.tree import Script
+from quotecheck.parsing.words import Word
+
+if TYPE_CHECKING:
+    from quotecheck.values import Values
+
+
+class LazyValues:
+    """A shell layer's :func:`analyse_values`, run the first time a word asks."""
+
+    __slots__ = ("_failed", "_values", "script", "source")
+
+    def __init__(self, script: Script, source: str | None) -> None:
+        self.script = script
+        self.source = source
+        self._values: Values | None = None
+        self._failed = False
+
+    def get(self) -> Values | None:
+        """The values, or None if the analysis failed on this script (then nothing is known:
+        the trace goes on as if the script set nothing)."""
+        if self._values is None and not self._failed:
+            # Imported here: a script with nothing to look up pays nothing for the module.
+            from quotecheck.values import analyse_values
+            try:
+                self._values = analyse_values(self.script, self.source)
+            except (ValueError, IndexError, KeyError, RecursionError, AttributeError,
+                    TypeError, AssertionError):
+                self._failed = True
+        return self._values
+
+
+def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: Values | None,
+               inherited: bytearray | None, split: bool = True) -> list[Arg]:
+    """``args`` with what the script's own assignments make known put in.
+
+    A word every part of which is known becomes the fields it expands to (`$SSH` set to `ssh
+    -o BatchMode=yes` is three words); in a word only partly known, each quoted `$APP` whose
+    value is known becomes that value, the rest stays as written. A character an outer layer
+    fills in (``inherited``) keeps its word unknown: the variable read there is not this
+    layer's. A substituted character is placed where its value is read (the `$SSH` of the
+    command), so that findings about it are said at the command."""
+    if values is None or len(words) != len(args):
+        return args
+    out: list[Arg] = []
+    origin = script.origin
+    for word, arg in zip(words, args, strict=True):
+        if not word.dynamic or (inherited is not None and _touches(word, inherited)):
+            out.append(arg)
+            continue
+        try:
+            fields = values.expand(word) if split else None
+        except (ValueError, IndexError, KeyError, RecursionError):
+            fields = None
+        if fields is not None:
+            a, b = word.span
+            unsafe = any(not _PLAIN.fullmatch(f.text) for f in fields)
+            for f in fields:
+                offs = [origin[o if o is not None and a <= o < b else a] for o in f.offsets]
+                # Runs of characters that come from outside the word: a variable's value.
+                known: list[tuple[int, int, str]] = []
+                reads = [p.value for p in word.parts if p.kind == "parameter"]
+                name = reads[0] if len(reads) == 1 else word.raw
+                for i, o in enumerate(f.offsets):
+                    if o is not None and a <= o < b:
+                        continue
+                    if known and known[-1][1] == i:
+                        known[-1] = (known[-1][0], i + 1, known[-1][2])
+                    else:
+                        known.append((i, i + 1, name))
+                out.append(Arg(f.text, False, word, arg.source_span, offs,
+                               known=tuple(known), written=arg if unsafe else None))
+            continue
+        out.append(_known_parts(word, arg, script, values))
+    return out
+
+
+def _touches(word: Word, inherited: bytearray) -> bool:
+    a, b = word.span
+    return any(inherited[max(a, 0):max(min(b, len(inherited)), 0)])
+
+
+def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
+    """``arg`` with each quoted parameter part whose value is known put in."""
+    origin = script.origin
+    text: list[str] = []
+    offsets: list[int | None] = []
+    ranges: list[tuple[int, int]] = []
+    known: list[tuple[int, int, str]] = []
+    at = 0
+    k = 0
+    changed = False
+    arg_offsets = list(arg.offsets)
+    for part in word.parts:
+        n = len(part.value)
+        field = None
+        if part.kind == "parameter" and part.quoting in ("double", "heredoc"):
+            try:
+                got = values.expand(Word(part.span, part.value, (part,)), part.span[0])
+            except (ValueError, IndexError, KeyError, RecursionError):
+                got = None
+            if got is not None and len(got) == 1:
+                field = got[0]
+        if field is not None:
+            changed = True
+            text.append(field.text)
+            # Said where the value is read, not where it was set: a finding about it belongs
+            # to the command that uses it.
+            offsets.extend([origin[part.span[0]]] * len(field.text))
+            known.append((at, at + len(field.text), part.value))
+            at += len(field.text)
+        else:
+            text.append(part.value)
+            offsets.extend(arg_offsets[k:k + n])
+            if part.dynamic:
+                ranges.append((at, at + n))
+            at += n
+        k += n
+    if not changed:
+        return arg
+    value = "".join(text)
+    unsafe = any(not _PLAIN.fullmatch(value[s:e]) for s, e, _ in known)
+    return Arg(value, bool(ranges), word, arg.source_span, offsets, tuple(ranges),
+               tuple(known), arg if unsafe else None)
+
+
+# A value that reads the same as code and as data: no blank, quote or shell metacharacter.
+_PLAIN = re.compile(r"[A-Za-z0-9_./:,+%@=-]*")
+
+
+def written_args(args: Sequence[Arg]) -> list[Arg]:
+    """``args`` as the text a later layer parses as code: where a known value with a blank
+    or metacharacter was put in, the expansion as written (the fields one word split into
+    become that word again)."""
+    if not any(a.written is not None for a in args):
+        return list(args)
+    out: list[Arg] = []
+    for a in args:
+        w = a.written
+        if w is None:
+            out.append(a)
+        elif not out or out[-1] is not w:
+            out.append(w)
+    return out
+
+
+def known_in(args: Sequence[Arg]) -> list[tuple[int, int, str]]:
+    """The known-value ranges of ``args`` (see ``Arg.known``) in their text joined by ssh."""
+    out: list[tuple[int, int, str]] = []
+    at = 0
+    for i, a in enumerate(args):
+        if i:
+            at += 1
+        out.extend((at + s, at + e, n) for s, e, n in a.known)
+        at += len(a.value)
+    return out

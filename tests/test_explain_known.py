@@ -1,0 +1,75 @@
+"""`explain` shows what it knows: values the script set put in, the parts of what ssh sends
+that only the run time knows (`sends_dynamic`, «…» in the text even without colour), and the
+function whose call opened a layer. What sshd really receives is the oracle's business
+(tests/test_oracle.py, cases `known/*`, `wrapper/*`, `dynamic/sends-dynamic-ranges`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from quotecheck.cli import main
+
+
+def explain(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    assert main(["explain", *args]) == 0
+    return capsys.readouterr().out
+
+
+def ssh_layers(capsys: pytest.CaptureFixture[str], command: str) -> list[dict[str, Any]]:
+    doc = json.loads(explain(capsys, "--format", "json", command))
+    return [x for x in doc["layers"] if x["kind"] == "ssh"]
+
+
+def test_issue_example_sends_what_sshd_receives(capsys: pytest.CaptureFixture[str]) -> None:
+    [ssh] = ssh_layers(capsys, "X='a b'; ssh h printf '<%s>' $X \"$X\" '$X'")
+    # $X split in two, "$X" one word, '$X' as written: ssh joins them with spaces.
+    assert ssh["sends"] == "printf <%s> a b a b $X"
+    assert ssh["sends_dynamic"] == []
+
+
+def test_sends_dynamic_ranges_are_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    [ssh] = ssh_layers(capsys, "ssh h ls ~/x '~/y' *.log \"$(date)\" \"$HOME\" a{b,c}")
+    sends = ssh["sends"]
+    assert sends == "ls ~/x ~/y *.log $(date) $HOME a{b,c}"
+    shown = [sends[a:b] for a, b in ssh["sends_dynamic"]]
+    # The local `~` only (quoted `~/y` is sent as written); a glob or brace word as a whole.
+    assert shown == ["~", "*.log", "$(date)", "$HOME", "a{b,c}"]
+
+
+def test_text_marks_dynamic_parts_without_colour(capsys: pytest.CaptureFixture[str]) -> None:
+    out = explain(capsys, "--color", "never", "ssh h ls ~/x \"$HOME\" done")
+    assert "sends ‹ls «~»/x «$HOME» done›" in out
+    out = explain(capsys, "--color", "never", "APP=shop; ssh h \"restart $APP\"")
+    assert "sends ‹restart shop›" in out
+
+
+def test_command_variable_and_array(capsys: pytest.CaptureFixture[str]) -> None:
+    [ssh] = ssh_layers(capsys, "SSH='ssh -p 2222'; $SSH h 'uptime'")
+    assert (ssh["destination"], ssh["sends"], ssh["options"]) == ("h", "uptime", {"-p": "2222"})
+    [ssh] = ssh_layers(capsys, "o=(-o BatchMode=yes -l u); ssh \"${o[@]}\" h 'uptime'")
+    assert ssh["destination"] == "h" and ssh["options"]["BatchMode"] == "yes"
+
+
+def test_wrapper_layer_names_the_function(capsys: pytest.CaptureFixture[str]) -> None:
+    src = "remote() {\n  ssh \"$1\" \"$2\"\n}\nremote web1 'systemctl restart app'\n"
+    [ssh] = ssh_layers(capsys, src)
+    assert ssh["through"] == "remote() at line 1"
+    assert (ssh["destination"], ssh["sends"]) == ("web1", "systemctl restart app")
+    out = explain(capsys, "--color", "never", src)
+    assert "ssh to web1 from 4:1 through remote() at line 1" in out
+
+
+def test_function_shadows_the_program(capsys: pytest.CaptureFixture[str]) -> None:
+    assert ssh_layers(capsys, "ssh() { echo \"$@\"; }; ssh h 'rm -rf /tmp/x'") == []
+
+
+def test_uncertain_split_is_said(capsys: pytest.CaptureFixture[str]) -> None:
+    [ssh] = ssh_layers(capsys, "ssh \"${SSH_OPTS[@]}\" \"$host\" \"mkdir -p /srv/app\"")
+    assert (ssh["destination"], ssh["sends"]) == ("$host", "mkdir -p /srv/app")
+    assert "`${SSH_OPTS[@]}` is not known before run time" in ssh["uncertain"]
+    # Set by the script: known, no guess.
+    [ssh] = ssh_layers(capsys, "SSH_OPTS=(-p 22); ssh \"${SSH_OPTS[@]}\" h \"mkdir -p /srv\"")
+    assert "uncertain" not in ssh and ssh["options"] == {"-p": "22"}
