@@ -25,13 +25,13 @@ from quotecheck.rules.crosslayer.inner_shells import (
     is_ssh_shell,
     sudo_escaped,
 )
-from quotecheck.rules.crosslayer.parameters import param_name
 from quotecheck.rules.crosslayer.known import (
     evidence,
     knowledge,
     known_unsafe,
     output_is_plain,
 )
+from quotecheck.rules.crosslayer.parameters import param_name
 from quotecheck.rules.crosslayer.text import basename, line_around
 
 # Parameters whose value is always a number: `$$`, `$#`, `$?`, `$!`, `$LINENO`, `$RANDOM`...
@@ -119,7 +119,8 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
             sets = an.assigned(exp.layer).get(name, [])
             if damage is None:
                 return None
-            if not sets and not set_here and name in ENVIRONMENT_NAMES and env_differs and not carried:
+            if (not sets and not set_here and name in ENVIRONMENT_NAMES and env_differs
+                    and not carried):
                 msg = (f"`{exp.shown}` is expanded by {local} before the command reaches "
                        f"{inner}: `{snippet}` gets this machine's {name}, not the one "
                        f"{inner} would see. If you meant the inner value, write "
