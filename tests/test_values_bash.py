@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 from harness.shells import run_shell
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quotecheck.parsing.parse import parse_script
@@ -153,6 +153,7 @@ def check(stmts: list[str]) -> None:
 INIT = "A=; B=; C="
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.booleans(), statements())
 def test_known_values_are_what_bash_prints(init: bool, stmts: list[str]) -> None:
     check([INIT, *stmts] if init else stmts)

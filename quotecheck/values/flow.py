@@ -62,6 +62,7 @@ from quotecheck.values.shapes import (
 )
 
 State = dict[str, Knowledge]
+_ALL = "*"  # in the log: every variable may have changed here (no name is `*`)
 Snapshot = tuple[int, int, State]
 
 _ENVIRONMENT: dict[str, Knowledge] = {}
@@ -92,6 +93,11 @@ class Walker:
         self.first_call: int | None = None
         self.ifs_default = True
         self._log: list[str] = []  # every name set, in order: what changed since a fork
+        self._version = 0  # bumped whenever the state may change
+        self._barrier_version = -1  # the version right after the last barrier
+        self._top_barrier = False
+        self._any: tuple[list[str], bool] | None = None
+        self._unknowns: dict[int, tuple[Knowledge, Knowledge]] = {}
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -109,6 +115,7 @@ class Walker:
             done.add(id(fn))
             self.in_function = True
             self.state, self.shared = entry, True
+            self._version += 1
             for _, part in fn.parts:
                 self._node(part)
         self.snaps.sort(key=lambda s: (s[0], -s[1]))
@@ -145,12 +152,25 @@ class Walker:
                         stack.append(callee)
             self.may_assign[name] = (names, barrier)
 
+    def _any_call(self) -> tuple[list[str], bool]:
+        """What a call of some function of the script may assign (computed once)."""
+        if self._any is None:
+            names: set[str] = set()
+            barrier = False
+            for got, stops in self.may_assign.values():
+                names |= got
+                barrier = barrier or stops
+            self._any = (sorted(names), barrier)
+        return self._any
+
     def _function_entry(self) -> State:
         call = self.first_call if self.first_call is not None else self.script.span[1]
         entry: State = {}
         for name, k in self.summary.items():
             entry[name] = k if self.first_set.get(name, call) < call else merge(
                 environment(name), k)
+        if self._top_barrier:
+            entry = {n: self._unknown_like(k) for n, k in entry.items()}
         for names, barrier in self.may_assign.values():
             if barrier:
                 return {n: self._unknown_like(k) for n, k in entry.items()}
@@ -170,6 +190,7 @@ class Walker:
             self.shared = False
         self.state[name] = k
         self._log.append(name)
+        self._version += 1
         if not self.in_function:
             old = self.summary.get(name)
             self.summary[name] = k if old is None else merge(old, k)
@@ -180,6 +201,8 @@ class Walker:
         return self.state
 
     def _restore(self, saved: State) -> None:
+        if saved is not self.state:
+            self._version += 1
         self.state, self.shared = saved, True
 
     def _mark(self) -> int:
@@ -195,7 +218,11 @@ class Walker:
             self._restore(first)
             return
         result: State = dict(first)
-        for name in set(self._log[mark:]):
+        self._version += 1
+        changed = set(self._log[mark:])
+        if _ALL in changed:
+            changed = {name for st in states for name in st}
+        for name in changed:
             ks = [s.get(name) for s in states]
             k0 = ks[0]
             if k0 is not None and all(k is k0 for k in ks):
@@ -210,13 +237,28 @@ class Walker:
         self.state, self.shared = result, False
 
     def _unknown_like(self, k: Knowledge) -> Knowledge:
-        if k.kind == "environment":
+        if k.kind == "environment" or (k.kind == "unknown" and k.alts is None):
             return k
-        return Knowledge(k.name, "unknown", None, k.offsets, k.lines)
+        hit = self._unknowns.get(id(k))
+        if hit is not None and hit[0] is k:
+            return hit[1]
+        made = Knowledge(k.name, "unknown", None, k.offsets, k.lines)
+        self._unknowns[id(k)] = (k, made)
+        return made
 
     def _barrier(self, at: int) -> None:
-        for name, k in list(self.state.items()):
-            self._set(name, self._unknown_like(k), at)
+        """Every variable may have changed (eval, source...): one new state, built in one
+        pass, logged as a single entry; nothing to do when nothing changed since the last."""
+        if self._version == self._barrier_version:
+            return
+        unknown_like = self._unknown_like
+        self.state = {name: unknown_like(k) for name, k in self.state.items()}
+        self.shared = False
+        self._log.append(_ALL)
+        if not self.in_function:
+            self._top_barrier = True
+        self._version += 1
+        self._barrier_version = self._version
 
     def lookup(self, name: str) -> Knowledge:
         k = self.state.get(name)
@@ -494,11 +536,13 @@ class Walker:
             if self.first_call is None and not self.in_function:
                 self.first_call = cmd.span[0]
             # `$cmd args`, `"$@"`: it may call any function of the script.
-            for names, barrier in self.may_assign.values():
-                if barrier:
-                    self._barrier(cmd.span[0])
-                for name in sorted(names):
-                    self._set(name, self._unknown_like(self.lookup(name)) if name in self.state
+            names, barrier = self._any_call()
+            if barrier:
+                self._barrier(cmd.span[0])
+            for name in names:
+                k = self.state.get(name)
+                if k is None or k is not self._unknown_like(k):
+                    self._set(name, self._unknown_like(k) if k is not None
                               else self._unknown(name, cmd.span[0]), cmd.span[0])
             return
         prog = first.value
@@ -540,10 +584,10 @@ class Walker:
         elif prog in self.functions:
             if self.first_call is None and not self.in_function:
                 self.first_call = at
-            names, barrier = self.may_assign.get(prog, (set(), False))
-            if barrier:
+            assigns, stops = self.may_assign.get(prog, (set(), False))
+            if stops:
                 self._barrier(at)
-            for name in sorted(names):
+            for name in sorted(assigns):
                 self._set(name, self._unknown_like(self.lookup(name)) if name in self.state
                           else self._unknown(name, at), at)
 
