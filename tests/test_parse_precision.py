@@ -344,8 +344,8 @@ def test_generated_scripts_get_a_parse_error_only_where_bash_does(seed: int) -> 
 
 @needs_bash
 @pytest.mark.parametrize(("src", "errors"), [
-    ('shopt -s extglob\neval "case $1 in +(a)) echo ;; esac"\n', 0),  # eval: the same shell
-    ('eval "case $1 in +(a)) echo ;; esac"\n', 1),
+    ('shopt -s extglob\neval "case \\"x$1\\" in +(a)) echo ;; esac"\n', 0),  # eval: same shell
+    ('eval "case \\"x$1\\" in +(a)) echo ;; esac"\n', 1),
     ('bash -O extglob -c "ls +(a|b)"\n', 0),
     ('bash -c "ls +(a|b)"\n', 1),  # a new bash: the file's shopt does not reach it
     ('shopt -s extglob\nbash -c "ls +(a|b)"\n', 1),
