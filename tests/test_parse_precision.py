@@ -337,3 +337,22 @@ def test_generated_scripts_get_a_parse_error_only_where_bash_does(seed: int) -> 
             assert len(errors) == 1, (src, errors)
             if broken not in _OPEN_TO_THE_END:
                 assert ["echo", "tail_ok"] in argv_of(src), src
+
+
+# -- extglob in inner layers -------------------------------------------------------------------
+
+
+@needs_bash
+@pytest.mark.parametrize(("src", "errors"), [
+    ('shopt -s extglob\neval "case \\"x$1\\" in +(a)) echo ;; esac"\n', 0),  # eval: same shell
+    ('eval "case \\"x$1\\" in +(a)) echo ;; esac"\n', 1),
+    ('bash -O extglob -c "ls +(a|b)"\n', 0),
+    ('bash -c "ls +(a|b)"\n', 1),  # a new bash: the file's shopt does not reach it
+    ('shopt -s extglob\nbash -c "ls +(a|b)"\n', 1),
+])
+def test_extglob_of_the_shell_an_inner_layer_runs_in(src: str, errors: int) -> None:
+    assert BASH is not None
+    run = subprocess.run([BASH, "-c", src.replace("ls ", "echo ")],
+                         capture_output=True, text=True, timeout=60)
+    assert ("syntax error" in run.stderr) == bool(errors), run.stderr
+    assert len(qc001(src)) == errors

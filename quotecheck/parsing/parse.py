@@ -168,6 +168,16 @@ def _lines(text: str) -> str:
     return "1 line" if n == 1 else f"{n:,} lines"
 
 
+class _Recovery:
+    """What recovering from syntax errors in one region has seen: where the last unparseable
+    part ended (an offset in the text; -1: none yet)."""
+
+    __slots__ = ("failed_to",)
+
+    def __init__(self) -> None:
+        self.failed_to = -1
+
+
 class _Builder:
     def __init__(self, scanned: Scan, root: Script, max_depth: int, time_limit: float,
                  deadline: float, nesting: int = 0, max_nesting: int = DEFAULT_MAX_DEPTH,
@@ -218,11 +228,12 @@ class _Builder:
         if masked.count("\n") <= 2 * PIECE_LINES:
             limit = self._limit()
             outcome = bashlex_adapter.safe_parse(masked, limit, expand=False)
-            return self._parsed(start, end, depth, masked, outcome, limit)
+            return self._parsed(start, end, depth, masked, outcome, limit, _Recovery())
         # A long text is parsed a few hundred lines at a time, cut between top-level commands
         # (splitter.py); a piece still open at its end (a wrong cut) is parsed again together
         # with the next one, a few at most.
         nodes: list[Node] = []
+        recovery = _Recovery()  # (shared by the pieces: cut or not, the same findings)
         cuts = splitter.pieces(masked, PIECE_LINES)
         k = 0
         while k < len(cuts):
@@ -246,12 +257,14 @@ class _Builder:
                              f"{self._gave_up(min(limit, 0))}: the rest of this text "
                              f"({_lines(masked[a:])}) is not analysed")
                 break
-            nodes.extend(self._parsed(start + a, start + b, depth, masked[a:b], outcome, limit))
+            nodes.extend(self._parsed(start + a, start + b, depth, masked[a:b], outcome, limit,
+                                      recovery))
             k += 1
         return nodes
 
     def _parsed(self, start: int, end: int, depth: int, masked: str,
-                outcome: bashlex_adapter.ParseOutcome, limit: float) -> list[Node]:
+                outcome: bashlex_adapter.ParseOutcome, limit: float,
+                recovery: _Recovery) -> list[Node]:
         """The nodes of ``masked`` (the text from ``start`` to ``end``) given how its parse
         went: converted, or recovered a chunk at a time after an error or a time-out."""
         if outcome.nodes is None:
@@ -264,11 +277,12 @@ class _Builder:
             # Skipping a region that timed out would leave every script of more than a few
             # thousand lines unanalysed: parse it a chunk of lines at a time, each chunk with its
             # own time limit.
-            return self.piecewise(start, end, depth, masked, after_timeout=outcome.timed_out)
+            return self.piecewise(start, end, depth, masked, after_timeout=outcome.timed_out,
+                                  recovery=recovery)
         return self.convert(outcome.nodes, start, end, depth)
 
     def piecewise(self, start: int, end: int, depth: int, masked: str,
-                  after_timeout: bool = False) -> list[Node]:
+                  after_timeout: bool = False, recovery: _Recovery | None = None) -> list[Node]:
         """Parse what can be parsed around a syntax error, a chunk of whole lines at a time.
 
         A chunk grows line by line until it parses (a construct may span lines); a line no
@@ -276,6 +290,8 @@ class _Builder:
         on the whole region (``after_timeout``) a line that cannot be parsed in a chunk is not
         analysed (QC002) rather than a syntax error: it may be part of a longer construct.
         """
+        if recovery is None:
+            recovery = _Recovery()
         breaks = [i + 1 for i, c in enumerate(masked) if c == "\n"]
         if not breaks or breaks[-1] != len(masked):
             breaks.append(len(masked))
@@ -290,7 +306,6 @@ class _Builder:
         # for every line of it (a broken function once cost a hundred).
         starts = _command_starts(masked, breaks)
         retry_at = 0
-        failed_to = -1  # where the last unparseable region ended
         while a < len(masked):
             while first < len(breaks) and breaks[first] <= a:
                 first += 1
@@ -362,11 +377,12 @@ class _Builder:
                     b = starts[skip] if skip < len(starts) else len(masked)
                     # Right after another such region it is the same one; so is a closing
                     # word alone at a line's start after one (the `}` of a broken function).
-                    same = a == failed_to or (failed_to >= 0 and token_error is not None and
-                                              syntax_errors.closes_line(masked, at))
+                    same = start + a == recovery.failed_to or (
+                        recovery.failed_to >= 0 and token_error is not None and
+                        syntax_errors.closes_line(masked, at))
                     if not same:
                         self._syntax_error(start, masked, a, token_error)
-                    failed_to = b
+                    recovery.failed_to = start + b
                 a = b
         self._nested_in(start, end, depth)
         return nodes

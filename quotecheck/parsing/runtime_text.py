@@ -36,14 +36,15 @@ def _quoted_spans(text: str, dialect: Dialect) -> list[tuple[int, int]]:
             if text[i] in "'\"" or text.startswith(("$'", '$"'), i)]
 
 
-def certain_errors(text: str, dialect: Dialect,
-                   ranges: list[tuple[int, int]]) -> list[Problem]:
+def certain_errors(text: str, dialect: Dialect, ranges: list[tuple[int, int]],
+                   extglob: bool | None = None) -> list[Problem]:
     """The QC001 problems of ``text`` that do not depend on the values of ``ranges`` (its
-    run-time parts), located in ``text``."""
+    run-time parts), located in ``text``; ``extglob``: on for the shell reading it (None: when
+    the text turns it on)."""
     ranges = [(a, b) for a, b in ranges if b > a]
     plain = with_plain_values(text, ranges)
     script = parse_script(plain, dialect, time_limit=_TIME_LIMIT,
-                          total_time_limit=_TOTAL_TIME_LIMIT)
+                          total_time_limit=_TOTAL_TIME_LIMIT, extglob=extglob)
     errors = [p for p in script.problems if p.code == "QC001"]
     if not errors or not ranges:
         return errors

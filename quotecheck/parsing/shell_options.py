@@ -26,3 +26,16 @@ def enables_extglob(text: str) -> bool:
     if "extglob" not in text:  # (the common case, decided without a regex)
         return False
     return bool(_SHEBANG_EXTGLOB.match(text) or _SHOPT_EXTGLOB.search(text))
+
+
+def argv_enables_extglob(argv: list[str]) -> bool:
+    """Whether a shell's command line turns extglob on before it reads its script
+    (`bash -O extglob -c ...`; options end at the first word that is not one)."""
+    for k, word in enumerate(argv[1:], 1):
+        if word == "-O" and argv[k + 1:k + 2] == ["extglob"]:
+            return True
+        if word == "-Oextglob":
+            return True
+        if word == "--" or not word.startswith(("-", "+")):
+            return False
+    return False

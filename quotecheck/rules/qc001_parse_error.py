@@ -4,14 +4,32 @@ Not for a zsh layer: the parser reads bash's grammar, and much valid zsh (``for 
 ``files=(**/*(N.))``) is not bash; what it cannot parse there is a QC002 note instead.
 
 A text built at run time (an inner layer whose text holds outer expansions) is judged with the
-values it could hold (``parsing.runtime_text``): only an error no plain value avoids is one."""
+values it could hold (``parsing.runtime_text``): only an error no plain value avoids is one.
+An inner layer whose shell has extglob on (`bash -O extglob -c`, or `eval` in a file that turns
+it on) is judged with extglob patterns allowed."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from quotecheck.layers.model import Layer
 from quotecheck.parsing.runtime_text import certain_errors
+from quotecheck.parsing.shell_options import argv_enables_extglob, enables_extglob
 from quotecheck.rules.api import CheckContext, Finding, Rule
+
+
+def _extglob_from_outside(ctx: CheckContext, layer: Layer) -> bool:
+    """Whether the shell reading ``layer`` has extglob on from outside its own text: its
+    command line, or (for `eval`, read by the same shell) the text around the eval."""
+    if argv_enables_extglob(layer.process or []):
+        return True
+    join = ctx.parent(layer)
+    if join is None or join.via != "eval":
+        return False
+    shell = ctx.parent(join)
+    if shell is None or shell.script is None:
+        return False
+    return enables_extglob(shell.script.text) or _extglob_from_outside(ctx, shell)
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -20,8 +38,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         inner = layer.parent is not None
         problems = [p for p in layer.script.problems if p.code == "QC001"]
-        if problems and inner and layer.dynamic_ranges:
-            problems = certain_errors(layer.script.text, layer.script.dialect, layer.dynamic_ranges)
+        if problems and inner:
+            text = layer.script.text
+            extglob = layer.script.dialect == "bash" and (
+                enables_extglob(text) or _extglob_from_outside(ctx, layer))
+            if layer.dynamic_ranges or extglob:
+                problems = certain_errors(text, layer.script.dialect, layer.dynamic_ranges,
+                                          extglob)
         for p in problems:
             span = ctx.span_in_source(layer, p.start, p.end)
             if inner:
