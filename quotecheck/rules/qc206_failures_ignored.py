@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import CommandView, Layer, Trace
-from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
+from quotecheck.parsing.tree import CommandList, Node, Pipeline, SimpleCommand
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
@@ -131,9 +131,35 @@ def _has_later_step(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
     return bool(index.starts) and index.starts[-1] >= view.command.span[1]
 
 
+def _status_dropped(trace: Trace, layer: Layer) -> bool:
+    """The command that starts this script is followed by `|| true` (or `|| :`): the caller
+    decides nothing on how the script ends, a best effort (`ssh h 'cd x; make' || true`)."""
+    current: Layer | None = layer
+    while current is not None and current.opened_by is None and current.parent is not None:
+        current = trace.layers[current.parent]
+    view = current.opened_by if current is not None else None
+    if view is None:
+        return False
+    chain = (*view.context.ancestors, view.command)
+    for i in range(len(chain) - 2, -1, -1):
+        node = chain[i]
+        if isinstance(node, CommandList):
+            k = next((j for j, item in enumerate(node.items) if item is chain[i + 1]), None)
+            if k is None or k + 1 >= len(node.items) or k >= len(node.ops):
+                return False
+            nxt = node.items[k + 1]
+            return node.ops[k] == "||" and isinstance(nxt, SimpleCommand) and \
+                len(nxt.words) == 1 and not nxt.redirects and nxt.words[0].value in ("true", ":")
+        if not isinstance(node, Pipeline):
+            return False
+    return False
+
+
 def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
                      layer: Layer) -> Finding | None:
     assert layer.script is not None
+    if _status_dropped(trace, layer):
+        return None
     items, _, _ = flat_body(ctx, layer.script)
     if len(items) < 2:
         return None

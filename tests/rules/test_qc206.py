@@ -118,3 +118,10 @@ def test_a_failed_dot_ends_posix_sh() -> None:
     res = run("bash", ". /nonexistent/qc206.sh; echo went-on")
     assert res.stdout == "went-on\n"
     [_] = found("bash -c '. /nonexistent/env.sh; make'")
+
+
+def test_a_best_effort_script_whose_status_is_dropped() -> None:
+    # Issue 13: `ssh ... || true` decides nothing on how the remote script ends.
+    src = 'ssh -o BatchMode=yes -o ConnectTimeout=5 h "cd /srv/app; git pull; make" || true\n'
+    assert found(src) == []
+    assert found(src.replace(" || true", " || echo 'update failed' >&2"))
