@@ -27,8 +27,9 @@ from harness.sandbox import sandboxed
 from harness.shells import bash_words, resolve_shell
 from harness.stubs import StubDir
 
-from quotecheck.checker import CheckResult
+from quotecheck.checker import CheckResult, check_source
 from quotecheck.diagnostics import Diagnostic, Fix
+from quotecheck.rules.crosslayer.text import text_index
 
 SKIP = "skip"
 LAYER_PROGRAMS = frozenset({"ssh", "sh", "bash", "dash"})
@@ -203,6 +204,10 @@ def difference(case: Case, tmp: Path, names: set[str]) -> str | None:
                           posix_shell="bash" if bash_only else "dash")
 
     if code in ("QC101", "QC104", "QC105"):
+        if expanded_inside(case):
+            # An inner shell expands it: what it hands on is only seen with it running, and
+            # then its own child runs too. The static properties cover it.
+            return SKIP
         exp = case.text[case.finding.span[0]:case.finding.span[1]]
         before, after = run(marked(case)), run(case.fixed)
         if MARKER not in repr(before.records):
@@ -256,6 +261,21 @@ def difference(case: Case, tmp: Path, names: set[str]) -> str | None:
     return SKIP
 
 
+def expanded_inside(case: Case) -> bool:
+    """The escaped `$` is written inside an inner shell's script (`sh -c '... $x ...'`), so
+    that shell, not the file's, expands it."""
+    at = case.finding.span[0]
+    trace = check_source(case.text).trace
+    for layer in trace.layers:
+        if layer.kind != "shell" or layer.parent is None or layer.origin is None:
+            continue
+        i = text_index(layer, at)
+        # Inside a range known only at run time, the layer received the value, not the `$`.
+        if i is not None and not any(a <= i < b for a, b in layer.dynamic_ranges):
+            return True
+    return False
+
+
 def eval_swap(record: dict[str, Any], exp: str) -> dict[str, Any]:
     """``record`` with the escaped expansion's text put back as the marker."""
     out = dict(record, argv=[a.replace(exp, MARKER) for a in record["argv"]])
@@ -301,19 +321,25 @@ def _qc209(before: Run, after: Run) -> str | None:
 
 
 def _stops_on_failure(before: Run, after: Run) -> str | None:
-    """The same run up to a failed step; after it, the fixed script stops with status 1 and
-    says which step failed."""
-    n = len(after.records)
-    if not _records_equal(after.records, before.records[:n], "") and changed_pairs(
-            before.records, after.records + before.records[n:]) != []:
-        return f"the fixed run did something else:\n  {before.records}\n  {after.records}"
-    if (n, after.stdout, after.status) == (len(before.records), before.stdout, before.status):
+    """The same run, except that where a step failed, the script it is in (the file, or the
+    inner script a layer runs) stops there with status 1 and says which step failed; what
+    the outer script does after that layer runs as before."""
+    if _records_equal(after.records, before.records, "") and (
+            after.stdout, after.status) == (before.stdout, before.status):
         return None
+    left = list(before.records)
+    for r in after.records:
+        if r not in left:
+            return (f"the fixed run did something the original did not: {r}\n"
+                    f"  {before.records}\n  {after.records}")
+        left.remove(r)
     said = "FAILED" in after.stderr or "FAILED" in after.stdout
-    if after.status == 1 and said and before.stdout.startswith(after.stdout):
+    printed = [line for line in after.stdout.splitlines()
+               if line not in before.stdout.splitlines()]
+    if said and not printed:
         return None
     # A last step that only reports a failure now ends the script with status 1 too.
-    if after.status == 1 and after.stdout == before.stdout and n == len(before.records):
+    if after.status == 1 and after.stdout == before.stdout and not left:
         return None
     return (f"it did not stop as the document says: status {before.status} -> {after.status}, "
             f"stdout {before.stdout!r} -> {after.stdout!r}, stderr {after.stderr!r}")
@@ -334,6 +360,8 @@ def _qc201(before: Run, after: Run, case: Case) -> str | None:
     if len(sa) != len(sb):
         return "ssh ran a different number of times"
     for b, a in zip(sb, sa, strict=True):
+        if a == b:
+            continue  # another ssh of the script
         _, cmd_b = split_ssh(b["argv"])
         _, cmd_a = split_ssh(a["argv"])
         sent = a.get("stdin", "").replace(" < /dev/null", "")

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from fix_runs import SKIP, Case, difference, program_names
+from fix_runs import SKIP, Case, difference, program_names, run_script
 from fix_safety import (
     Snippet,
     doc_examples,
@@ -79,13 +79,15 @@ def test_fixes_in_surrounding_code_run_as_the_rule_says(case: tuple[str, Snippet
 
 def test_escape_inside_double_quoted_inner_script_reaches_it(tmp_path: Path) -> None:
     """Regression: the `\\` the QC101 fix wrote inside `sh -c "..."` was eaten by the outer
-    shell; the run shows the inner `sh -c` now gets `\\$x` and so its own value."""
+    shell. Run with the layers running: the innermost `sh -c` sets x=1, and with the fix
+    its `rec` gets that value; with the old edit it did not."""
     text = 'sh -c "sh -c \\"x=1; rec \\\\\\"\\$x\\\\\\"\\""\n'
-    script = Snippet("regression", text, "bash")
-    found = cases(script)
+    found = cases(Snippet("regression", text, "bash"))
     assert [c.finding.code for c in found] == ["QC101"]
-    assert difference(found[0], tmp_path, program_names(check_source(text))) is None
-    broken = found[0].text[:found[0].finding.span[0]] + "\\" + \
-        found[0].text[found[0].finding.span[0]:]
-    wrong = Case(text, broken, found[0].finding, found[0].fix, "bash", "bash")
-    assert difference(wrong, tmp_path, program_names(check_source(text))) not in (None, SKIP)
+    at = found[0].finding.span[0]
+    old_edit = text[:at] + "\\" + text[at:]
+    names = program_names(check_source(text))
+    fixed = run_script(tmp_path, found[0].fixed, "bash", names, deep=True)
+    broken = run_script(tmp_path, old_edit, "bash", names, deep=True)
+    assert [r["argv"] for r in fixed.records if r["argv"][0] == "rec"] == [["rec", "1"]]
+    assert [r["argv"] for r in broken.records if r["argv"][0] == "rec"] != [["rec", "1"]]

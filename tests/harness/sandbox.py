@@ -19,7 +19,8 @@ from pathlib import Path
 __all__ = ["available", "sandboxed"]
 
 # Inside the new namespaces: make the work directory its own writable mount, then the root
-# read-only; refuse to go on if the root is still writable.
+# read-only; refuse to go on if the root is still writable. Then run the command and wait for
+# what it left running in the background.
 _SETUP = r"""set -e
 W=$1; shift
 P=$PATH
@@ -29,7 +30,18 @@ mount --bind "$W" "$W"
 mount -o remount,ro,bind /
 if ( : > /.qc-sandbox-probe ) 2>/dev/null; then rm -f /.qc-sandbox-probe; exit 97; fi
 PATH=$P
-exec "$@"
+"$@"
+status=$?
+# This shell is the namespace's init: when it exits, every process left is killed. Give
+# background jobs of the command a moment (at most 5 s) to finish first.
+i=0
+while [ "$i" -lt 100 ]; do
+  set -- /proc/[0-9]*
+  [ "$#" -gt 1 ] || break
+  /bin/sleep 0.05  # by path: PATH may hold a stub of that name
+  i=$((i + 1))
+done
+exit "$status"
 """
 
 

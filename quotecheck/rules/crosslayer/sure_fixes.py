@@ -26,23 +26,28 @@ from quotecheck.rules.crosslayer.inner_shells import (
 def escape_is_sure(an: Analysis, exp: Expansion, inner: Layer | None) -> bool:
     """Whether escaping ``exp`` keeps every value the outer script sets (``inner``: the layer
     the finding is about)."""
-    if "\\$" in exp.word.raw:
-        return False  # the author escaped what the inner layer is to expand
     sets = an.assigned(exp.layer)
+    name = exp.name
+    # The inner shell the text is handed to (not the program text of this layer's command).
+    shell = inner if inner is not None and inner is not exp.layer and inner.kind == "shell" \
+        else None
+    if exp.pclass == "named" and name is not None and shell is not None and name not in sets \
+            and name in an.assigned(shell):
+        return True  # only the inner script sets it: the inner value is the one meant
+    if "\\$" in exp.word.raw:
+        return False  # the author escaped what the inner layer is to expand, not this
     kind = exp.part.kind
     if kind == "arithmetic":
         return not any(n in sets for n in ARITH_NAMES.findall(exp.text[3:-2]))
-    name = exp.name
     if name is None or kind not in ("parameter", "special"):
         return True
     pclass = exp.pclass
     if pclass == "named":
         if any(not a.handover for a in sets.get(name, [])):
             return False
-        if inner is not None and inner.kind == "shell" and name not in ENVIRONMENT_NAMES \
-                and not environment_differs(an.trace, exp.layer, inner):
-            return name in an.assigned(inner)
-        return True
+        # Not exported, a shell on this machine has it empty.
+        return shell is None or name in ENVIRONMENT_NAMES or environment_differs(
+            an.trace, exp.layer, shell)
     if pclass == "positional":
         # An inner shell with no arguments of its own has an empty `$1`: the fix empties it.
         return inner is None or inner.kind != "shell" or has_own_arguments(inner)
