@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
@@ -21,6 +20,7 @@ from quotecheck.parsing.scanner import Problem
 from quotecheck.parsing.tree import Context, Script, SimpleCommand, walk
 from quotecheck.parsing.words import Word
 from quotecheck.programs import CONTAINER_RUNNERS, IN_PLACE_BUILTINS, Dialect, shell_dialect
+from quotecheck.records import FrozenRecord
 from quotecheck.sourcemap import SourceMap
 
 UNKNOWN_LOGIN_SHELL = "<login-shell>"
@@ -29,14 +29,21 @@ SMALL_LAYER_TEXT = 4096
 SMALL_LAYER_GRACE = 1.0
 
 
-@dataclass(frozen=True)
-class Feed:
+class Feed(FrozenRecord):
     """Text a layer will read on standard input (a heredoc or herestring), mapped to the source."""
 
     text: str
     offsets: tuple[int | None, ...]
     dynamic_ranges: tuple[tuple[int, int], ...]
     source_span: tuple[int, int] | None
+
+    def __init__(self, text: str, offsets: tuple[int | None, ...],
+                 dynamic_ranges: tuple[tuple[int, int], ...],
+                 source_span: tuple[int, int] | None) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
+        object.__setattr__(self, "source_span", source_span)
 
 
 def build_trace(

@@ -9,7 +9,6 @@ A directory in which no shell script is found says so."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TextIO
@@ -17,24 +16,33 @@ from typing import TextIO
 from quotecheck.commands.request import Request
 from quotecheck.files import SHELL_EXTENSIONS, is_shell_script
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
+from quotecheck.records import Record
 from quotecheck.walk import WalkRules, walk
 
 
-@dataclass
-class Input:
+class Input(Record):
     display: str
     path: Path | None
     loaded: LoadedText
 
+    def __init__(self, display: str, path: Path | None, loaded: LoadedText) -> None:
+        self.display = display
+        self.path = path
+        self.loaded = loaded
 
-@dataclass
-class PendingInput:
+
+class PendingInput(Record):
     """An input found but not read yet: ``check`` reads each one just before checking it, so
     a run over many large files holds one of them at a time, not all."""
 
     display: str
     path: Path | None
     read: Callable[[], LoadedText]
+
+    def __init__(self, display: str, path: Path | None, read: Callable[[], LoadedText]) -> None:
+        self.display = display
+        self.path = path
+        self.read = read
 
 
 def _given(loaded: LoadedText) -> LoadedText:

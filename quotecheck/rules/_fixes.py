@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from quotecheck.diagnostics import Edit
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
 from quotecheck.programs import basename
 from quotecheck.quoting import quote_word
+from quotecheck.records import FrozenRecord
 from quotecheck.rules._stdin_readers import reads_stdin
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext
@@ -35,13 +35,17 @@ from quotecheck.rules.runtime.ssh import ssh_handoff
 STOP_TIMEOUT = 60
 
 
-@dataclass(frozen=True)
-class Carrier:
+class Carrier(FrozenRecord):
     """The input quoting that holds a stretch of a layer's text."""
 
     quoting: str  # "raw" (the file itself or a quoted heredoc), "heredoc", "single", "double"
     span: tuple[int, int]  # input offsets the stretch and any edit of it must stay within
-    delimiter: str | None = None  # of a heredoc: no line of new text may equal it
+    delimiter: str | None  # of a heredoc: no line of new text may equal it
+
+    def __init__(self, quoting: str, span: tuple[int, int], delimiter: str | None = None) -> None:
+        object.__setattr__(self, "quoting", quoting)
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "delimiter", delimiter)
 
     def encode(self, text: str) -> str | None:
         """``text`` written so that this quoting yields it back (None: it cannot)."""

@@ -19,23 +19,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part
 from quotecheck.programs import DECLARATION_BUILTINS, REGISTRY_LOGIN_TOOLS, basename
+from quotecheck.records import FrozenRecord
 from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 
-@dataclass(frozen=True)
-class Secret:
+class Secret(FrozenRecord):
     index: int  # argv index of the word holding it
     start: int  # offsets in that word's value
     end: int
     what: str  # "`curl -u`", "`--password=`"
     instead: str
+
+    def __init__(self, index: int, start: int, end: int, what: str, instead: str) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "what", what)
+        object.__setattr__(self, "instead", instead)
 
 
 _PLACEHOLDER = re.compile(
