@@ -18,6 +18,7 @@ from types import TracebackType
 
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Severity
 from quotecheck.layers.model import Trace
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import Limits
 from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.parsing.tree import CommandList, Node, Script
@@ -27,11 +28,11 @@ from quotecheck.rules.api import CheckContext, Rule
 from quotecheck.rules.registry import all_rules, select
 from quotecheck.trace import build_trace
 
-_DIRECTIVE = re.compile(r"#\s*quotecheck\s*:\s*(?P<body>.*)$")
+_DIRECTIVE = lazy_compile(r"#\s*quotecheck\s*:\s*(?P<body>.*)$")
 # `# quotecheck disable=QC101`: meant as a directive, but without its colon.
-_COLONLESS = re.compile(r"#\s*quotecheck\s+(?:disable|enable|shell|remote-shell)\b|"
+_COLONLESS = lazy_compile(r"#\s*quotecheck\s+(?:disable|enable|shell|remote-shell)\b|"
                         r"#\s*quotecheck\s*[-\w]*=")
-_CODE = re.compile(r"QC\d{3}")
+_CODE = lazy_compile(r"QC\d{3}")
 
 
 class Options(Record):

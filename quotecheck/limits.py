@@ -6,10 +6,10 @@ The trace, the checker and the input reader take a ``Limits``; the settings read
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.records import FrozenRecord, replace
 
 
@@ -72,7 +72,7 @@ LIMIT_KEYS: dict[str, tuple[str, str]] = {
     "rule-time": ("rule_time", "seconds"),
     "rule-memory": ("rule_memory", "size"),
 }
-_SIZE = re.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|k|mb|mib|m|gb|gib|g)?\s*")
+_SIZE = lazy_compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|k|mb|mib|m|gb|gib|g)?\s*")
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "k": 1024, "kib": 1024,
           "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
 

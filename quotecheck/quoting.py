@@ -19,9 +19,9 @@ an assignment (``A=1``). A layer quotecheck does not know is refused, never gues
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import (
     NEEDS_COMMAND_PREFIX,
     POSIX_QUOTING,
@@ -30,9 +30,9 @@ from quotecheck.programs import (
 )
 from quotecheck.records import FrozenRecord
 
-_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+_SAFE = lazy_compile(r"[A-Za-z0-9_@%+=:,./-]+")
 _DOUBLE_QUOTE_SPECIAL = frozenset('$`\\"!')  # `!`: history expansion in interactive bash/zsh
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+_ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 
 
 class CannotQuote(ValueError):

@@ -36,7 +36,6 @@ from __future__ import annotations
 import copy
 import importlib
 import os
-import re
 import signal
 import sys
 import threading
@@ -44,6 +43,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.records import FrozenRecord, Record
 
 if TYPE_CHECKING:
@@ -71,8 +71,8 @@ PATCH_VERSION = "1"
 _CACHE_FORMAT = 1
 
 # Blanks separate tokens (` \t\n`); every other character must lie inside some leaf node.
-_NON_BLANK = re.compile(r"[^ \t\n]")
-_RPAREN_AHEAD = re.compile(r"[ \t]*\)")
+_NON_BLANK = lazy_compile(r"[^ \t\n]")
+_RPAREN_AHEAD = lazy_compile(r"[ \t]*\)")
 
 # Node kinds whose span is text the parser consumed (so together they must cover the input).
 _LEAF_KINDS = frozenset(
@@ -547,7 +547,7 @@ def _write_tables(parser: Any, path: Path, key: str) -> bool:
 
 # A word the tokenizer can read in one step: characters that are neither a break (blank,
 # newline, `()<>;&|`) nor start a quote, an escape or an expansion (`\\ ' " ` $`).
-_PLAIN_WORD = re.compile(r"[^\s()<>;&|\\'\"`$]+")
+_PLAIN_WORD = lazy_compile(r"[^\s()<>;&|\\'\"`$]+")
 _BREAKS_AFTER_PLAIN = frozenset(" \t\n();&|")
 
 

@@ -15,11 +15,11 @@ the recursion, and anything deeper is reported as a problem instead of analysed.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable
 from typing import Literal
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import Dialect
 from quotecheck.records import FrozenRecord, Record
 
@@ -29,10 +29,10 @@ FILL = "."
 
 # Characters that end an unquoted word.
 METACHARS = frozenset(" \t\n;&|<>()")
-_PLAIN_RUN = re.compile(r"[A-Za-z0-9_./:,@%+=-]+")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NAME_CHARS = re.compile(r"[A-Za-z0-9_]+")
-_ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_PLAIN_RUN = lazy_compile(r"[A-Za-z0-9_./:,@%+=-]+")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_CHARS = lazy_compile(r"[A-Za-z0-9_]+")
+_ASSIGNMENT_PREFIX = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _RESERVED_KEEP_COMMAND_POSITION = frozenset(
     {"if", "then", "elif", "else", "while", "until", "do", "!", "{", "time", "for", "select",
      "case", "in", "function", "-p"}

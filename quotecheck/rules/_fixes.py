@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from quotecheck.diagnostics import Edit
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
 from quotecheck.programs import basename
 from quotecheck.quoting import quote_word
@@ -183,7 +184,7 @@ def stop_on_failure(step: str) -> str:
 
 # Programs that run a script named by their first argument: the kernel shows such a script,
 # started by its `#!` line, as `INTERPRETER /path/to/script ARGS`.
-_INTERPRETER = re.compile(r"(python[0-9.]*|perl|ruby|node|nodejs|bash|sh|dash|zsh|php|java)")
+_INTERPRETER = lazy_compile(r"(python[0-9.]*|perl|ruby|node|nodejs|bash|sh|dash|zsh|php|java)")
 
 
 def anchored_pattern(words: Sequence[str]) -> str:
@@ -265,7 +266,7 @@ def _first_in_pipeline(view: CommandView) -> bool:
 # What may follow the ssh command on its line when the heredoc body goes after that line: a
 # `;`, a comment. Anything else may open a string or a heredoc of its own, or run more commands,
 # and the body would land in their text instead.
-_LINE_END = re.compile(r"[ \t]*;?[ \t]*(?:#.*)?")
+_LINE_END = lazy_compile(r"[ \t]*;?[ \t]*(?:#.*)?")
 
 
 def _ends_its_line(source: str, view: CommandView, end: int, line_end: int) -> bool:

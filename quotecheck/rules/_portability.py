@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
     Compound,
     Node,
@@ -63,7 +64,7 @@ def exact_source_span(ctx: CheckContext, script: Script, start: int, end: int) -
 
 # -- dialects ----------------------------------------------------------------------------------
 
-_SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(.*))?")
+_SHEBANG = lazy_compile(r"#![ \t]*(\S+)(?:[ \t]+(.*))?")
 
 
 def shebang_shell(source: str) -> str | None:
@@ -338,7 +339,7 @@ def options_unknown(call: SshCall) -> bool:
     return options_word_as_destination(call)
 
 
-_OPTIONS_NAME = re.compile(r"OPT|ARG|FLAG|PARAM", re.I)
+_OPTIONS_NAME = lazy_compile(r"OPT|ARG|FLAG|PARAM", re.I)
 
 
 def connects(call: SshCall) -> bool:
@@ -393,9 +394,9 @@ BASH_VARIABLES = frozenset({
 })
 
 _READ_BASH_OPTIONS = set("adeinNstu")
-_POSIX_PARAM_OP = re.compile(r"(:?[-=?+]|##?|%%?)")
-_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-9-]")
-_BRACE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+_POSIX_PARAM_OP = lazy_compile(r"(:?[-=?+]|##?|%%?)")
+_PARAM_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-9-]")
+_BRACE = lazy_compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 _DASH_EFFECT_FATAL = "dash stops the whole script with `Bad substitution`"
 
 

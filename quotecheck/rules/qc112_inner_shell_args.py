@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Edit, Fix, Related
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.parsing.words import Word
 from quotecheck.programs import SHELL_PROGRAMS
@@ -32,9 +33,9 @@ from quotecheck.rules._handoffs import (
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
-_NESTED_POSITIONAL = re.compile(r"\$\{?([0-9]+|[@*#])")
-_OPTIONAL = re.compile(r"\$\{[0-9]+:?[-=?+]")
-_FOR_ALL = re.compile(r"(?:^|[;\s&|(])for\s+[A-Za-z_][A-Za-z0-9_]*\s*(?:;|\n|do\b)")
+_NESTED_POSITIONAL = lazy_compile(r"\$\{?([0-9]+|[@*#])")
+_OPTIONAL = lazy_compile(r"\$\{[0-9]+:?[-=?+]")
+_FOR_ALL = lazy_compile(r"(?:^|[;\s&|(])for\s+[A-Za-z_][A-Za-z0-9_]*\s*(?:;|\n|do\b)")
 _REWIRING = frozenset({"shift", "set", "getopts"})
 # Words written as $0 on purpose: a shell's name, or a word that says it is a stand-in.
 _PLACEHOLDERS = frozenset(SHELL_PROGRAMS) | {"_", "-", "--", "argv0", "arg0", "dummy", "script",

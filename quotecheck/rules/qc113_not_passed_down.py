@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.programs import CONTAINER_RUNNERS, DECLARATION_BUILTINS
 from quotecheck.records import FrozenRecord, Record
@@ -38,8 +39,8 @@ from quotecheck.rules._handoffs import (
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGN_WORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGN_WORD = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
 # Inherited from the environment (so already exported when a script assigns them), or set by
 # every shell for itself.
 ENVIRONMENT = frozenset({

@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from quotecheck.diagnostics import Fix, Related
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
 from quotecheck.positions import LineIndex
 from quotecheck.programs import basename
@@ -240,7 +241,7 @@ def _grep_matcher(values: list[str]) -> Matcher | None:
     return Matcher(pattern, True, ignore_case=icase, fixed=fixed)
 
 
-_AWK_PATTERN = re.compile(r"\s*(!?)/((?:[^/\\]|\\.)+)/")
+_AWK_PATTERN = lazy_compile(r"\s*(!?)/((?:[^/\\]|\\.)+)/")
 
 
 def finder_matchers(views: list[CommandView], pidfiles: dict[str, tuple[str, ...]]

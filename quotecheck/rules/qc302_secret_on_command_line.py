@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part
 from quotecheck.programs import DECLARATION_BUILTINS, REGISTRY_LOGIN_TOOLS, basename
@@ -44,19 +45,19 @@ class Secret(FrozenRecord):
         object.__setattr__(self, "instead", instead)
 
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy_compile(
     r"[xX*._-]*|<[^<>]*>|\[?redacted[^ ]*\]?|\.\.\.|\$\{?[A-Za-z_]*PLACEHOLDER\}?", re.I)
-_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]*://([^/\s:@]+):([^/\s@]+)@", re.I)
-_AUTH_HEADER = re.compile(
+_URL_CREDENTIALS = lazy_compile(r"\b[a-z][a-z0-9+.-]*://([^/\s:@]+):([^/\s@]+)@", re.I)
+_AUTH_HEADER = lazy_compile(
     r"\s*(authorization|proxy-authorization|x-api-key|api-key|x-auth-token|private-token|"
     r"x-vault-token|x-access-token)\s*:\s*(.+)", re.I | re.S)
-_SECRET_OPTION = re.compile(
+_SECRET_OPTION = lazy_compile(
     r"--?(?:[a-z0-9]+-)*(password|passwd|token|secret|api-key|apikey|access-token|"
     r"auth-token|client-secret|secret-key|secret-access-key)", re.I)
-_SECRET_NAME = re.compile(
+_SECRET_NAME = lazy_compile(
     r"PASSWORD|PASSWD|TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|SSHPASS|"
     r"(?:^|_)(?:PASS|PWD|AUTH)(?:$|_)")
-_NOT_SECRET_NAME = re.compile(r"(^|_)(FILE|PATH|DIR|URL|NAME|ID|TYPE|LENGTH|LEN|HOST|USER)$")
+_NOT_SECRET_NAME = lazy_compile(r"(^|_)(FILE|PATH|DIR|URL|NAME|ID|TYPE|LENGTH|LEN|HOST|USER)$")
 MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck",
                    "mariadb", "mariadb-dump", "mariadb-admin"})
 
@@ -228,7 +229,7 @@ DETECTORS: dict[str, Callable[[list[str]], Iterator[Secret]]] = {
 }
 
 
-_REFERENCE = re.compile(r"(?:(?:id|type|src|source|env|target|required|mode|uid|gid)=[^,]*,?)+")
+_REFERENCE = lazy_compile(r"(?:(?:id|type|src|source|env|target|required|mode|uid|gid)=[^,]*,?)+")
 
 
 def _secret_reference(option: str, value: str) -> bool:
