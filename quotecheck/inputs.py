@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import selectors
 import stat
 from pathlib import Path
 
@@ -93,6 +92,8 @@ def read_text_file(path: Path, max_bytes: int | None = None) -> LoadedText:
 
 def _read_stream(path: Path, limit: int) -> bytes:
     """All of a FIFO or character device, giving up after STREAM_WAIT s with nothing to read."""
+    import selectors  # here: only a FIFO or device needs it
+
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     chunks: list[bytes] = []
     total = 0

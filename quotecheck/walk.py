@@ -7,7 +7,6 @@ these say (as ruff does), so a pre-commit hook or ``xargs`` that names files get
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,6 +69,8 @@ def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True) -> 
 def git_ignored(directory: Path, paths: list[Path]) -> set[str]:
     """Which of ``paths`` (as given) git ignores, when ``directory`` is in a git work tree; an
     empty set outside one, or without git."""
+    import subprocess  # here: a run given files only, the common case, never starts git
+
     # Absolute paths: git reads relative ones from its -C directory, not from ours.
     absolute = {os.path.abspath(p): str(p) for p in paths}
     data = b"".join(os.fsencode(p) + b"\0" for p in absolute)
