@@ -12,12 +12,13 @@ whose ``#!`` line asks for sh, bash or dash (or whose name ends in ``.sh``). Sym
 and files with identical content are counted once.
 
 Each file goes to a worker process, which runs the real command line in-process
-(``quotecheck.cli.main(["check", FILE])``, output captured), then ``bash -n FILE`` and
-``shfmt --to-json`` on it. The parent only dispatches paths and supervises: a file that takes
-longer than ``--timeout`` seconds is a *hang* (the worker is killed and replaced), a worker that
-dies is a *crash* on that file, and so is a traceback escaping ``main``/``check_source`` or an
-exit status of 2. Results are streamed (to ``--json``) as they arrive; the parent keeps only
-counters and a few examples per category.
+(``quotecheck.cli.main(["check", FILE])``, output captured; a maintainer script, whose extension
+is not a shell's, with ``--shell`` and the shell of its ``#!`` line, as ``check`` would otherwise
+skip it), then ``bash -n FILE`` and ``shfmt --to-json`` on it. The parent only dispatches paths
+and supervises: a file that takes longer than ``--timeout`` seconds is a *hang* (the worker is
+killed and replaced), a worker that dies is a *crash* on that file, and so is a traceback escaping
+``main``/``check_source`` or an exit status of 2. Results are streamed (to ``--json``) as they
+arrive; the parent keeps only counters and a few examples per category.
 
 Structure against shfmt: the simple commands of quotecheck's root layer
 (``trace.layers[0].commands``, which include the commands inside ``$( )``, backticks and ``<( )``
@@ -180,8 +181,16 @@ def _run_quotecheck(path: str, fmt: str) -> dict[str, Any]:
     """The real `quotecheck check FILE` in this process, with check_source's result captured."""
     from quotecheck import cli
     from quotecheck.commands import check
+    from quotecheck.files import HEAD_BYTES, is_shell_script, shebang_shell
 
     cc: Any = check  # check_source is swapped for a capturing wrapper below
+    # A maintainer script (`xml-core.postinst`) has an extension that is not a shell's, so
+    # `check` would skip it as not a shell script: its #! line names the shell to read it in.
+    shell: list[str] = []
+    if not is_shell_script(Path(path)):
+        with open(path, "rb") as f:
+            named = shebang_shell(f.read(HEAD_BYTES))
+        shell = ["--shell", named] if named else []
 
     captured: list[Any] = []
     escaped: list[str] = []
@@ -202,7 +211,8 @@ def _run_quotecheck(path: str, fmt: str) -> dict[str, Any]:
     cc.check_source = capture
     sys.stdout, sys.stderr = out, err
     try:
-        rec["exit"] = cli.main(["check", "--no-config", "--color", "never", "--format", fmt, path])
+        rec["exit"] = cli.main(["check", "--no-config", "--color", "never", "--format", fmt,
+                                *shell, path])
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -14,53 +14,79 @@ import re
 import threading
 import time
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field, replace
 from types import TracebackType
 
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Fix, Severity
 from quotecheck.layers.model import Layer, Trace
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import Limits
 from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.parsing.tree import CommandList, Node, Script
 from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
+from quotecheck.records import Record
 from quotecheck.rules.api import CheckContext, Rule
 from quotecheck.rules.registry import all_rules, select
 from quotecheck.trace import build_trace
 
-_DIRECTIVE = re.compile(r"#\s*quotecheck\s*:\s*(?P<body>.*)$")
+_DIRECTIVE = lazy_compile(r"#\s*quotecheck\s*:\s*(?P<body>.*)$")
 # `# quotecheck disable=QC101`: meant as a directive, but without its colon.
-_COLONLESS = re.compile(r"#\s*quotecheck\s+(?:disable|enable|shell|remote-shell)\b|"
+_COLONLESS = lazy_compile(r"#\s*quotecheck\s+(?:disable|enable|shell|remote-shell)\b|"
                         r"#\s*quotecheck\s*[-\w]*=")
-_CODE = re.compile(r"QC\d{3}")
+_CODE = lazy_compile(r"QC\d{3}")
 
 
-@dataclass
-class Options:
-    select: list[str] | None = None
-    ignore: list[str] | None = None
-    severity: Severity = "info"  # report findings at or above this
-    remote_shell: str | None = None
-    dialect: str = "bash"
-    dialect_given: bool = False  # --shell: a `shell=` directive does not change it
-    limits: Limits = field(default_factory=Limits)  # nesting, layers, parse and rule time
-    external_sources: bool = False  # read the files the script sources, beside it
+class Options(Record):
+    select: list[str] | None
+    ignore: list[str] | None
+    severity: Severity  # report findings at or above this
+    remote_shell: str | None
+    dialect: str
+    dialect_given: bool  # --shell: a `shell=` directive does not change it
+    limits: Limits  # nesting, layers, parse and rule time
+    external_sources: bool  # read the files the script sources, beside it
+
+    def __init__(self, select: list[str] | None = None, ignore: list[str] | None = None,
+                 severity: Severity = "info", remote_shell: str | None = None,
+                 dialect: str = "bash", dialect_given: bool = False,
+                 limits: Limits | None = None, external_sources: bool = False) -> None:
+        self.select = select
+        self.ignore = ignore
+        self.severity = severity
+        self.remote_shell = remote_shell
+        self.dialect = dialect
+        self.dialect_given = dialect_given
+        self.limits = Limits() if limits is None else limits
+        self.external_sources = external_sources
 
 
-@dataclass
-class Directive:
+class Directive(Record):
     span: tuple[int, int]
-    disabled: set[str] = field(default_factory=set)
-    remote_shell: str | None = None
-    shell: str | None = None  # the local shell that reads this file
-    scope: tuple[int, int] | None = None  # the input span it applies to (None: whole file)
-    line: bool = False  # at the end of a command's line: it applies to that line
+    disabled: set[str]
+    remote_shell: str | None
+    shell: str | None  # the local shell that reads this file
+    scope: tuple[int, int] | None  # the input span it applies to (None: whole file)
+    line: bool  # at the end of a command's line: it applies to that line
+
+    def __init__(self, span: tuple[int, int], disabled: set[str] | None = None,
+                 remote_shell: str | None = None, shell: str | None = None,
+                 scope: tuple[int, int] | None = None, line: bool = False) -> None:
+        self.span = span
+        self.disabled = set() if disabled is None else disabled
+        self.remote_shell = remote_shell
+        self.shell = shell
+        self.scope = scope
+        self.line = line
 
 
-@dataclass
-class CheckResult:
+class CheckResult(Record):
     source: str
     trace: Trace
     diagnostics: list[Diagnostic]
+
+    def __init__(self, source: str, trace: Trace, diagnostics: list[Diagnostic]) -> None:
+        self.source = source
+        self.trace = trace
+        self.diagnostics = diagnostics
 
 
 def check_source(source: str, options: Options | None = None,
@@ -126,6 +152,8 @@ def _crlf_end(span: tuple[int, int], source: str) -> tuple[int, int]:
 def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
     """In a CRLF source a line's newline maps to its \r (trace.without_crlf): a span that ends
     with the newline ends after the \n too, on the next line as in the LF text."""
+    from dataclasses import replace  # CRLF inputs only: not imported for the others
+
     return replace(
         d, span=_crlf_end(d.span, source),
         related=tuple(replace(r, span=_crlf_end(r.span, source)) for r in d.related),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from quotecheck.diagnostics import SEVERITY_ORDER
 from quotecheck.globs import bad_glob, glob_match
 from quotecheck.limits import LimitError, Limits, limits_from_table
 from quotecheck.programs import SHELL_OPTION_VALUES
+from quotecheck.records import Record
 
 KEYS = {"select", "extend-select", "ignore", "severity", "remote-shell", "per-path-ignores",
         "exclude", "extend-exclude", "respect-gitignore", "limits", "external-sources"}
@@ -27,22 +27,43 @@ class ConfigError(Exception):
     pass
 
 
-@dataclass
-class Settings:
-    select: list[str] | None = None
-    extend_select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
+class Settings(Record):
+    select: list[str] | None
+    extend_select: list[str]
+    ignore: list[str]
     # None: each command's own default (check and fix: warning; the editor: info)
-    severity: str | None = None
-    remote_shell: str | None = None
-    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
-    exclude: list[str] | None = None  # None: walk.DEFAULT_EXCLUDE
-    extend_exclude: list[str] = field(default_factory=list)
-    respect_gitignore: bool = True
-    external_sources: bool = False  # read the files `source`/`.` name (ShellCheck's -x)
-    limits: Limits = field(default_factory=Limits)
-    source: Path | None = None  # the file these came from
-    base: Path | None = None  # the directory per-path patterns are relative to
+    severity: str | None
+    remote_shell: str | None
+    per_path_ignores: dict[str, list[str]]
+    exclude: list[str] | None  # None: walk.DEFAULT_EXCLUDE
+    extend_exclude: list[str]
+    respect_gitignore: bool
+    external_sources: bool  # read the files `source`/`.` name (ShellCheck's -x)
+    limits: Limits
+    source: Path | None  # the file these came from
+    base: Path | None  # the directory per-path patterns are relative to
+
+    def __init__(self, select: list[str] | None = None, extend_select: list[str] | None = None,
+                 ignore: list[str] | None = None, severity: str | None = None,
+                 remote_shell: str | None = None,
+                 per_path_ignores: dict[str, list[str]] | None = None,
+                 exclude: list[str] | None = None, extend_exclude: list[str] | None = None,
+                 respect_gitignore: bool = True, external_sources: bool = False,
+                 limits: Limits | None = None,
+                 source: Path | None = None, base: Path | None = None) -> None:
+        self.select = select
+        self.extend_select = [] if extend_select is None else extend_select
+        self.ignore = [] if ignore is None else ignore
+        self.severity = severity
+        self.remote_shell = remote_shell
+        self.per_path_ignores = {} if per_path_ignores is None else per_path_ignores
+        self.exclude = exclude
+        self.extend_exclude = [] if extend_exclude is None else extend_exclude
+        self.respect_gitignore = respect_gitignore
+        self.external_sources = external_sources
+        self.limits = Limits() if limits is None else limits
+        self.source = source
+        self.base = base
 
     def ignores_for(self, path: Path | None) -> list[str]:
         if path is None or not self.per_path_ignores:

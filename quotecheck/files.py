@@ -9,9 +9,9 @@ the command line is skipped with a note unless ``--shell`` says how to read it.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.programs import SCRIPT_SHEBANG_SHELLS, shell_dialect
 
@@ -19,7 +19,7 @@ from quotecheck.programs import SCRIPT_SHEBANG_SHELLS, shell_dialect
 EXTENSION_SHELLS = {".sh": "bash", ".bash": "bash", ".dash": "dash", ".ksh": "ksh",
                     ".zsh": "zsh", ".bats": "bash"}
 SHELL_EXTENSIONS = frozenset(EXTENSION_SHELLS)
-_SHEBANG = re.compile(
+_SHEBANG = lazy_compile(
     rb"#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-\S+\s+)*)?("
     + "|".join(SCRIPT_SHEBANG_SHELLS).encode() + rb")\b"
 )

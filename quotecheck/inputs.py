@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import selectors
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from quotecheck.limits import Limits
+from quotecheck.records import FrozenRecord
 
 # No shell script is this large; past it a file (or /dev/zero, or a pipe that never ends) is
 # refused instead of read into memory: analysing takes some hundred bytes per character. The
@@ -19,12 +18,18 @@ MAX_INPUT_BYTES = Limits().max_file_size
 STREAM_WAIT = 10.0
 
 
-@dataclass(frozen=True)
-class LoadedText:
+class LoadedText(FrozenRecord):
     text: str
-    error: str | None = None  # the file could not be read at all
-    undecodable: int | None = None  # offset of the first byte that was not UTF-8
-    binary: bool = False  # holds NUL bytes: not a shell script
+    error: str | None  # the file could not be read at all
+    undecodable: int | None  # offset of the first byte that was not UTF-8
+    binary: bool  # holds NUL bytes: not a shell script
+
+    def __init__(self, text: str, error: str | None = None, undecodable: int | None = None,
+                 binary: bool = False) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "error", error)
+        object.__setattr__(self, "undecodable", undecodable)
+        object.__setattr__(self, "binary", binary)
 
 
 def decode(data: bytes) -> LoadedText:
@@ -87,6 +92,8 @@ def read_text_file(path: Path, max_bytes: int | None = None) -> LoadedText:
 
 def _read_stream(path: Path, limit: int) -> bytes:
     """All of a FIFO or character device, giving up after STREAM_WAIT s with nothing to read."""
+    import selectors  # here: only a FIFO or device needs it
+
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     chunks: list[bytes] = []
     total = 0

@@ -6,18 +6,18 @@ The trace, the checker and the input reader take a ``Limits``; the settings read
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
+
+from quotecheck.lazy_regex import lazy_compile
+from quotecheck.records import FrozenRecord, replace
 
 
 class LimitError(ValueError):
     """A limits table with an unknown key or a bad value (the message says which)."""
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(FrozenRecord):
     """What quotecheck spends on one input at most; past a limit the part it applies to is
     reported (QC002 "... not analysed", or an input error for ``max_file_size``), never a hang.
 
@@ -25,24 +25,35 @@ class Limits:
     """
 
     # Larger files, and standard input or a FIFO delivering more, are not read (an error).
-    max_file_size: int = 16 * 1024 * 1024
+    max_file_size: int
     # Compound commands, substitutions, quotes and ${...} nested deeper are not analysed
     # (at most MAX_COUNT: the analysis recurses once per level).
-    max_nesting: int = 64
+    max_nesting: int
     # Layers handed on deeper than this (ssh in sh -c in sudo ...) are not analysed (at most
     # MAX_COUNT).
-    max_layers: int = 32
+    max_layers: int
     # Seconds of parsing for a file's own text, and as much again for every text it hands on
     # to other layers together; past it the rest of the text is not analysed.
-    parse_time: float = 60.0
+    parse_time: float
     # Seconds one parser call may take (a region that needs longer is parsed in chunks).
-    parse_call_time: float = 5.0
+    parse_call_time: float
     # Seconds all the rules together may take on one file; a rule still running then is
     # stopped, and it and the rules after it are reported as not run.
-    rule_time: float = 60.0
+    rule_time: float
     # Bytes the process may grow by while the rules run on one file (Linux: its resident
     # memory); past it the rule running is stopped, as for rule_time.
-    rule_memory: int = 1024 * 1024 * 1024
+    rule_memory: int
+
+    def __init__(self, max_file_size: int = 16 * 1024 * 1024, max_nesting: int = 64,
+                 max_layers: int = 32, parse_time: float = 60.0, parse_call_time: float = 5.0,
+                 rule_time: float = 60.0, rule_memory: int = 1024 * 1024 * 1024) -> None:
+        object.__setattr__(self, "max_file_size", max_file_size)
+        object.__setattr__(self, "max_nesting", max_nesting)
+        object.__setattr__(self, "max_layers", max_layers)
+        object.__setattr__(self, "parse_time", parse_time)
+        object.__setattr__(self, "parse_call_time", parse_call_time)
+        object.__setattr__(self, "rule_time", rule_time)
+        object.__setattr__(self, "rule_memory", rule_memory)
 
 
 # The largest max-nesting and max-layers: deeper, the parser runs out of Python's stack
@@ -61,7 +72,7 @@ LIMIT_KEYS: dict[str, tuple[str, str]] = {
     "rule-time": ("rule_time", "seconds"),
     "rule-memory": ("rule_memory", "size"),
 }
-_SIZE = re.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|k|mb|mib|m|gb|gib|g)?\s*")
+_SIZE = lazy_compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|k|mb|mib|m|gb|gib|g)?\s*")
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "k": 1024, "kib": 1024,
           "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
 

@@ -19,20 +19,20 @@ an assignment (``A=1``). A layer quotecheck does not know is refused, never gues
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Literal
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import (
     NEEDS_COMMAND_PREFIX,
     POSIX_QUOTING,
     RESERVED_WORDS,
     ZSH_PRECOMMAND_MODIFIERS,
 )
+from quotecheck.records import FrozenRecord
 
-_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+_SAFE = lazy_compile(r"[A-Za-z0-9_@%+=:,./-]+")
 _DOUBLE_QUOTE_SPECIAL = frozenset('$`\\"!')  # `!`: history expansion in interactive bash/zsh
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+_ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 
 
 class CannotQuote(ValueError):
@@ -102,14 +102,20 @@ def quote_argv(argv: list[str], dialect: str = "sh", *, shortest: bool = False) 
     return " ".join([first, *(quote_word(a, dialect, shortest=shortest) for a in argv[1:])])
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(FrozenRecord):
     """How one ``--via`` layer takes what is inside it."""
 
     words: tuple[str, ...]  # the via's own words, e.g. ('sudo', '-u', 'svc', 'sh', '-c')
     kind: Literal["exec", "shell", "ssh"]
     dialect: str  # the dialect of the shell that parses the string (shell and ssh steps)
     description: str
+
+    def __init__(self, words: tuple[str, ...], kind: Literal["exec", "shell", "ssh"], dialect: str,
+                 description: str) -> None:
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "dialect", dialect)
+        object.__setattr__(self, "description", description)
 
 
 def plan_via(via: list[str], remote_shell: str = "sh") -> Step:

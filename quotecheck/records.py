@@ -13,21 +13,27 @@ the rest with the same results ``@dataclass`` gives:
 * :class:`Record` is mutable and unhashable (as ``@dataclass`` with ``eq=True``);
   :class:`FrozenRecord` hashes as the tuple of its fields and refuses assignment and deletion
   with :class:`dataclasses.FrozenInstanceError` (its ``__init__`` sets fields with
-  ``object.__setattr__``, as a frozen dataclass's does).
+  ``object.__setattr__``, as a frozen dataclass's does);
+* :func:`replace` is ``dataclasses.replace`` for a record whose ``__init__`` takes every field
+  by its name.
+
+Neither ``dataclasses`` nor ``inspect`` is imported here (both cost start-up time): the error
+class is imported when an assignment is refused.
 """
 
 from __future__ import annotations
 
-import inspect
 import reprlib
-from dataclasses import FrozenInstanceError
 from operator import attrgetter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
+
+R = TypeVar("R", bound="Record")
 
 
 def _fields_of(cls: type) -> tuple[str, ...]:
-    # Annotations are strings here (postponed evaluation) or objects: match both spellings.
-    annotations = inspect.get_annotations(cls)
+    # The class's own annotations (what inspect.get_annotations gives for a class). They are
+    # strings here (postponed evaluation) or objects: match both spellings.
+    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (no inspect)
     return tuple(name for name, kind in annotations.items()
                  if not str(kind).startswith(("ClassVar", "typing.ClassVar")))
 
@@ -75,7 +81,20 @@ class FrozenRecord(Record):
         return hash(self._values(self))
 
     def __setattr__(self, name: str, value: Any) -> None:
+        from dataclasses import FrozenInstanceError
+
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def replace(record: R, /, **changes: Any) -> R:
+    """A copy of ``record`` with ``changes`` to some of its fields (``dataclasses.replace``)."""
+    unknown = set(changes) - set(record._fields)
+    if unknown:
+        raise TypeError(f"{record.__class__.__qualname__} has no field {sorted(unknown)[0]!r}")
+    values = dict(zip(record._fields, record._values(record), strict=True))
+    return record.__class__(**{**values, **changes})

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
@@ -36,6 +35,7 @@ from quotecheck.programs import (
     shell_dialect,
     sudo_shell_escapes,
 )
+from quotecheck.records import FrozenRecord
 from quotecheck.sourcemap import SourceMap
 
 UNKNOWN_LOGIN_SHELL = "<login-shell>"
@@ -44,15 +44,24 @@ SMALL_LAYER_TEXT = 4096
 SMALL_LAYER_GRACE = 1.0
 
 
-@dataclass(frozen=True)
-class Feed:
+class Feed(FrozenRecord):
     """Text a layer will read on standard input (a heredoc or herestring), mapped to the source."""
 
     text: str
     offsets: tuple[int | None, ...]
     dynamic_ranges: tuple[tuple[int, int], ...]
     source_span: tuple[int, int] | None
-    known_values: tuple[tuple[int, int, str], ...] = ()
+    known_values: tuple[tuple[int, int, str], ...]
+
+    def __init__(self, text: str, offsets: tuple[int | None, ...],
+                 dynamic_ranges: tuple[tuple[int, int], ...],
+                 source_span: tuple[int, int] | None,
+                 known_values: tuple[tuple[int, int, str], ...] = ()) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
+        object.__setattr__(self, "source_span", source_span)
+        object.__setattr__(self, "known_values", known_values)
 
 
 def build_trace(

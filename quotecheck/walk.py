@@ -7,13 +7,12 @@ these say (as ruff does), so a pre-commit hook or ``xargs`` that names files get
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from quotecheck.files import is_shell_script
 from quotecheck.globs import glob_match
+from quotecheck.records import FrozenRecord
 
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__",
                    ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache")
@@ -21,11 +20,16 @@ DEFAULT_EXCLUDE = (".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__py
 GIT_TIMEOUT = 60.0
 
 
-@dataclass(frozen=True)
-class WalkRules:
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # glob patterns (globs.py)
-    base: Path | None = None  # patterns are relative to this (None: the working directory)
-    respect_gitignore: bool = True
+class WalkRules(FrozenRecord):
+    exclude: tuple[str, ...]  # glob patterns (globs.py)
+    base: Path | None  # patterns are relative to this (None: the working directory)
+    respect_gitignore: bool
+
+    def __init__(self, exclude: tuple[str, ...] = DEFAULT_EXCLUDE, base: Path | None = None,
+                 respect_gitignore: bool = True) -> None:
+        object.__setattr__(self, "exclude", exclude)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "respect_gitignore", respect_gitignore)
 
     def excluded(self, path: Path) -> bool:
         rel = _relative(path, self.base)
@@ -65,6 +69,8 @@ def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True) -> 
 def git_ignored(directory: Path, paths: list[Path]) -> set[str]:
     """Which of ``paths`` (as given) git ignores, when ``directory`` is in a git work tree; an
     empty set outside one, or without git."""
+    import subprocess  # here: a run given files only, the common case, never starts git
+
     # Absolute paths: git reads relative ones from its -C directory, not from ours.
     absolute = {os.path.abspath(p): str(p) for p in paths}
     data = b"".join(os.fsencode(p) + b"\0" for p in absolute)

@@ -73,7 +73,8 @@ LOG = os.environ.get("QC_HOSTILE_LOG")
 # * a FIFO nobody writes to is given up after the first argument's seconds, not 10 (the tests
 #   that wait for one would wait 10 s each).
 _CLI = r"""
-import dataclasses, sys
+import sys
+from quotecheck.records import replace
 import quotecheck.commands.check as cc
 import quotecheck.inputs as inputs
 from quotecheck.cli import main
@@ -81,7 +82,7 @@ inputs.STREAM_WAIT = float(sys.argv[1])
 if hasattr(cc, "options_for"):
     options_for = cc.options_for
     def with_limits(request, settings, item):
-        return dataclasses.replace(options_for(request, settings, item), limits=settings.limits)
+        return replace(options_for(request, settings, item), limits=settings.limits)
     cc.options_for = with_limits
 sys.exit(main(sys.argv[2:]))
 """

@@ -22,7 +22,7 @@ PACKAGE = Path(quotecheck.__file__).resolve().parent
 # quotecheck: the parser's words and tree build source maps, so it is below parsing.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("quotecheck", "summaries", "diagnostics", "positions", "sourcemap", "programs", "limits",
-     "globs", "records"),
+     "globs", "records", "lazy_regex"),
     ("parsing",),
     ("values",),
     ("layers",),

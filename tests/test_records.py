@@ -10,11 +10,14 @@ from collections.abc import Callable
 
 import pytest
 
+from quotecheck.checker import Directive, Options
 from quotecheck.layers.handoff_types import ExecHandoff, SshHandoff
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.limits import Limits
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.tree import Pipeline, Redirect, Script, SimpleCommand
-from quotecheck.records import FrozenRecord, Record
+from quotecheck.records import FrozenRecord, Record, replace
+from quotecheck.rules.api import Rule
 from quotecheck.rules.runtime.slots import Slot
 
 FROZEN: list[type[FrozenRecord]] = [Redirect, Arg, ExecHandoff, SshHandoff]
@@ -83,3 +86,27 @@ def test_parsed_trees_compare_equal_and_views_take_weak_references() -> None:
     assert weakref.ref(one)() is one
     view = CommandView([], SimpleCommand((0, 1), [], [], []), None, None)  # type: ignore[arg-type]
     assert weakref.ref(view)() is view
+
+
+def test_replace_copies_with_changes_like_dataclasses_replace() -> None:
+    limits = Limits()
+    tighter = replace(limits, max_nesting=8)
+    assert tighter == Limits(max_nesting=8) and tighter is not limits
+    assert limits.max_nesting == 64  # the original is untouched
+    options = Options(select=["QC1"], dialect="sh")
+    stricter = replace(options, severity="error")
+    assert (stricter.select, stricter.dialect, stricter.severity) == (["QC1"], "sh", "error")
+    assert stricter.limits is options.limits
+    with pytest.raises(TypeError, match="no field 'colour'"):
+        replace(options, colour=True)
+
+
+def test_records_created_without_dataclasses_keep_their_defaults() -> None:
+    # Converted from @dataclass (start-up cost): defaults and fresh mutable defaults as before.
+    a, b = Directive((0, 1)), Directive((0, 1))
+    assert a == b and a.disabled == set() and a.disabled is not b.disabled
+    assert repr(Options()) == ("Options(select=None, ignore=None, severity='info', "
+                               "remote_shell=None, dialect='bash', dialect_given=False, "
+                               f"limits={Limits()!r})")
+    rule = Rule("QC999", "x", "x", "info", lambda ctx: ())
+    assert rule.tags == () and rule.fix is None and hash(rule) == hash(Rule(*rule._values(rule)))

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from quotecheck import records
 from quotecheck.commands.inputs import Input
 from quotecheck.commands.request import Request
 from quotecheck.commands.settings import SettingsCache, options_for
@@ -153,7 +154,7 @@ def decide(command: str, request: Request, threshold: str) -> Decision:
         options = options_for(request, settings, Input("<command>", None, LoadedText(command)))
     except ConfigError as exc:
         return Decision(block=False, command=command, note=f"configuration not read ({exc})")
-    judged = replace(options, severity=threshold)  # type: ignore[arg-type]
+    judged = records.replace(options, severity=threshold)
     blocking = [d for d in check_source(command, judged).diagnostics
                 if d.code not in NOT_ANALYSED]
     if not blocking:

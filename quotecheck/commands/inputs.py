@@ -9,7 +9,6 @@ A directory in which no shell script is found says so."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TextIO
@@ -17,31 +16,44 @@ from typing import TextIO
 from quotecheck.commands.request import Request
 from quotecheck.files import SHELL_EXTENSIONS, is_shell_script
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
+from quotecheck.records import Record
 from quotecheck.walk import WalkRules, walk
 
 
-@dataclass
-class Input:
+class Input(Record):
     display: str
     path: Path | None
     loaded: LoadedText
-    named: Path | None = None  # the path standard input stands for (--stdin-filename)
+    named: Path | None  # the path standard input stands for (--stdin-filename)
 
     @property
     def config_path(self) -> Path | None:
         """The path that picks the configuration, the per-path ignores and the shell."""
         return self.path if self.path is not None else self.named
 
+    def __init__(self, display: str, path: Path | None, loaded: LoadedText,
+                 named: Path | None = None) -> None:
+        self.display = display
+        self.path = path
+        self.loaded = loaded
+        self.named = named
 
-@dataclass
-class PendingInput:
+
+class PendingInput(Record):
     """An input found but not read yet: ``check`` reads each one just before checking it, so
     a run over many large files holds one of them at a time, not all."""
 
     display: str
     path: Path | None
     read: Callable[[], LoadedText]
-    named: Path | None = None  # the path standard input stands for (--stdin-filename)
+    named: Path | None  # the path standard input stands for (--stdin-filename)
+
+    def __init__(self, display: str, path: Path | None, read: Callable[[], LoadedText],
+                 named: Path | None = None) -> None:
+        self.display = display
+        self.path = path
+        self.read = read
+        self.named = named
 
 
 def _given(loaded: LoadedText) -> LoadedText:

@@ -17,13 +17,13 @@ Facts the scanner relies on (glibc getopt_long, verified with the GNU tools inst
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.records import FrozenRecord
 
-_NUMERIC_OPTION = re.compile(r"-[-+]?[0-9]+")
+_NUMERIC_OPTION = lazy_compile(r"-[-+]?[0-9]+")
 
 
 class Option(FrozenRecord):

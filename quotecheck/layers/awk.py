@@ -17,12 +17,12 @@ marks values on which the two disagree.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Set as AbstractSet
 from typing import Literal
 
 from quotecheck.layers.argv_options import Grammar, Option, scan
 from quotecheck.layers.handoff_types import AwkAssignment, AwkHandoff, Handler, basename
+from quotecheck.lazy_regex import lazy_compile
 
 Dialect = Literal["mawk", "gawk"]
 
@@ -42,7 +42,7 @@ AWK_GRAMMAR = Grammar(
     long_optional=frozenset({"dump-variables", "debug", "lint", "pretty-print", "profile"}),
 )
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SIMPLE = {"\\": "\\", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
            "t": "\t", "v": "\v"}
 _OCTAL = "01234567"

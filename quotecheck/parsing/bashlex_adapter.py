@@ -36,7 +36,6 @@ from __future__ import annotations
 import copy
 import importlib
 import os
-import re
 import signal
 import sys
 import threading
@@ -44,6 +43,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.records import FrozenRecord, Record
 
 if TYPE_CHECKING:
@@ -71,8 +71,8 @@ PATCH_VERSION = "1"
 _CACHE_FORMAT = 1
 
 # Blanks separate tokens (` \t\n`); every other character must lie inside some leaf node.
-_NON_BLANK = re.compile(r"[^ \t\n]")
-_RPAREN_AHEAD = re.compile(r"[ \t]*\)")
+_NON_BLANK = lazy_compile(r"[^ \t\n]")
+_RPAREN_AHEAD = lazy_compile(r"[ \t]*\)")
 
 # Node kinds whose span is text the parser consumed (so together they must cover the input).
 _LEAF_KINDS = frozenset(
@@ -476,27 +476,28 @@ def _parser_from_tables(yacc_mod: Any, module: Any, data: Any, key: str) -> Any:
     if not isinstance(data, dict) or data.get("key") != key:
         raise ValueError("stale table cache")
     productions = []
+    declared: dict[str, str] = {}  # grammar function -> its docstring, whitespace collapsed
     for number, (name, symbols, func) in enumerate(data["productions"]):
-        if not isinstance(name, str) or not all(isinstance(s, str) for s in symbols):
+        if not isinstance(name, str) or not _all_of(symbols, str):
             raise ValueError("bad production")
         production = yacc_mod.Production(number, name, symbols, func=func)
         if func is not None:
             # the rule must be one its grammar function declares (whitespace-insensitive)
-            declared = " ".join((getattr(module, func).__doc__ or "").split())
-            if name not in declared or " ".join(symbols) not in declared:
+            if func not in declared:
+                declared[func] = " ".join((getattr(module, func).__doc__ or "").split())
+            if name not in declared[func] or " ".join(symbols) not in declared[func]:
                 raise ValueError(f"cached rule {production.str!r} not declared by {func}")
             production.callable = getattr(module, func)
         productions.append(production)
     action = _int_keyed(data["action"])
     goto = _int_keyed(data["goto"])
     # every shift/goto names a state, every reduce a production: a damaged file cannot
-    # send the parser off the end of its tables
+    # send the parser off the end of its tables (each distinct move is checked once)
     states = action.keys()
-    for row in action.values():
-        for move in row.values():
-            if (move > 0 and move not in states) or -move >= len(productions):
-                raise ValueError("cached action out of range")
-    if not all(target in states for row in goto.values() for target in row.values()):
+    moves: set[int] = set().union(*(row.values() for row in action.values()))
+    if any((move > 0 and move not in states) or -move >= len(productions) for move in moves):
+        raise ValueError("cached action out of range")
+    if not set().union(*(row.values() for row in goto.values())).issubset(states):
         raise ValueError("cached goto out of range")
     tables = types.SimpleNamespace(lr_productions=productions, lr_action=action, lr_goto=goto)
     # Built through LRParser itself so its derived state (defaulted states) is computed exactly
@@ -504,14 +505,20 @@ def _parser_from_tables(yacc_mod: Any, module: Any, data: Any, key: str) -> Any:
     return yacc_mod.LRParser(tables, module.p_error)
 
 
+def _all_of(values: Any, kind: type) -> bool:
+    """Every one of ``values`` is an instance of ``kind`` (the loop runs in C: the cached
+    tables have thousands of entries, checked on every start)."""
+    return all(map(kind.__instancecheck__, values))
+
+
 def _int_keyed(rows: Any) -> dict[int, dict[str, int]]:
     table: dict[int, dict[str, int]] = {}
     for state, entries in rows:
         if not isinstance(state, int) or not isinstance(entries, dict):
             raise ValueError("bad table row")
-        if not all(isinstance(k, str) and isinstance(v, int) for k, v in entries.items()):
+        if not (_all_of(entries.keys(), str) and _all_of(entries.values(), int)):
             raise ValueError("bad table entry")
-        table[state] = dict(entries)
+        table[state] = entries  # json.load made it: no one else holds it
     return table
 
 
@@ -547,7 +554,7 @@ def _write_tables(parser: Any, path: Path, key: str) -> bool:
 
 # A word the tokenizer can read in one step: characters that are neither a break (blank,
 # newline, `()<>;&|`) nor start a quote, an escape or an expansion (`\\ ' " ` $`).
-_PLAIN_WORD = re.compile(r"[^\s()<>;&|\\'\"`$]+")
+_PLAIN_WORD = lazy_compile(r"[^\s()<>;&|\\'\"`$]+")
 _BREAKS_AFTER_PLAIN = frozenset(" \t\n();&|")
 
 
@@ -1161,7 +1168,7 @@ def _interrupt(worker: threading.Thread) -> None:
 
 
 # A word that is filler only: what the scanner leaves of `((...))` (a loop's name never is).
-_MASKED_WORD = re.compile(r"\.+")
+_MASKED_WORD = lazy_compile(r"\.+")
 
 
 def at_end_of_input(outcome: ParseOutcome) -> bool:

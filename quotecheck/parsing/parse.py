@@ -9,11 +9,11 @@ rest is still analysed.
 
 from __future__ import annotations
 
-import re
 import time
 from bisect import bisect_left, bisect_right
 from typing import Any
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing import bashlex_adapter, splitter, syntax_errors
 from quotecheck.parsing.scanner import HeredocSpec, NestedScript, Problem, Scan, scan
 from quotecheck.parsing.shell_options import enables_extglob
@@ -41,8 +41,8 @@ class UnexpectedTree(Exception):
 # its siblings are still converted.
 _CONVERSION_ERRORS = (UnexpectedTree, AttributeError, TypeError, ValueError, IndexError,
                       KeyError)
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
 DEFAULT_MAX_DEPTH = 64

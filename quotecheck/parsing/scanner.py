@@ -15,14 +15,13 @@ the recursion, and anything deeper is reported as a problem instead of analysed.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Literal
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import Dialect
-from quotecheck.records import FrozenRecord
+from quotecheck.records import FrozenRecord, Record
 
 # Filler for masked characters. '.' can never be part of a variable name, so a masked word such
 # as `"X"=1` (-> `...=1`) is not mistaken for an assignment, and it is not special to bashlex.
@@ -30,10 +29,10 @@ FILL = "."
 
 # Characters that end an unquoted word.
 METACHARS = frozenset(" \t\n;&|<>()")
-_PLAIN_RUN = re.compile(r"[A-Za-z0-9_./:,@%+=-]+")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NAME_CHARS = re.compile(r"[A-Za-z0-9_]+")
-_ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_PLAIN_RUN = lazy_compile(r"[A-Za-z0-9_./:,@%+=-]+")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_CHARS = lazy_compile(r"[A-Za-z0-9_]+")
+_ASSIGNMENT_PREFIX = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _RESERVED_KEEP_COMMAND_POSITION = frozenset(
     {"if", "then", "elif", "else", "while", "until", "do", "!", "{", "time", "for", "select",
      "case", "in", "function", "-p"}
@@ -131,28 +130,45 @@ class HeredocSpec(FrozenRecord):
         object.__setattr__(self, "depth", depth)
 
 
-@dataclass
-class Scan:
+class Scan(Record):
     """Everything the scanner learned about one text."""
 
     text: str
     dialect: Dialect
     mask: list[str]
-    ends: dict[int, int] = field(default_factory=dict)
-    nested: list[NestedScript] = field(default_factory=list)
-    heredocs: list[HeredocSpec] = field(default_factory=list)
-    comments: list[tuple[int, int]] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    ends: dict[int, int]
+    nested: list[NestedScript]
+    heredocs: list[HeredocSpec]
+    comments: list[tuple[int, int]]
+    problems: list[Problem]
     # `name[...]` at a command's start: the offset of `[` -> the offset after its `]` (an
     # array-element assignment when `=` or `+=` follows).
-    subscripts: dict[int, int] = field(default_factory=dict)
+    subscripts: dict[int, int]
     # `((` of an arithmetic command glued to the reserved word before it (`while((x))`): its
     # first `(` is masked as a blank so the parser sees two words (see _arithmetic_command).
-    glued_arithmetic: set[int] = field(default_factory=set)
-    _nested_starts: tuple[int, frozenset[int]] = field(
-        default=(-1, frozenset()), init=False, repr=False, compare=False)
-    _nested_levels: tuple[int, dict[int, tuple[list[NestedScript], list[int]]]] = field(
-        default=(-1, {}), init=False, repr=False, compare=False)
+    glued_arithmetic: set[int]
+
+    def __init__(self, text: str, dialect: Dialect, mask: list[str],
+                 ends: dict[int, int] | None = None, nested: list[NestedScript] | None = None,
+                 heredocs: list[HeredocSpec] | None = None,
+                 comments: list[tuple[int, int]] | None = None,
+                 problems: list[Problem] | None = None,
+                 subscripts: dict[int, int] | None = None,
+                 glued_arithmetic: set[int] | None = None) -> None:
+        self.text = text
+        self.dialect = dialect
+        self.mask = mask
+        self.ends = {} if ends is None else ends
+        self.nested = [] if nested is None else nested
+        self.heredocs = [] if heredocs is None else heredocs
+        self.comments = [] if comments is None else comments
+        self.problems = [] if problems is None else problems
+        self.subscripts = {} if subscripts is None else subscripts
+        self.glued_arithmetic = set() if glued_arithmetic is None else glued_arithmetic
+        # Caches, not fields (not compared, not shown): built from ``nested`` when asked.
+        self._nested_starts: tuple[int, frozenset[int]] = (-1, frozenset())
+        self._nested_levels: tuple[int, dict[int, tuple[list[NestedScript], list[int]]]] = (
+            -1, {})
 
     def nested_starts(self) -> frozenset[int]:
         """The offsets where a nested script starts (built once, not once per word)."""

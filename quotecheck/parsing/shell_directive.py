@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-_SHELL_DIRECTIVE = re.compile(
+from quotecheck.lazy_regex import lazy_compile
+
+_SHELL_DIRECTIVE = lazy_compile(
     r"^[ \t]*#[ \t]*(?:quotecheck[ \t]*:|shellcheck[ \t])[^\n]*?(?<![-\w])shell=([A-Za-z0-9_-]+)",
     re.MULTILINE)
 

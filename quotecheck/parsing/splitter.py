@@ -17,8 +17,10 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from quotecheck.lazy_regex import lazy_compile
+
 # One token of the mask: a line continuation (skipped), a newline, an operator, a word.
-_TOKEN = re.compile(
+_TOKEN = lazy_compile(
     r"\\\n|\n|;;&|;;|;&|&&|\|\||\|&|<<-|<<<|<<|<&|>&|>>|<>|>\||[;&|()<>]|(?:[^\s;&|()<>\\]|\\.)+",
     re.DOTALL,
 )

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.scanner import (
     SPECIAL_PARAMETERS,
     Scan,
@@ -126,23 +127,23 @@ _ANSI_SIMPLE = {
     "a": 0x07, "b": 0x08, "e": 0x1B, "E": 0x1B, "f": 0x0C, "n": 0x0A, "r": 0x0D,
     "t": 0x09, "v": 0x0B, "\\": 0x5C, "'": 0x27, '"': 0x22, "?": 0x3F,
 }
-_OCTAL = re.compile(r"[0-7]{1,3}")
-_HEX2 = re.compile(r"[0-9A-Fa-f]{1,2}")
-_HEX_ANY = re.compile(r"[0-9A-Fa-f]*")
-_HEX4 = re.compile(r"[0-9A-Fa-f]{1,4}")
-_HEX8 = re.compile(r"[0-9A-Fa-f]{1,8}")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OCTAL = lazy_compile(r"[0-7]{1,3}")
+_HEX2 = lazy_compile(r"[0-9A-Fa-f]{1,2}")
+_HEX_ANY = lazy_compile(r"[0-9A-Fa-f]*")
+_HEX4 = lazy_compile(r"[0-9A-Fa-f]{1,4}")
+_HEX8 = lazy_compile(r"[0-9A-Fa-f]{1,8}")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A tilde-prefix the shell may expand: `~`, `~user`, and in bash `~+`, `~-`, `~+N`, `~-N`, `~N`.
-_TILDE_BASH = re.compile(r"~(?:\+[0-9]*|[A-Za-z0-9._-]*)")
-_TILDE_SH = re.compile(r"~[A-Za-z0-9._-]*")
+_TILDE_BASH = lazy_compile(r"~(?:\+[0-9]*|[A-Za-z0-9._-]*)")
+_TILDE_SH = lazy_compile(r"~[A-Za-z0-9._-]*")
 # An argument that looks like an assignment: bash (not in POSIX mode) tilde-expands its value.
-_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]'\"\\$`]*\])?\+?=")
+_ASSIGNMENT_WORD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]'\"\\$`]*\])?\+?=")
 # A word of these characters only is its own value: no quotes, escapes, expansions, tildes,
 # globs or braces (segment() takes a short cut for it).
-_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./:=,+%@-]+")
+_PLAIN_WORD = lazy_compile(r"[A-Za-z0-9_./:=,+%@-]+")
 # Bytes that cannot be decoded come back as lone surrogates U+DC80..U+DCFF (surrogateescape),
 # the way the tests decode what a shell prints.
-_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+_ESCAPED_BYTE = lazy_compile("[\udc80-\udcff]")
 
 
 def _utf8_bash(v: int) -> bytes:
@@ -788,9 +789,9 @@ def _has_unescaped_comma(amble: str) -> bool:
 
 _INT64_MIN, _INT64_MAX, _INT_MAX = -(2**63), 2**63 - 1, 2**31 - 1
 _BRACE_TRIES = 64
-_LEGAL_NUMBER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+[ \t]*")
-_SEQ_INT_END = re.compile(r"[+-]?[0-9]+")
-_SEQ_INCR = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
+_LEGAL_NUMBER = lazy_compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+[ \t]*")
+_SEQ_INT_END = lazy_compile(r"[+-]?[0-9]+")
+_SEQ_INCR = lazy_compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
 
 
 def _past_continuations(text: str, i: int, end: int) -> int:

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from quotecheck.diagnostics import Edit
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
 from quotecheck.programs import basename
 from quotecheck.quoting import quote_word
+from quotecheck.records import FrozenRecord
 from quotecheck.rules._stdin_readers import reads_stdin
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext
@@ -35,13 +36,17 @@ from quotecheck.rules.runtime.ssh import ssh_handoff
 STOP_TIMEOUT = 60
 
 
-@dataclass(frozen=True)
-class Carrier:
+class Carrier(FrozenRecord):
     """The input quoting that holds a stretch of a layer's text."""
 
     quoting: str  # "raw" (the file itself or a quoted heredoc), "heredoc", "single", "double"
     span: tuple[int, int]  # input offsets the stretch and any edit of it must stay within
-    delimiter: str | None = None  # of a heredoc: no line of new text may equal it
+    delimiter: str | None  # of a heredoc: no line of new text may equal it
+
+    def __init__(self, quoting: str, span: tuple[int, int], delimiter: str | None = None) -> None:
+        object.__setattr__(self, "quoting", quoting)
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "delimiter", delimiter)
 
     def encode(self, text: str) -> str | None:
         """``text`` written so that this quoting yields it back (None: it cannot)."""
@@ -179,7 +184,7 @@ def stop_on_failure(step: str) -> str:
 
 # Programs that run a script named by their first argument: the kernel shows such a script,
 # started by its `#!` line, as `INTERPRETER /path/to/script ARGS`.
-_INTERPRETER = re.compile(r"(python[0-9.]*|perl|ruby|node|nodejs|bash|sh|dash|zsh|php|java)")
+_INTERPRETER = lazy_compile(r"(python[0-9.]*|perl|ruby|node|nodejs|bash|sh|dash|zsh|php|java)")
 
 
 def anchored_pattern(words: Sequence[str]) -> str:
@@ -261,7 +266,7 @@ def _first_in_pipeline(view: CommandView) -> bool:
 # What may follow the ssh command on its line when the heredoc body goes after that line: a
 # `;`, a comment. Anything else may open a string or a heredoc of its own, or run more commands,
 # and the body would land in their text instead.
-_LINE_END = re.compile(r"[ \t]*;?[ \t]*(?:#.*)?")
+_LINE_END = lazy_compile(r"[ \t]*;?[ \t]*(?:#.*)?")
 
 
 def _ends_its_line(source: str, view: CommandView, end: int, line_end: int) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Literal
 
 from quotecheck.layers import dispatch as ho
@@ -17,6 +16,7 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
 from quotecheck.programs import POSIX_SHELLS, basename
+from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules.api import CheckContext
 
 Span = tuple[int, int]
@@ -76,10 +76,13 @@ def arg_span(ctx: CheckContext, layer: Layer, view: CommandView, arg: Arg) -> Sp
     return command_span(ctx, layer, view)
 
 
-@dataclass
-class _Index:
+class _Index(Record):
     opened: dict[int, list[Layer]]  # id(view) -> layers whose opened_by is that view
     views: dict[int, set[int]]  # layer id -> ids of its command views
+
+    def __init__(self, opened: dict[int, list[Layer]], views: dict[int, set[int]]) -> None:
+        self.opened = opened
+        self.views = views
 
 
 def index(ctx: CheckContext) -> _Index:
@@ -171,14 +174,20 @@ def is_remote_hop(ctx: CheckContext, layer: Layer) -> bool:
 # -- the words a command hands on as text --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TextWord:
+class TextWord(FrozenRecord):
     """An argv word that becomes (part of) the text another layer parses."""
 
     index: int
     kind: Literal["ssh", "shell", "join", "awk"]
     target: str  # shell program of the reader: sh, dash, bash, unknown, awk, same
     handoff: ho.Handoff
+
+    def __init__(self, index: int, kind: Literal["ssh", "shell", "join", "awk"], target: str,
+                 handoff: ho.Handoff) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "handoff", handoff)
 
 
 def text_words(ctx: CheckContext, view: CommandView) -> list[TextWord]:
@@ -208,15 +217,22 @@ def text_words(ctx: CheckContext, view: CommandView) -> list[TextWord]:
 # -- quoting structure of a word as written ------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(FrozenRecord):
     """A top-level piece of a word as written: a quoted region, an unquoted run, an escape."""
 
     kind: Literal["single", "double", "unquoted", "escape", "other"]
     start: int  # offsets in the text the word was cut from
     end: int
-    expansion: bool = False  # holds an unquoted (or, for double, any) expansion
-    pattern: bool = False  # holds an unquoted glob, tilde or brace part
+    expansion: bool  # holds an unquoted (or, for double, any) expansion
+    pattern: bool  # holds an unquoted glob, tilde or brace part
+
+    def __init__(self, kind: Literal["single", "double", "unquoted", "escape", "other"], start: int,
+                 end: int, expansion: bool = False, pattern: bool = False) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "expansion", expansion)
+        object.__setattr__(self, "pattern", pattern)
 
     def inner(self, text: str) -> str:
         """A quoted region's contents, or an unquoted run's text."""

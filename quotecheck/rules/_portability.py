@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
     Compound,
     Node,
@@ -30,6 +30,7 @@ from quotecheck.parsing.tree import (
 )
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import POSIX_SHELLS, Dialect, basename
+from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules._text import one_line_marked
 from quotecheck.rules.api import CheckContext
 
@@ -63,7 +64,7 @@ def exact_source_span(ctx: CheckContext, script: Script, start: int, end: int) -
 
 # -- dialects ----------------------------------------------------------------------------------
 
-_SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(.*))?")
+_SHEBANG = lazy_compile(r"#![ \t]*(\S+)(?:[ \t]+(.*))?")
 
 
 def shebang_shell(source: str) -> str | None:
@@ -84,14 +85,20 @@ def shebang_shell(source: str) -> str | None:
     return program or None
 
 
-@dataclass(frozen=True)
-class LayerShell:
+class LayerShell(FrozenRecord):
     """Which shell runs a shell layer, as far as the trace tells."""
 
     dialect: Dialect
     who: str  # for messages: "`sh -c`", "this script (`#!/bin/sh`)", "the login shell of h"
     remote: bool  # an ssh remote login shell (where --remote-shell applies)
-    remedy: str = "run this text with `bash` instead of `sh`"
+    remedy: str
+
+    def __init__(self, dialect: Dialect, who: str, remote: bool,
+                 remedy: str = "run this text with `bash` instead of `sh`") -> None:
+        object.__setattr__(self, "dialect", dialect)
+        object.__setattr__(self, "who", who)
+        object.__setattr__(self, "remote", remote)
+        object.__setattr__(self, "remedy", remedy)
 
 
 def layer_shell(ctx: CheckContext, layer: Layer) -> LayerShell:
@@ -223,8 +230,7 @@ def pipeline_position(ancestors: tuple[Node, ...], node: Node) -> list[tuple[Pip
 # -- ssh commands --------------------------------------------------------------------------------
 
 
-@dataclass
-class SshCall:
+class SshCall(Record):
     """One ssh command as written in a shell layer."""
 
     shell: Layer  # the shell layer whose script holds the command
@@ -232,7 +238,7 @@ class SshCall:
     ssh: Layer  # the ssh layer the trace opened
     argv: list[Arg]  # ssh's own argv, `ssh` first
     handoff: ho.SshHandoff
-    wrappers: list[str] = field(default_factory=list)  # exec wrappers around it, outermost first
+    wrappers: list[str]  # exec wrappers around it, outermost first
 
     @property
     def word(self) -> Arg:
@@ -248,7 +254,18 @@ class SshCall:
     def option(self, letter: str) -> bool:
         return any(opt.name == letter for opt in self.handoff.parsed)
 
-    remote: Layer | None = None  # the remote shell layer, when ssh runs a command
+    remote: Layer | None  # the remote shell layer, when ssh runs a command
+
+    def __init__(self, shell: Layer, view: CommandView, ssh: Layer, argv: list[Arg],
+                 handoff: ho.SshHandoff, wrappers: list[str] | None = None,
+                 remote: Layer | None = None) -> None:
+        self.shell = shell
+        self.view = view
+        self.ssh = ssh
+        self.argv = argv
+        self.handoff = handoff
+        self.wrappers = [] if wrappers is None else wrappers
+        self.remote = remote
 
 
 def ssh_calls(ctx: CheckContext) -> list[SshCall]:
@@ -322,7 +339,7 @@ def options_unknown(call: SshCall) -> bool:
     return options_word_as_destination(call)
 
 
-_OPTIONS_NAME = re.compile(r"OPT|ARG|FLAG|PARAM", re.I)
+_OPTIONS_NAME = lazy_compile(r"OPT|ARG|FLAG|PARAM", re.I)
 
 
 def connects(call: SshCall) -> bool:
@@ -340,14 +357,22 @@ def is_script_file(ctx: CheckContext) -> bool:
 # -- bash-only constructs ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Bashism:
+class Bashism(FrozenRecord):
     span: Span  # in the input
     construct: str  # how it is written, for the message
     effect: str  # what dash does with it
     instead: str  # the POSIX way
-    minor: bool = False  # runs, but prints something else (one severity level lower)
-    fix: tuple[Span, str] | None = None  # a safe replacement, when one exists
+    minor: bool  # runs, but prints something else (one severity level lower)
+    fix: tuple[Span, str] | None  # a safe replacement, when one exists
+
+    def __init__(self, span: Span, construct: str, effect: str, instead: str, minor: bool = False,
+                 fix: tuple[Span, str] | None = None) -> None:
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "construct", construct)
+        object.__setattr__(self, "effect", effect)
+        object.__setattr__(self, "instead", instead)
+        object.__setattr__(self, "minor", minor)
+        object.__setattr__(self, "fix", fix)
 
 
 BASH_ONLY_BUILTINS: dict[str, str] = {
@@ -369,9 +394,9 @@ BASH_VARIABLES = frozenset({
 })
 
 _READ_BASH_OPTIONS = set("adeinNstu")
-_POSIX_PARAM_OP = re.compile(r"(:?[-=?+]|##?|%%?)")
-_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-9-]")
-_BRACE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+_POSIX_PARAM_OP = lazy_compile(r"(:?[-=?+]|##?|%%?)")
+_PARAM_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-9-]")
+_BRACE = lazy_compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 _DASH_EFFECT_FATAL = "dash stops the whole script with `Bad substitution`"
 
 

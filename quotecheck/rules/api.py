@@ -8,28 +8,38 @@ so rules never build output themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import TypeVar
 
 from quotecheck.diagnostics import Applicability, Fix, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
+from quotecheck.records import FrozenRecord, Record
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(FrozenRecord):
     """One problem a rule found. ``span`` is in offsets of the original input."""
 
     span: tuple[int, int]
     message: str
-    layer: Layer | None = None  # where the damage happens (gives the layer chain)
-    related: tuple[Related, ...] = ()
-    fixes: tuple[Fix, ...] = ()
-    severity: Severity | None = None  # overrides the rule's default for this finding
+    layer: Layer | None  # where the damage happens (gives the layer chain)
+    related: tuple[Related, ...]
+    fixes: tuple[Fix, ...]
+    severity: Severity | None  # overrides the rule's default for this finding
     # One line (at most summaries.SUMMARY_LIMIT characters) saying what is wrong and where,
     # for a message whose first part (up to its first `: `, `; ` or `. `) can be longer.
-    summary: str | None = None
+    summary: str | None
+
+    def __init__(self, span: tuple[int, int], message: str, layer: Layer | None = None,
+                 related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = (),
+                 severity: Severity | None = None, summary: str | None = None) -> None:
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "layer", layer)
+        object.__setattr__(self, "related", related)
+        object.__setattr__(self, "fixes", fixes)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "summary", summary)
 
 
 class Memo:
@@ -54,14 +64,20 @@ class Memo:
         return value
 
 
-@dataclass
-class CheckContext:
+class CheckContext(Record):
     """The analysed input as rules see it."""
 
     source: str
     trace: Trace
-    remote_shell_known: bool = False
-    memo: Memo = field(default_factory=Memo)  # results shared by the rules of this check
+    remote_shell_known: bool
+    memo: Memo  # results shared by the rules of this check
+
+    def __init__(self, source: str, trace: Trace, remote_shell_known: bool = False,
+                 memo: Memo | None = None) -> None:
+        self.source = source
+        self.trace = trace
+        self.remote_shell_known = remote_shell_known
+        self.memo = Memo() if memo is None else memo
 
     @property
     def layers(self) -> list[Layer]:
@@ -94,12 +110,21 @@ class CheckContext:
 CheckFunction = Callable[[CheckContext], Iterable[Finding]]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(FrozenRecord):
     code: str
     name: str
     summary: str
     severity: Severity
     check: CheckFunction
-    fix: Applicability | None = None  # the best applicability its fixes can have
-    tags: tuple[str, ...] = field(default_factory=tuple)
+    fix: Applicability | None  # the best applicability its fixes can have
+    tags: tuple[str, ...]
+
+    def __init__(self, code: str, name: str, summary: str, severity: Severity, check: CheckFunction,
+                 fix: Applicability | None = None, tags: tuple[str, ...] | None = None) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "summary", summary)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "check", check)
+        object.__setattr__(self, "fix", fix)
+        object.__setattr__(self, "tags", () if tags is None else tags)

@@ -15,16 +15,17 @@ from collections.abc import Iterator
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.awk import awk_unescape
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.rules._handoffs import arg_span, code, descendants, handoffs
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 # Escapes an author writes because awk turns them into a character: a value made only of
 # these and punctuation (`-v OFS='\t'`, `-v RS='\n\n'`, `-v FS='\\|'`) means what it says.
-_INTENDED_ESCAPE = re.compile(r"\\(?:[tnrfvab\\\"/]|[0-7]{1,3})")
+_INTENDED_ESCAPE = lazy_compile(r"\\(?:[tnrfvab\\\"/]|[0-7]{1,3})")
 # Names of values that often hold backslashes: regexes, paths, separators, formats.
-_PATHISH = re.compile(r"(?i)pat|regex|re$|^re|path|dir|file|sep|fs$|delim|fmt|format|glob|mask")
+_PATHISH = lazy_compile(r"(?i)pat|regex|re$|^re|path|dir|file|sep|fs$|delim|fmt|format|glob|mask")
 # Expansions that can only produce digits (or a sign): no backslash can come from them.
-_NUMERIC_PARAMETER = re.compile(r"\$(?:[#$?!]|\{#[^}]*\}|\{[#$?!]\})")
+_NUMERIC_PARAMETER = lazy_compile(r"\$(?:[#$?!]|\{#[^}]*\}|\{[#$?!]\})")
 
 
 def _value_start(arg: Arg, a: ho.AwkAssignment) -> int:

@@ -13,11 +13,11 @@ other-kind quotes, never unquoted runs, so they are not reported.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.records import FrozenRecord
 from quotecheck.rules._handoffs import (
     TextWord,
     Token,
@@ -32,14 +32,22 @@ _OPENERS = (" ", "\t", "\n", "=", "(")
 _CLOSERS = (" ", "\t", "\n", ";", ")", "|", "&")
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(FrozenRecord):
     first: Token  # the quoted region whose closing quote was meant to open a nested one
     last: Token  # the same-kind region whose opening quote was meant to close it
     middle: list[Token]  # the unquoted runs between (over one or more words)
     words: tuple[int, ...]  # argv indices involved
     why: str
     severity: Severity
+
+    def __init__(self, first: Token, last: Token, middle: list[Token], words: tuple[int, ...],
+                 why: str, severity: Severity) -> None:
+        object.__setattr__(self, "first", first)
+        object.__setattr__(self, "last", last)
+        object.__setattr__(self, "middle", middle)
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "why", why)
+        object.__setattr__(self, "severity", severity)
 
 
 def _quote(kind: str) -> str:

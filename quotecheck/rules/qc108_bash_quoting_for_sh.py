@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import DECLARATION_BUILTINS, NEVER_BASH, POSIX_SHELLS
 from quotecheck.rules._handoffs import (
@@ -33,9 +34,9 @@ from quotecheck.rules._handoffs import (
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
-_PRINTF_Q = re.compile(r"%[-#0 +']*(?:\d+|\*)?(?:\.(?:\d+|\*))?q")
-_PRINTF_CMD = re.compile(r"^(?:\$\(|`)\s*(?:builtin\s+|command\s+)?printf\b(?P<rest>.*)", re.S)
-_AT_Q = re.compile(r"@Q\}$")
+_PRINTF_Q = lazy_compile(r"%[-#0 +']*(?:\d+|\*)?(?:\.(?:\d+|\*))?q")
+_PRINTF_CMD = lazy_compile(r"^(?:\$\(|`)\s*(?:builtin\s+|command\s+)?printf\b(?P<rest>.*)", re.S)
+_AT_Q = lazy_compile(r"@Q\}$")
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import IN_PLACE_BUILTINS
 from quotecheck.rules._handoffs import arg_span, code, descendants, handoffs, sh_quote
 from quotecheck.rules.api import CheckContext, Finding, Rule
@@ -32,8 +33,8 @@ BUILTINS = frozenset({
 # Wrappers that are shell builtins themselves: `command cd` and `builtin cd` work (`exec cd`
 # does not: exec needs a program).
 _SHELL_WRAPPERS = IN_PLACE_BUILTINS - {"exec"}
-_SYNTAX = re.compile(r"[;&|<>()`'\"\n]|\$[({A-Za-z_0-9@*#?!$-]|^\s*[A-Za-z_][A-Za-z0-9_]*=")
-_PATH_LIKE = re.compile(r"(?:/|\./|\.\./|~/)[^;&|<>()`'\"$\n]*")
+_SYNTAX = lazy_compile(r"[;&|<>()`'\"\n]|\$[({A-Za-z_0-9@*#?!$-]|^\s*[A-Za-z_][A-Za-z0-9_]*=")
+_PATH_LIKE = lazy_compile(r"(?:/|\./|\.\./|~/)[^;&|<>()`'\"$\n]*")
 
 
 def _static(arg: Arg) -> str:

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from quotecheck.diagnostics import Edit, Fix, Related
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.parsing.words import Word
 from quotecheck.programs import SHELL_PROGRAMS
+from quotecheck.records import Record
 from quotecheck.rules._handoffs import (
     arg_span,
     code,
@@ -32,26 +33,40 @@ from quotecheck.rules._handoffs import (
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
-_NESTED_POSITIONAL = re.compile(r"\$\{?([0-9]+|[@*#])")
-_OPTIONAL = re.compile(r"\$\{[0-9]+:?[-=?+]")
-_FOR_ALL = re.compile(r"(?:^|[;\s&|(])for\s+[A-Za-z_][A-Za-z0-9_]*\s*(?:;|\n|do\b)")
+_NESTED_POSITIONAL = lazy_compile(r"\$\{?([0-9]+|[@*#])")
+_OPTIONAL = lazy_compile(r"\$\{[0-9]+:?[-=?+]")
+_FOR_ALL = lazy_compile(r"(?:^|[;\s&|(])for\s+[A-Za-z_][A-Za-z0-9_]*\s*(?:;|\n|do\b)")
 _REWIRING = frozenset({"shift", "set", "getopts"})
 # Words written as $0 on purpose: a shell's name, or a word that says it is a stand-in.
 _PLACEHOLDERS = frozenset(SHELL_PROGRAMS) | {"_", "-", "--", "argv0", "arg0", "dummy", "script",
                                              "shell", "name", "$0"}
 
 
-@dataclass
-class Refs:
+class Refs(Record):
     """Positional parameters a script reads."""
 
-    numbers: dict[int, tuple[CommandView | None, tuple[int, int] | None]] = field(
-        default_factory=dict)
-    all_args: bool = False  # $@ $* $# or `for x; do`
-    zero: bool = False
-    optional: set[int] = field(default_factory=set)  # ${1:-default}
-    rewired: bool = False  # shift / set -- / getopts change them
-    any_in_functions: bool = False
+    numbers: dict[int, tuple[CommandView | None, tuple[int, int] | None]]
+    all_args: bool  # $@ $* $# or `for x; do`
+    zero: bool
+    optional: set[int]  # ${1:-default}
+    rewired: bool  # shift / set -- / getopts change them
+    any_in_functions: bool
+
+    def __init__(
+        self,
+        numbers: dict[int, tuple[CommandView | None, tuple[int, int] | None]] | None = None,
+        all_args: bool = False,
+        zero: bool = False,
+        optional: set[int] | None = None,
+        rewired: bool = False,
+        any_in_functions: bool = False,
+    ) -> None:
+        self.numbers = {} if numbers is None else numbers
+        self.all_args = all_args
+        self.zero = zero
+        self.optional = set() if optional is None else optional
+        self.rewired = rewired
+        self.any_in_functions = any_in_functions
 
     @property
     def max_number(self) -> int:

@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.programs import CONTAINER_RUNNERS, DECLARATION_BUILTINS
+from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules._handoffs import (
     between,
     code,
@@ -38,8 +39,8 @@ from quotecheck.rules._handoffs import (
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGN_WORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGN_WORD = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
 # Inherited from the environment (so already exported when a script assigns them), or set by
 # every shell for itself.
 ENVIRONMENT = frozenset({
@@ -55,10 +56,13 @@ ENVIRONMENT = frozenset({
 _ENV_PREFIXES = ("LC_", "BASH", "XDG_", "SSH_", "SUDO_", "COMP_", "READLINE_", "HIST")
 
 
-@dataclass
-class Var:
+class Var(Record):
     exported: bool
     span: tuple[int, int] | None
+
+    def __init__(self, exported: bool, span: tuple[int, int] | None) -> None:
+        self.exported = exported
+        self.span = span
 
 
 def _skip_name(name: str) -> bool:
@@ -210,12 +214,18 @@ def _sources_files(layer: Layer) -> bool:
                for v in layer.commands)
 
 
-@dataclass(frozen=True)
-class Barrier:
+class Barrier(FrozenRecord):
     kind: str  # ssh, sudo, container, env-i
     label: str
     keeps: frozenset[str]  # names passed through explicitly
-    send_env: tuple[str, ...] = ()
+    send_env: tuple[str, ...]
+
+    def __init__(self, kind: str, label: str, keeps: frozenset[str],
+                 send_env: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "keeps", keeps)
+        object.__setattr__(self, "send_env", send_env)
 
 
 def _barrier(ctx: CheckContext, outer: Layer, inner: Layer,
@@ -291,14 +301,20 @@ def _send_env_allows(patterns: tuple[str, ...], name: str) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class Hop:
+class Hop(FrozenRecord):
     """One step outwards: ``outer`` runs ``opener``, which starts the layer below."""
 
     outer: Layer
     opener: CommandView
     barrier: Barrier | None
-    same_process: bool = False  # eval
+    same_process: bool  # eval
+
+    def __init__(self, outer: Layer, opener: CommandView, barrier: Barrier | None,
+                 same_process: bool = False) -> None:
+        object.__setattr__(self, "outer", outer)
+        object.__setattr__(self, "opener", opener)
+        object.__setattr__(self, "barrier", barrier)
+        object.__setattr__(self, "same_process", same_process)
 
 
 def _hops(ctx: CheckContext, inner: Layer) -> list[Hop]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from quotecheck.diagnostics import Fix
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
@@ -40,11 +41,11 @@ _COLOUR_VARIABLE = re.compile(
 # A text that claims nothing: a progress line ("Running tests..."), a prompt or instruction
 # ("Press any key when ... completed", "click Close to complete"), a condition or future
 # ("when the build has finished", "you must have X installed"), a header ("Currently running").
-_PROGRESS = re.compile(r"^[^A-Za-z]*[A-Za-z]+ing\b", re.IGNORECASE)
-_INSTRUCTION = re.compile(
+_PROGRESS = lazy_compile(r"^[^A-Za-z]*[A-Za-z]+ing\b", re.IGNORECASE)
+_INSTRUCTION = lazy_compile(
     r"\b(press|click|please|make sure|ensure|remember|you must|you need|you should|"
     r"currently|manual|manually)\b", re.IGNORECASE)
-_NOT_YET = re.compile(
+_NOT_YET = lazy_compile(
     r"\b(?:to|when|until|once|after|before)\s+$"
     r"|\b(?:must|should|will|would|need|needs|can)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import CommandView, Layer, Trace
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Node, Pipeline, SimpleCommand
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
@@ -234,7 +235,7 @@ def _stop_fixes(ctx: CheckContext, layer: Layer, views: list[CommandView]) -> tu
 
 
 # What a message printed when the check fails says: `... && echo ALIVE || echo DEAD`.
-_FAILURE_WORDS = re.compile(
+_FAILURE_WORDS = lazy_compile(
     r"\b(dead|died|fail|failed|failure|error|down|crash|crashed|missing|not running|"
     r"not found|not started|timeout|timed out)\b|✗|✘", re.IGNORECASE)
 

@@ -20,7 +20,6 @@ another descriptor (`read -u 3`, `read <&3`), and an input redirected around the
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from quotecheck.diagnostics import Edit, Fix, Related, Severity
 from quotecheck.layers.model import CommandView, Layer
@@ -33,6 +32,7 @@ from quotecheck.parsing.tree import (
     SimpleCommand,
 )
 from quotecheck.programs import basename
+from quotecheck.records import FrozenRecord
 from quotecheck.rules._portability import (
     SshCall,
     connects,
@@ -46,15 +46,22 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 LOOPS = ("while", "until", "for", "select")
 
 
-@dataclass(frozen=True)
-class Reader:
+class Reader(FrozenRecord):
     """Who else reads the standard input the ssh inherits."""
 
     kind: str  # "loop" or "script"
     layer: Layer
-    loop: Compound | None = None
-    script: Script | None = None
-    read: SimpleCommand | None = None  # the loop's `read`
+    loop: Compound | None
+    script: Script | None
+    read: SimpleCommand | None  # the loop's `read`
+
+    def __init__(self, kind: str, layer: Layer, loop: Compound | None = None,
+                 script: Script | None = None, read: SimpleCommand | None = None) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "layer", layer)
+        object.__setattr__(self, "loop", loop)
+        object.__setattr__(self, "script", script)
+        object.__setattr__(self, "read", read)
 
 
 def loop_reader(loop: Compound) -> SimpleCommand | None:

@@ -20,14 +20,15 @@ import re
 import shlex
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from quotecheck.diagnostics import Fix, Related
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
 from quotecheck.positions import LineIndex
 from quotecheck.programs import basename
+from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_marked
 from quotecheck.rules.api import CheckContext, Finding, Rule
@@ -51,16 +52,24 @@ LOOPS = ("while", "until", "for")
 RECENT_KILLS = 32
 
 
-@dataclass(frozen=True)
-class Matcher:
+class Matcher(FrozenRecord):
     """What a kill selects: a pattern the way pgrep/pkill/grep/killall apply it."""
 
     pattern: str
     full: bool  # against the whole command line (pgrep -f, ps | grep) or the process name
-    exact: bool = False  # the whole name (killall, pidof, pgrep -x)
-    ignore_case: bool = False
-    fixed: bool = False  # grep -F
-    launched: tuple[str, ...] | None = None  # `$!` of this argv
+    exact: bool  # the whole name (killall, pidof, pgrep -x)
+    ignore_case: bool
+    fixed: bool  # grep -F
+    launched: tuple[str, ...] | None  # `$!` of this argv
+
+    def __init__(self, pattern: str, full: bool, exact: bool = False, ignore_case: bool = False,
+                 fixed: bool = False, launched: tuple[str, ...] | None = None) -> None:
+        object.__setattr__(self, "pattern", pattern)
+        object.__setattr__(self, "full", full)
+        object.__setattr__(self, "exact", exact)
+        object.__setattr__(self, "ignore_case", ignore_case)
+        object.__setattr__(self, "fixed", fixed)
+        object.__setattr__(self, "launched", launched)
 
     def regex(self) -> re.Pattern[str] | None:
         return _compile(self.pattern, self.ignore_case, self.fixed)
@@ -120,20 +129,31 @@ def _bre_to_python(pattern: str) -> str:
     return "".join(out)
 
 
-@dataclass
-class Event:
+class Event(Record):
     layer: Layer
     view: CommandView
     offset: int
 
+    def __init__(self, layer: Layer, view: CommandView, offset: int) -> None:
+        self.layer = layer
+        self.view = view
+        self.offset = offset
 
-@dataclass
-class Kill:
+
+class Kill(Record):
     event: Event
     span: tuple[int, int]
     how: str  # "`pkill -f`", "`xargs kill`"
-    matchers: list[Matcher] = field(default_factory=list)
-    signal: str | None = None  # as written (`9`, `KILL`, `SIGKILL`); None for the default
+    matchers: list[Matcher]
+    signal: str | None  # as written (`9`, `KILL`, `SIGKILL`); None for the default
+
+    def __init__(self, event: Event, span: tuple[int, int], how: str,
+                 matchers: list[Matcher] | None = None, signal: str | None = None) -> None:
+        self.event = event
+        self.span = span
+        self.how = how
+        self.matchers = [] if matchers is None else matchers
+        self.signal = signal
 
 
 # -- reading commands ------------------------------------------------------------------------------
@@ -221,7 +241,7 @@ def _grep_matcher(values: list[str]) -> Matcher | None:
     return Matcher(pattern, True, ignore_case=icase, fixed=fixed)
 
 
-_AWK_PATTERN = re.compile(r"\s*(!?)/((?:[^/\\]|\\.)+)/")
+_AWK_PATTERN = lazy_compile(r"\s*(!?)/((?:[^/\\]|\\.)+)/")
 
 
 def finder_matchers(views: list[CommandView], pidfiles: dict[str, tuple[str, ...]]

@@ -16,11 +16,11 @@ decided on it).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Related
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
 from quotecheck.programs import basename
 from quotecheck.rules._portability import (
@@ -35,7 +35,7 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 # Remote commands that cannot fail in a way that matters: any failure is ssh's own.
 PROBES = frozenset({"true", ":", "exit", "echo", "printf", "uptime", "hostname", "uname",
                     "whoami", "id", "date", "pwd", "nproc", "w", "who"})
-_SIMPLE = re.compile(r"[\w ./:=%+,@-]*")
+_SIMPLE = lazy_compile(r"[\w ./:=%+,@-]*")
 
 
 def _probe_only(call: SshCall) -> bool:

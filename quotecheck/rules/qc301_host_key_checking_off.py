@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Word
 from quotecheck.rules._portability import all_scripts, inherited, words_of
@@ -19,9 +20,9 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 
 # ssh_config syntax: keyword, then whitespace and/or one `=`; keywords are case-insensitive;
 # yes/no values too (`StrictHostKeyChecking off` is a synonym of `no`).
-_STRICT = re.compile(
+_STRICT = lazy_compile(
     r"StrictHostKeyChecking(?:[ \t]*=[ \t]*|[ \t]+)\"?(no|off)\b", re.I)
-_KNOWN = re.compile(
+_KNOWN = lazy_compile(
     r"(?<![A-Za-z])UserKnownHostsFile(?:[ \t]*=[ \t]*|[ \t]+)\"?(/dev/null)\b", re.I)
 
 

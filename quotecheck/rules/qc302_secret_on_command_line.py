@@ -19,38 +19,45 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part
 from quotecheck.programs import DECLARATION_BUILTINS, REGISTRY_LOGIN_TOOLS, basename
+from quotecheck.records import FrozenRecord
 from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 
-@dataclass(frozen=True)
-class Secret:
+class Secret(FrozenRecord):
     index: int  # argv index of the word holding it
     start: int  # offsets in that word's value
     end: int
     what: str  # "`curl -u`", "`--password=`"
     instead: str
 
+    def __init__(self, index: int, start: int, end: int, what: str, instead: str) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "what", what)
+        object.__setattr__(self, "instead", instead)
 
-_PLACEHOLDER = re.compile(
+
+_PLACEHOLDER = lazy_compile(
     r"[xX*._-]*|<[^<>]*>|\[?redacted[^ ]*\]?|\.\.\.|\$\{?[A-Za-z_]*PLACEHOLDER\}?", re.I)
-_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]*://([^/\s:@]+):([^/\s@]+)@", re.I)
-_AUTH_HEADER = re.compile(
+_URL_CREDENTIALS = lazy_compile(r"\b[a-z][a-z0-9+.-]*://([^/\s:@]+):([^/\s@]+)@", re.I)
+_AUTH_HEADER = lazy_compile(
     r"\s*(authorization|proxy-authorization|x-api-key|api-key|x-auth-token|private-token|"
     r"x-vault-token|x-access-token)\s*:\s*(.+)", re.I | re.S)
-_SECRET_OPTION = re.compile(
+_SECRET_OPTION = lazy_compile(
     r"--?(?:[a-z0-9]+-)*(password|passwd|token|secret|api-key|apikey|access-token|"
     r"auth-token|client-secret|secret-key|secret-access-key)", re.I)
-_SECRET_NAME = re.compile(
+_SECRET_NAME = lazy_compile(
     r"PASSWORD|PASSWD|TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|SSHPASS|"
     r"(?:^|_)(?:PASS|PWD|AUTH)(?:$|_)")
-_NOT_SECRET_NAME = re.compile(r"(^|_)(FILE|PATH|DIR|URL|NAME|ID|TYPE|LENGTH|LEN|HOST|USER)$")
+_NOT_SECRET_NAME = lazy_compile(r"(^|_)(FILE|PATH|DIR|URL|NAME|ID|TYPE|LENGTH|LEN|HOST|USER)$")
 MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck",
                    "mariadb", "mariadb-dump", "mariadb-admin"})
 
@@ -222,7 +229,7 @@ DETECTORS: dict[str, Callable[[list[str]], Iterator[Secret]]] = {
 }
 
 
-_REFERENCE = re.compile(r"(?:(?:id|type|src|source|env|target|required|mode|uid|gid)=[^,]*,?)+")
+_REFERENCE = lazy_compile(r"(?:(?:id|type|src|source|env|target|required|mode|uid|gid)=[^,]*,?)+")
 
 
 def _secret_reference(option: str, value: str) -> bool:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 from functools import cache
 from pathlib import Path
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.rules.api import Rule
 
-_MODULE_FILE = re.compile(r"(qc(\d{3})_[a-z0-9_]+)\.py")
+_MODULE_FILE = lazy_compile(r"(qc(\d{3})_[a-z0-9_]+)\.py")
 _HERE = os.path.dirname(os.path.realpath(__file__))
 # rules/*.md at the repository root, shipped inside the package through the `docs` link.
 DOCS_DIR = Path(_HERE) / "docs"

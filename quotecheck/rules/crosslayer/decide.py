@@ -23,7 +23,6 @@ already breaks is left to QC102 (``joined_words``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from quotecheck.layers.model import Layer
 from quotecheck.rules.api import CheckContext, Finding
@@ -77,7 +76,9 @@ def _run(ctx: CheckContext, an: Analysis) -> None:
                 if result is not None:
                     if result.finding.fixes and not escape_is_sure(an, exp,
                                                                     result.finding.layer):
-                        result.finding = replace(result.finding, fixes=())
+                        f = result.finding
+                        result.finding = Finding(f.span, f.message, f.layer, f.related, (),
+                                                 f.severity, f.summary)
                     an.results.append(result)
         own[layer.id] = mine
     for layer in layers:

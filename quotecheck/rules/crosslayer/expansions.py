@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Literal
 
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Redirect, Script
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
 from quotecheck.records import FrozenRecord, Record
@@ -18,7 +18,7 @@ from quotecheck.rules.crosslayer.parameters import ParamClass, param_class, para
 Code = Literal["QC101", "QC103", "QC104", "QC105"]
 
 
-ARITH_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ARITH_NAMES = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Expansion(FrozenRecord):

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from quotecheck.diagnostics import Severity
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding
@@ -34,7 +35,7 @@ def _spliced(exp: Expansion) -> bool:
         p.quoting == "single" for p in exp.word.parts)
 
 
-_SED_ADDRESS = re.compile(r"[\d\s,$!~+]*")
+_SED_ADDRESS = lazy_compile(r"[\d\s,$!~+]*")
 
 
 def _sed_address(before: str) -> bool:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
+
+from quotecheck.lazy_regex import lazy_compile
 
 ParamClass = Literal["positional", "special", "named", "none"]
 
 
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NAME_AT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!_-]")
+IDENTIFIER = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_AT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!_-]")
 
 
 def param_name(text: str) -> str | None:

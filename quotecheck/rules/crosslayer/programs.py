@@ -3,15 +3,15 @@ given on a command line."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.records import FrozenRecord
 from quotecheck.rules.crosslayer.text import basename
 
-PYTHONS = re.compile(r"python(?:[23](?:\.\d+)?)?|pypy3?")
+PYTHONS = lazy_compile(r"python(?:[23](?:\.\d+)?)?|pypy3?")
 
 
 class Program(FrozenRecord):

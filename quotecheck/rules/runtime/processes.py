@@ -10,18 +10,18 @@ but one newline, ``;`` or a comment follows it. Script files never do this; dash
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Literal
 
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer, Trace
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Node
 from quotecheck.programs import EXEC_LAST_COMMAND, FORK_LAST_COMMAND, PROCESS_BOUNDARIES
 from quotecheck.records import FrozenRecord
 
 Alive = Literal["yes", "depends"]
-_TAIL_OK = re.compile(r"[ \t]*;?[ \t]*(#[^\n]*)?\n?")
+_TAIL_OK = lazy_compile(r"[ \t]*;?[ \t]*(#[^\n]*)?\n?")
 
 
 class Candidate(FrozenRecord):

@@ -14,6 +14,8 @@ import warnings
 from functools import lru_cache
 from typing import Any, Literal
 
+from quotecheck.lazy_regex import lazy_compile
+
 with warnings.catch_warnings():  # the parser behind `re`; deprecated as a public name only
     warnings.simplefilter("ignore", DeprecationWarning)
     import sre_constants
@@ -41,8 +43,8 @@ _CLASSES: dict[str, str] = {
     "cntrl": "\\x00-\\x1f\\x7f",
     "xdigit": "0-9A-Fa-f",
 }
-_INTERVAL_ERE = re.compile(r"\{(\d+)(,(\d*))?\}")
-_INTERVAL_BRE = re.compile(r"\\\{(\d+)(,(\d*))?\\\}")
+_INTERVAL_ERE = lazy_compile(r"\{(\d+)(,(\d*))?\}")
+_INTERVAL_BRE = lazy_compile(r"\\\{(\d+)(,(\d*))?\\\}")
 _SPECIAL_ESCAPES = {
     "w": r"\w", "W": r"\W", "s": r"\s", "S": r"\S", "b": r"\b",
     "<": r"\b(?=\w)", ">": r"\b(?<=\w)", "`": r"\A", "'": r"\Z",

@@ -6,14 +6,15 @@ from __future__ import annotations
 import re
 
 from quotecheck.layers.model import CommandView
+from quotecheck.lazy_regex import lazy_compile
 
-SUCCESS_WORDS = re.compile(
+SUCCESS_WORDS = lazy_compile(
     r"\b(done|ok|okay|success|successful|successfully|succeeded|killed|stopped|started|"
     r"confirmed|complete|completed|deployed|launched|restarted|finished|installed|"
     r"updated|uploaded|created|passed|ready|running|alive)\b|✓|✔",
     re.IGNORECASE,
 )
-NEGATIVE_WORDS = re.compile(
+NEGATIVE_WORDS = lazy_compile(
     r"\b(not|no|fail|failed|failure|error|errors|unable|cannot|can't|couldn't|didn't|"
     r"won't|skip|skipped|skipping|if|unless|whether|maybe|check|usage|warning|warn|"
     r"starting|stopping|killing|launching|deploying|restarting|waiting)\b|\?",

@@ -9,6 +9,7 @@ from typing import Literal
 
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.argv_options import Grammar, scan
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.records import FrozenRecord
 from quotecheck.rules.runtime.regex import Syntax, UnsupportedPattern, translate
 
@@ -380,8 +381,8 @@ def parse_kill(values: Sequence[str], start: int = 0) -> tuple[str, list[int]] |
     return signal, list(sc.operands)
 
 
-_AWK_TERM = re.compile(r"\s*(!?)\s*(?:\$0\s*(!?)~\s*)?/((?:[^/\\\n]|\\.)*)/\s*")
-_AWK_NEUTRAL = re.compile(r"\s*(NR\s*(>|>=|!=)\s*[01]|FNR\s*>\s*1)\s*")
+_AWK_TERM = lazy_compile(r"\s*(!?)\s*(?:\$0\s*(!?)~\s*)?/((?:[^/\\\n]|\\.)*)/\s*")
+_AWK_NEUTRAL = lazy_compile(r"\s*(NR\s*(>|>=|!=)\s*[01]|FNR\s*>\s*1)\s*")
 
 
 class AwkCall(FrozenRecord):
