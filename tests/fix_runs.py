@@ -90,8 +90,8 @@ def run_script(tmp: Path, text: str, shell: str, names: set[str], *, deep: bool,
                           cwd=base / "local", capture_output=True, timeout=60,
                           stdin=subprocess.DEVNULL, start_new_session=True)
     # Numbers in the output (`$!`, `$$`) differ from run to run.
-    out = re.sub(r"[0-9]+", "N", proc.stdout.decode("utf-8", "surrogateescape"))
-    return Run([_normal(e, base) for e in stubs.entries()], out.replace(str(base), "<W>"),
+    out = proc.stdout.decode("utf-8", "surrogateescape").replace(str(base), "<W>")
+    return Run([_normal(e, base) for e in stubs.entries()], re.sub(r"[0-9]+", "N", out),
                proc.stderr.decode("utf-8", "surrogateescape").replace(str(base), "<W>"),
                proc.returncode)
 
