@@ -159,7 +159,7 @@ def _one_ssh_changed(before: Run, after: Run, text: str,
     if changed is None:
         return f"a different number of commands ran:\n  {before.records}\n  {after.records}"
     if not changed:
-        return "nothing changed"
+        return SKIP  # the changed ssh did not run (a redirection that failed, a branch)
     wrong = [(b, a) for b, a in changed
              if b["argv"][0] != "ssh" or dict(b, argv=change(b["argv"])) != a]
     if wrong:
