@@ -380,3 +380,15 @@ def test_explanations_wrap_to_the_terminal_width(
                        if line.startswith("    ") and " | " not in line]
         assert len(explanation) >= 2 and all(len(line) <= columns for line in explanation)
         assert max(len(line) for line in explanation) > columns - 15
+
+
+def test_fix_still_applies_the_fixes_of_notes(scripts: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # An info QC104 with an (unsafe) fix: `check` does not show it by default, `fix` applies
+    # it as before; the exit status is decided by what is left at warning and above.
+    (scripts / "h.sh").write_text('#!/bin/bash\nline="10.0.0.7 registry.internal"\n'
+                                  'sudo bash <<EOF\necho "$line" >> /etc/hosts\nEOF\n')
+    assert run(capsys, "h.sh")[:2] == (0, "")
+    main(["fix", "--unsafe-fixes", "h.sh"])
+    fixed, _ = capsys.readouterr()
+    assert 'echo "\\$line" >> /etc/hosts' in fixed

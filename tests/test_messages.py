@@ -138,6 +138,7 @@ def test_the_seed_report_fits_on_one_screen(capsys: pytest.CaptureFixture[str],
 def test_a_rule_that_fires_again_in_a_file_is_not_explained_again(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("COLUMNS", raising=False)  # pytest may set it
     code, out, _ = run(capsys, "--select", "QC205", "fixtures/dflash/restart.sh")
     assert code == 1
     blocks = re.split(r"(?m)^(?=fixtures/dflash/restart\.sh:)", out)[1:]

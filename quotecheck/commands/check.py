@@ -369,8 +369,9 @@ class Totals:
         total = sum(self.severities.values())
         if not total:
             return f"{files}: no findings"
-        per = ", ".join(plural(self.severities[s], s) for s in ("error", "warning", "info", "hint")
-                        if self.severities.get(s))
+        per = ", ".join(f"{self.severities['info']} info" if s == "info" else
+                        plural(self.severities[s], s)
+                        for s in ("error", "warning", "info", "hint") if self.severities.get(s))
         text = f"{files}: {plural(total, 'finding')} ({per})"
         fixes = []
         if self.fixable:

@@ -9,7 +9,7 @@ hook fails when a file changed, so the author reviews the change).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -120,10 +120,15 @@ def _fix_one(request: Request, settings: SettingsCache, item: PendingInput, *, u
         return
     loaded = LoadedText(source.text)
     try:
-        options = options_for(request, settings.for_path(item.path),
-                              Input(item.display, item.path, loaded))
+        configured = settings.for_path(item.path)
+        options = options_for(request, configured, Input(item.display, item.path, loaded))
     except ConfigError as exc:
         raise _InputError(str(exc)) from exc
+    threshold = options.severity
+    if request.severity is None and configured.severity is None:
+        # No threshold asked for: the notes' fixes are applied too (as `check --severity info`
+        # shows them); only warnings and errors left decide the exit status, as for `check`.
+        options = replace(options, severity="info")
     result = fix_source(source.text, options, unsafe=unsafe,
                         path=str(item.path) if item.path else None)
     fixed = encode_fixed(source, result.text)
@@ -153,7 +158,7 @@ def _fix_one(request: Request, settings: SettingsCache, item: PendingInput, *, u
         stderr.write(f"{item.display}:{line + 1}:{col + 1}: suggestion {d.code}: "
                      f"{fix.title} ({how})\n")
         tally.suggestions += 1
-    tally.remaining += len(result.remaining)
+    tally.remaining += sum(1 for d in result.remaining if d.at_least(threshold))
 
 
 def _write_bytes(stream: TextIO, data: bytes) -> None:
