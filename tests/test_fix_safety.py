@@ -105,8 +105,10 @@ AUTHOR_VALUES = [
 
 @pytest.mark.parametrize("text", AUTHOR_VALUES)
 def test_no_fix_changes_a_value_the_author_set(text: str) -> None:
+    # The finding may stay (its message explains) or go (a value the script sets before the
+    # hand-off is meant to be expanded there: quotecheck.values); no fix touches the value.
     found = check_source(text).diagnostics
-    assert found, "the finding itself stays (its message explains)"
+    assert all(not f.edits for d in found for f in d.fixes if f.applicability != "display-only")
     assert fix_source(text, unsafe=True).text == text
 
 

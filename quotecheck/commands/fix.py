@@ -9,7 +9,7 @@ hook fails when a file changed, so the author reviews the change).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -22,6 +22,7 @@ from quotecheck.fixed_bytes import DecodedBytes, decode_bytes, encode_fixed, uni
 from quotecheck.fixer import fix_source
 from quotecheck.inputs import LoadedText
 from quotecheck.positions import LineIndex
+from quotecheck.records import replace
 from quotecheck.safe_write import NotWritten, Snapshot, read_snapshot, replace_contents
 
 
