@@ -113,9 +113,10 @@ def test_fix_pairs_are_filed_under_registered_codes() -> None:
     assert folders and set(folders) <= set(all_rules())
 
 
-def test_no_module_of_the_rules_is_over_the_size_limit() -> None:
+def test_no_module_is_over_the_size_limit() -> None:
+    # The rules and every other module of the package (issue 11: a newcomer's afternoon).
     sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines())
-             for p in RULES.rglob("*.py")}
+             for p in (ROOT / "quotecheck").rglob("*.py")}
     assert {k: n for k, n in sizes.items() if n > MAX_LINES} == {}
 
 

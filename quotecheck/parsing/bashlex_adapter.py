@@ -1171,12 +1171,6 @@ def _interrupt(worker: threading.Thread) -> None:
 _MASKED_WORD = lazy_compile(r"\.+")
 
 
-def at_end_of_input(outcome: ParseOutcome) -> bool:
-    """Whether a failed parse ran out of input (a construct left open), rather than meeting a
-    token nothing can follow."""
-    return outcome.error is not None and outcome.error.endswith("unexpected EOF")
-
-
 def _failure(exc: BaseException, text: str) -> ParseOutcome:
     message = getattr(exc, "message", None)
     if not isinstance(message, str) or not message:

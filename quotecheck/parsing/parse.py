@@ -354,7 +354,7 @@ class _Builder:
                 if at is not None and at < len(chunk.rstrip()):
                     token_error = (outcome, at)
                     break
-                if at is not None and not bashlex_adapter.at_end_of_input(outcome):
+                if at is not None and not _at_end_of_input(outcome):
                     token_error = (outcome, at)  # (the last line's newline: more cannot help)
             if not parsed:
                 b = breaks[first] if first < len(breaks) else len(masked)
@@ -807,3 +807,9 @@ class _Builder:
                 i = ends[i] if i in ends and ends[i] > i else i + 2 if text[i] == "\\" else i + 1
             words.append(segment(self.scan, begin, min(i, end)))
         return words
+
+
+def _at_end_of_input(outcome: bashlex_adapter.ParseOutcome) -> bool:
+    """Whether a failed parse ran out of input (a construct left open), rather than meeting a
+    token nothing can follow."""
+    return outcome.error is not None and outcome.error.endswith("unexpected EOF")
