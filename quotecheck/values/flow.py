@@ -24,6 +24,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
     CommandList,
     Compound,
@@ -75,9 +76,18 @@ def environment(name: str) -> Knowledge:
     return k
 
 
+# Names the text ever assigns as an array (`X=(`, `X+=(`, `X[i]=`, `declare -a X`): a plain
+# `X=v` on one keeps its other elements, which an unknown earlier state may hold.
+_ARRAY_ASSIGNMENT = lazy_compile(
+    r"(?<![\w$])([A-Za-z_]\w*)(?:\[[^\]\n]*\])?\+?=\(|(?<![\w$])([A-Za-z_]\w*)\[[^\]\n]*\]\+?="
+    r"|\b(?:declare|typeset|local|readonly|export)\s+-\w*[aA]\w*\s+([A-Za-z_]\w*)")
+
+
 class Walker:
     def __init__(self, script: Script, line_of: Callable[[int], int]) -> None:
         self.script = script
+        self.maybe_arrays = {n for m in _ARRAY_ASSIGNMENT.finditer(script.text)
+                             for n in m.groups() if n}
         self.line_of = line_of
         self.state: State = {}
         self.shared = False
@@ -695,6 +705,10 @@ class Walker:
                                           (*was.lines, self.line_of(at))), at)
             else:
                 self._set(name, self._unknown(name, at), at)
+            return
+        if was is not None and was.alts is None and name in self.maybe_arrays:
+            # An unknown value that may be an array: `name=v` leaves its other elements unknown.
+            self._set(name, self._unknown(name, at), at)
             return
         self._set(name, self._knowledge(name, val, at, note), at)
 
