@@ -12,6 +12,7 @@ import pytest
 # package itself.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import strategies  # noqa: F401  (loads the hypothesis profile for every test module)
 from harness.sshd import SshServer
 from harness.stubs import StubDir
 
