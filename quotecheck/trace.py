@@ -22,7 +22,7 @@ from quotecheck.layers.functions import (
     substitute,
 )
 from quotecheck.layers.known_values import LazyValues, known_args, known_in, written_args
-from quotecheck.layers.model import Arg, CommandView, Layer, Trace
+from quotecheck.layers.model import Arg, CommandView, Layer, Trace, join_args
 from quotecheck.limits import Limits
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Problem
@@ -731,24 +731,6 @@ class Aliases:
         expanded = [Arg(w, False, first.word, first.source_span, (None,) * len(w))
                     for w in words]
         return [*expanded, *argv[1:]]
-
-
-def join_args(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[int, int]]]:
-    """Join argv elements with single spaces, as ssh, eval and watch do."""
-    text: list[str] = []
-    offsets: list[int | None] = []
-    ranges: list[tuple[int, int]] = []
-    at = 0
-    for i, a in enumerate(args):
-        if i:
-            text.append(" ")
-            offsets.append(None)
-            at += 1
-        text.append(a.value)
-        offsets.extend(a.offsets)
-        ranges.extend((at + s, at + e) for s, e in a.dynamic_ranges)
-        at += len(a.value)
-    return "".join(text), offsets, ranges
 
 
 def sends_dynamic(args: Sequence[Arg]) -> list[tuple[int, int]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from quotecheck.layers.model import Arg
+from quotecheck.layers.model import Arg, join_args
 from quotecheck.parsing.tree import Compound, Context, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import DECLARATION_BUILTINS
@@ -276,21 +276,9 @@ def substitute(word: Word, arg: Arg, params: Sequence[Arg],
 
 
 def _joined(args: Sequence[Arg]) -> Arg:
-    value: list[str] = []
-    offsets: list[int | None] = []
-    ranges: list[tuple[int, int]] = []
-    at = 0
-    for i, a in enumerate(args):
-        if i:
-            value.append(" ")
-            offsets.append(None)
-            at += 1
-        value.append(a.value)
-        offsets.extend(a.offsets)
-        ranges.extend((at + s, at + e) for s, e in a.dynamic_ranges)
-        at += len(a.value)
+    text, offsets, ranges = join_args(args)
     span = args[0].source_span if args else None
-    return Arg("".join(value), bool(ranges), None, span, offsets, tuple(ranges))
+    return Arg(text, bool(ranges), None, span, offsets, tuple(ranges))
 
 
 def _split(a: Arg) -> list[Arg]:

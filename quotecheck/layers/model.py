@@ -258,3 +258,21 @@ class Trace(Record):
 
     def chain_label(self, layer: Layer) -> str:
         return " -> ".join(layer.chain_labels(self.layers))
+
+
+def join_args(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tuple[int, int]]]:
+    """Join argv elements with single spaces, as ssh, eval and watch do."""
+    text: list[str] = []
+    offsets: list[int | None] = []
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    for i, a in enumerate(args):
+        if i:
+            text.append(" ")
+            offsets.append(None)
+            at += 1
+        text.append(a.value)
+        offsets.extend(a.offsets)
+        ranges.extend((at + s, at + e) for s, e in a.dynamic_ranges)
+        at += len(a.value)
+    return "".join(text), offsets, ranges

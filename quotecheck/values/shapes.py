@@ -49,7 +49,12 @@ def arith_names(text: str) -> list[str]:
 
 def read_targets(values: list[str]) -> list[str]:
     """The variables `read [options] NAME...` sets (``values`` is its argv)."""
-    out: list[str] = []
+    return [values[i] for i in read_target_indices(values)]
+
+
+def read_target_indices(values: list[str]) -> list[int]:
+    """Where in its argv ``values`` `read [options] NAME...` names the variables it sets."""
+    out: list[int] = []
     i = 1
     while i < len(values):
         v = values[i]
@@ -58,13 +63,13 @@ def read_targets(values: list[str]) -> list[str]:
             break
         if v.startswith("-") and len(v) > 1:
             if v[-1] == "a" and i + 1 < len(values):
-                out.append(values[i + 1])
+                out.append(i + 1)
                 i += 2
                 continue
             i += 2 if v[-1] in _READ_VALUE_OPTIONS else 1
             continue
         break
-    out.extend(v for v in values[i:] if NAME.fullmatch(v))
+    out.extend(j for j in range(i, len(values)) if NAME.fullmatch(values[j]))
     return out
 
 

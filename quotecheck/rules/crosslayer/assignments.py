@@ -13,8 +13,7 @@ from quotecheck.records import Record
 from quotecheck.rules.crosslayer.chars import DECLARERS, scripts_of
 from quotecheck.rules.crosslayer.parameters import IDENTIFIER
 from quotecheck.rules.crosslayer.text import basename
-
-_READ_VALUE_OPTIONS = frozenset("pdnNtui")
+from quotecheck.values.shapes import read_target_indices
 
 
 class Assigned(Record):
@@ -83,23 +82,8 @@ def assigned_names(layer: Layer) -> dict[str, list[Assigned]]:
                     add(name, Assigned(x.source_span, _value_part_of(x.word, name) if eq
                                        else None, script, declared_only=not eq))
         elif prog == "read":
-            i = 1
-            while i < len(values):
-                v = values[i]
-                if v == "--":
-                    i += 1
-                    break
-                if v.startswith("-") and len(v) > 1:
-                    if v[-1] == "a" and i + 1 < len(values):
-                        add(values[i + 1], Assigned(argv[i + 1].source_span, None, script))
-                        i += 2
-                        continue
-                    i += 2 if v[-1] in _READ_VALUE_OPTIONS else 1
-                    continue
-                break
-            for x in argv[i:]:
-                if IDENTIFIER.fullmatch(x.value):
-                    add(x.value, Assigned(x.source_span, None, script))
+            for i in read_target_indices(values):
+                add(values[i], Assigned(argv[i].source_span, None, script))
         elif prog == "printf" and len(values) > 2 and values[1] == "-v":
             quoted = len(values) > 3 and ("%q" in values[3] or "%Q" in values[3])
             add(values[2].partition("[")[0],
