@@ -174,6 +174,11 @@ REGISTRY_LOGIN_TOOLS: Final[frozenset[str]] = frozenset(
     {"docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras"})
 """Have a ``login`` sub-command that takes a registry password on the command line."""
 
+PASSWORD_OPTION_PROGRAMS: Final[frozenset[str]] = frozenset(
+    {"svn", "mongo", "mongosh", "rabbitmqadmin", "az"})
+"""Take the secret itself as the value of ``--password VALUE`` (each has a way that keeps it off
+the command line: svn's auth cache, a config file, a prompt)."""
+
 # -- program words ------------------------------------------------------------------------------
 
 

@@ -200,7 +200,8 @@ def test_consecutive_broken_lines_are_one_region() -> None:
     found = qc001(src)
     assert [(line, message) for line, _, message in found] == [
         (1, "syntax error: `>` is not followed by a file name"),
-        (5, "syntax error: `>` is not followed by a file name")]
+        (5, "syntax error: `>` is not followed by a file name"
+            " (a later syntax error: bash stops reading at the first one above)")]
     assert ["echo", "ok"] in argv_of(src)
 
 
@@ -356,3 +357,12 @@ def test_extglob_of_the_shell_an_inner_layer_runs_in(src: str, errors: int) -> N
                          capture_output=True, text=True, timeout=60)
     assert ("syntax error" in run.stderr) == bool(errors), run.stderr
     assert len(qc001(src)) == errors
+
+
+@needs_bash
+def test_only_the_first_syntax_error_of_a_text_is_an_error() -> None:
+    # bash -n stops at the first; NVIDIA/Megatron-LM examples/academic_paper_scripts/msdp/
+    # prompt_knwl_gen.sh has two `<PLACEHOLDER>` regions, the second was judged noise.
+    src = "A=<PATH_OF_A>\necho ok\nD=<PATH_OF_D>\n"
+    result = check_source(src, Options(select=["QC001"]), path=None)
+    assert [d.severity for d in result.diagnostics if d.code == "QC001"] == ["error", "info"]

@@ -24,7 +24,12 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part
-from quotecheck.programs import DECLARATION_BUILTINS, REGISTRY_LOGIN_TOOLS, basename
+from quotecheck.programs import (
+    DECLARATION_BUILTINS,
+    PASSWORD_OPTION_PROGRAMS,
+    REGISTRY_LOGIN_TOOLS,
+    basename,
+)
 from quotecheck.records import FrozenRecord
 from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule
@@ -36,13 +41,19 @@ class Secret(FrozenRecord):
     end: int
     what: str  # "`curl -u`", "`--password=`"
     instead: str
+    # False where quotecheck knows the option by its name only (`--password` of a program it has
+    # no entry for) or the value is a request header (mostly a short-lived bearer token):
+    # precision corpus, such findings were throw-away test passwords or personal tokens.
+    known: bool
 
-    def __init__(self, index: int, start: int, end: int, what: str, instead: str) -> None:
+    def __init__(self, index: int, start: int, end: int, what: str, instead: str,
+                 known: bool = True) -> None:
         object.__setattr__(self, "index", index)
         object.__setattr__(self, "start", start)
         object.__setattr__(self, "end", end)
         object.__setattr__(self, "what", what)
         object.__setattr__(self, "instead", instead)
+        object.__setattr__(self, "known", known)
 
 
 _PLACEHOLDER = lazy_compile(
@@ -139,7 +150,7 @@ def _header(values: list[str], found: tuple[int, int], prog: str,
     m = _AUTH_HEADER.match(values[j][at:])
     if m and m.group(2).strip():
         yield Secret(j, at + m.start(2), len(values[j]), f"an `{m.group(1)}:` header of "
-                     f"`{prog}`", instead)
+                     f"`{prog}`", instead, known=False)
 
 
 def _wget(values: list[str]) -> Iterator[Secret]:
@@ -252,7 +263,8 @@ def _generic(values: list[str]) -> Iterator[Secret]:
             if found and (found[1] or not values[found[0]].startswith("-")):
                 yield Secret(found[0], found[1], len(values[found[0]]), f"`{prog} {name}`",
                              "the program's file, stdin or environment variable form "
-                             f"(`{name}-file`, `{name}-stdin`...)")
+                             f"(`{name}-file`, `{name}-stdin`...)",
+                             known=prog in PASSWORD_OPTION_PROGRAMS)
         for u in _URL_CREDENTIALS.finditer(v):
             yield Secret(i, u.start(2), u.end(2), "a password inside a URL",
                          "a credential helper, `~/.netrc`, or the tool's password file")
@@ -378,6 +390,9 @@ def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin
                f"while the command runs{also}. Use {s.instead}.")
     if origin == "literal":
         return Finding(span, message + _WRITTEN_HERE, layer, severity="info")
+    if not s.known:
+        why = _HEADER if "header" in s.what else _BY_NAME
+        return Finding(span, message + why, layer, severity="info")
     return Finding(span, message, layer)
 
 
@@ -386,6 +401,12 @@ def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin
 # were noise). Info, not a warning.
 _WRITTEN_HERE = (" The value is written in the script itself, so it is only as secret as the "
                  "script; if it is a real credential, move it out of the script too.")
+
+
+_BY_NAME = (" quotecheck knows this option by its name only, not what the program does with "
+            "it.")
+_HEADER = (" A token in a request header is often short-lived; still, keep it off the command "
+           "line where others share the machine.")
 
 
 def _assignments(ctx: CheckContext, layer: Layer, view: CommandView, outer: list[str],

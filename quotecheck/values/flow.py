@@ -39,6 +39,7 @@ from quotecheck.values.arrays import array_words
 from quotecheck.values.expand import Val, assigned_value, part_value, word_fields
 from quotecheck.values.knowledge import (
     MAX_ALTERNATIVES,
+    READ_NOTE,
     Alternative,
     Kind,
     Knowledge,
@@ -564,11 +565,11 @@ class Walker:
             if any(w.dynamic and not w.value.startswith("-") for w in words[1:]):
                 self._barrier(at)  # `read "$name"`: any variable
             for name in read_targets(values):
-                self._set(name, self._unknown(name, at), at)
+                self._set(name, self._unknown(name, at, note=READ_NOTE), at)
         elif prog in ("mapfile", "readarray", "getopts") and len(values) > 1:
             name = values[-1]
             if NAME.fullmatch(name):
-                self._set(name, self._unknown(name, at), at)
+                self._set(name, self._unknown(name, at, note=READ_NOTE), at)
         elif prog == "printf" and len(values) > 3 and values[1] == "-v":
             name = values[2].partition("[")[0]
             if words[2].dynamic or not NAME.fullmatch(name):

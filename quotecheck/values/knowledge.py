@@ -24,6 +24,9 @@ SAFE_KINDS: frozenset[str] = frozenset({"number", "word", "quoted", "validated"}
 # leading `~` or `#`, `=` before a command name, and `{`, `[`, `*`, `?` are left out).
 PLAIN = re.compile(r"[A-Za-z0-9_./:,+%@-]*")
 
+# The note of a value that `read`, `mapfile` or `getopts` took from input: data, not a setting.
+READ_NOTE = "read"
+
 # How many alternatives a variable keeps before only its kind is kept.
 MAX_ALTERNATIVES = 16
 
@@ -105,6 +108,11 @@ class Knowledge(FrozenRecord):
 
     # -- words --------------------------------------------------------------------------------
 
+    @property
+    def from_input(self) -> bool:
+        """Read from input (`read`, `mapfile`): data whatever the script meant."""
+        return self.kind == "unknown" and self.note == READ_NOTE
+
     def describe(self, shown: str | None = None) -> str:
         """A clause for a message: "`$APP` is `shopfront` (line 3)"."""
         what = shown or f"${self.name}"
@@ -128,6 +136,8 @@ class Knowledge(FrozenRecord):
         if self.kind == "validated":
             return f"`{what}` is checked to match `{self.note}`{at}"
         if self.kind == "unknown":
+            if self.note == READ_NOTE and where:
+                return f"`{what}` is read from input on {where}"
             return f"`{what}` is set on {where} to a value not known before run time" if where \
                 else f"`{what}` is not known before run time"
         return (f"`{what}` is not set by the script: it comes from the environment, not known "

@@ -27,7 +27,7 @@ def test_local_variable_in_ssh_command() -> None:
     src = 'dir=$(mktemp -d); ssh host "rm -rf $dir"'
     [d] = found(src)
     assert src[d.span[0]:d.span[1]] == "$dir"
-    assert d.severity == "warning"
+    assert d.severity == "info"
     assert d.layers == ("local bash", "ssh", "remote shell")
     assert "`rm -rf $dir`" in d.message
     assert 'printf %q "$dir"' in d.message
@@ -220,6 +220,16 @@ def test_values_the_script_sets_to_plain_words_are_not_qc103(src: str) -> None:
 @pytest.mark.parametrize("src", [
     'read -r APP\nssh web1 "systemctl restart $APP"\n',  # read: not known
     'APP=shopfront\nread -r APP\nssh web1 "systemctl restart $APP"\n',
+])
+def test_values_read_from_input_are_warnings(src: str) -> None:
+    [d] = [d for d in found(src) if src[d.span[0]:d.span[1]] == "$APP"]
+    assert d.severity == "warning"
+    assert "is read from input on line" in d.message
+
+
+# A value the script does not show is mostly a setting spliced in on purpose (precision corpus:
+# none of ~70 judged warnings of this kind was a defect): info, saying what is not known.
+@pytest.mark.parametrize("src", [
     'APP=a\nsource ./env\nssh web1 "systemctl restart $APP"\n',
     'APP=a\neval "$1"\nssh web1 "systemctl restart $APP"\n',
     'APP=a\nwhile read -r l; do APP=$l; done\nssh web1 "systemctl restart $APP"\n',
@@ -229,7 +239,7 @@ def test_values_the_script_sets_to_plain_words_are_not_qc103(src: str) -> None:
 ])
 def test_values_not_known_stay_qc103_and_say_so(src: str) -> None:
     [d] = [d for d in found(src) if src[d.span[0]:d.span[1]] == "$APP"]
-    assert d.severity == "warning"
+    assert d.severity == "info"
     assert "not known before run time" in d.message
 
 
