@@ -542,6 +542,7 @@ class Tally:
     stale: list[Judgment] = field(default_factory=list)
     bad_lines: list[str] = field(default_factory=list)
     unjudged: list[Finding] = field(default_factory=list)
+    judged: list[tuple[Finding, Judgment]] = field(default_factory=list)
     shellcheck_total: int = 0
     shellcheck_levels: Counter[str] = field(default_factory=Counter)
     shellcheck_parse_error_files: list[str] = field(default_factory=list)
@@ -569,6 +570,8 @@ class Tally:
                            "levels": dict(self.shellcheck_levels),
                            "parse_error_files": self.shellcheck_parse_error_files},
             "seconds": round(self.seconds, 1),
+            "judged_findings": [{**f.__dict__, "verdict": j.verdict, "reason": j.reason}
+                                for f, j in self.judged],
         }
 
 
@@ -621,6 +624,7 @@ def tally(corpus: Path, selected: list[tuple[Project, str]], judgments: list[Jud
                 t.unjudged.append(f)
                 continue
             matched.add(key)
+            t.judged.append((f, judgment))
             on_sc = f.line in sc_lines
             for r in rows:
                 r.judged[judgment.verdict] += 1
