@@ -174,6 +174,17 @@ REGISTRY_LOGIN_TOOLS: Final[frozenset[str]] = frozenset(
     {"docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras"})
 """Have a ``login`` sub-command that takes a registry password on the command line."""
 
+FILE_NAME_LISTERS: Final[frozenset[str]] = frozenset(
+    {"find", "ls", "locate", "mlocate", "plocate", "fd", "fdfind", "git", "tar", "unzip", "zipinfo",
+     "rsync", "du", "cat", "echo", "printf", "readlink", "realpath", "basename", "dirname"})
+"""Print file names (or lines a script keeps file names in): what `xargs` hands on from them
+can hold any character a file name can."""
+
+LINE_FILTERS: Final[frozenset[str]] = frozenset(
+    {"grep", "egrep", "fgrep", "sort", "uniq", "head", "tail", "sed", "awk", "gawk", "mawk",
+     "cut", "tr", "tac", "tee", "rev"})
+"""Pass on (some of) the lines they read: what comes out is what came in."""
+
 PASSWORD_OPTION_PROGRAMS: Final[frozenset[str]] = frozenset(
     {"svn", "mongo", "mongosh", "rabbitmqadmin", "az"})
 """Take the secret itself as the value of ``--password VALUE`` (each has a way that keeps it off

@@ -318,3 +318,24 @@ def test_node_names_built_from_seq() -> None:
            '/etc/hosts"\n'
            'done\n')
     assert found(src) == []
+
+
+# kubernetes/minikube hack/jenkins/common.sh (Apache-2.0): xargs -I {} sh -c fed by a program's
+# listing (VM UUIDs, /dev/diskN names) was judged noise on the precision corpus; fed by file names
+# (apache/storm dev-tools/collect_license_files.sh: find | sort) it is the defect the rule is for.
+@pytest.mark.parametrize(("src", "severity"), [
+    ('virsh -c qemu:///system list --all --uuid | xargs -I {} sh -c "virsh destroy {}"\n',
+     "info"),
+    ('hdiutil info | grep -E "/dev/disk[1-9]" | awk \'{print $1}\' | '
+     'xargs -I {} sh -c "hdiutil detach {}"\n', "info"),
+    ('find . -name NOTICE | sort | xargs -I fname sh -c "cat fname >> out"\n', "error"),
+    ('ls *.log | xargs -I {} sh -c "gzip {}"\n', "error"),
+    ('xargs -I {} sh -c "rm {}" < list.txt\n', "error"),
+    ('grep -l foo ./*.txt | xargs -I {} sh -c "rm {}"\n', "error"),
+    ('grep -h host hosts.txt | xargs -I {} sh -c "ping -c1 {}"\n', "error"),
+])
+def test_xargs_placeholder_severity_follows_what_feeds_it(src: str, severity: str) -> None:
+    got = [d for d in found(src) if d.severity != "hint"]
+    assert got and {d.severity for d in got} == {severity}
+    if severity == "info":
+        assert "not a file name" in got[0].message

@@ -3,8 +3,12 @@ script (QC103, whatever the quoting around it)."""
 
 from __future__ import annotations
 
+from quotecheck.diagnostics import Severity
 from quotecheck.layers import dispatch as ho
-from quotecheck.layers.model import Layer, Trace
+from quotecheck.layers.model import CommandView, Layer, Trace
+from quotecheck.parsing.tree import Pipeline, SimpleCommand
+from quotecheck.programs import FILE_NAME_LISTERS, LINE_FILTERS, basename
+from quotecheck.rules._stdin_readers import reads_stdin
 from quotecheck.rules.api import CheckContext, Finding
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Result
@@ -33,12 +37,38 @@ def _placeholder(trace: Trace, layer: Layer) -> str | None:
     return None
 
 
+def _input_program(view: CommandView | None) -> str | None:
+    """The program whose output `xargs` reads through a pipe (`virsh list | xargs ...`), past
+    line filters (`| grep | awk`), or None when it reads something else or it is not known."""
+    if view is None or not view.context.in_pipeline:
+        return None
+    chain = (*view.context.ancestors, view.command)
+    for k in range(len(chain) - 2, -1, -1):
+        pipe = chain[k]
+        if not isinstance(pipe, Pipeline):
+            continue
+        at = next((i for i, c in enumerate(pipe.commands) if c is chain[k + 1]), None)
+        if at is None:
+            return None
+        for node in reversed(pipe.commands[:at]):
+            if not isinstance(node, SimpleCommand) or node.name is None:
+                return None  # `{ echo a; echo b; } | xargs`: not one program's output
+            name = basename(node.name)
+            if name not in LINE_FILTERS:
+                return name
+            if not reads_stdin(name, [w.value for w in node.words[1:]]):
+                return None  # `grep -h x list.txt | xargs`: lines of a file, not known
+        return None
+    return None
+
+
 def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[Result]:
     trace = ctx.trace
     ph = _placeholder(trace, layer)
     if not ph:
         return []
     out: list[Result] = []
+    source = _input_program(layer.opened_by) if layer.via == "xargs" else None
     shells = [x for x in an.subtree([layer.id]) if x.kind == "shell"]
     for arg in layer.argv:
         if ph not in arg.value:
@@ -71,7 +101,14 @@ def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[R
                        f"script that {inner} parses (`{snippet}`): a file name such as "
                        f"`x;reboot` or `$(rm -rf ~).txt` runs as code.{quoted} Pass the name "
                        f"as an argument instead: {use}.")
+                severity: Severity = "error"
+                if source is not None and source not in FILE_NAME_LISTERS:
+                    # Names a program printed (`virsh list --uuid`, `docker ps -q`): mostly
+                    # identifiers (precision corpus: all such findings noise). Info.
+                    severity = "info"
+                    msg += (f" (Each input line is the output of `{source}`, not a file name; "
+                            "whether it can hold shell syntax depends on that program.)")
                 out.append(Result("QC103", Finding(
-                    (min(srcs), max(srcs) + 1), msg, shell, (), (), "error")))
+                    (min(srcs), max(srcs) + 1), msg, shell, (), (), severity)))
                 break
     return out
