@@ -48,6 +48,13 @@ _INSTRUCTION = lazy_compile(
 _NOT_YET = lazy_compile(
     r"\b(?:to|when|until|once|after|before)\s+$"
     r"|\b(?:must|should|will|would|need|needs|can)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+# A time stamp in a message: `$(date)`, `` `date +%T` ``, `$NOW`, `${END_TIME}`.
+_TIME_STAMP = lazy_compile(r"\$\(\s*date\b[^)]*\)|`\s*date\b[^`]*`"
+                           r"|\$\{?[A-Za-z_0-9]*(?:date|time|now)[A-Za-z_0-9]*\}?", re.IGNORECASE)
+# What is left of a bare end-of-run line ("done at $(date)", "$(date): all finished") without
+# its time stamp.
+_RUN_END = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)[\W_]*"
+                        r"(?:at|on)?[\W_]*", re.IGNORECASE)
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
 _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
 
@@ -71,6 +78,16 @@ def _claims_nothing(text: str) -> bool:
         return True
     claims = {m.group(0).lower() for m in matches}
     return claims <= _LIFECYCLE and re.search(r"\bjob\b", text, re.IGNORECASE) is not None
+
+
+def _run_end_marker(text: str, slot: Slot, views: dict[int, CommandView]) -> bool:
+    """A bare "done at $(date)" as the script's last step: it logs when the run ended (a line
+    "start at ..." often opens it), it reports on no step before it."""
+    if not slot.top or not _TIME_STAMP.search(text) or \
+            not _RUN_END.fullmatch(_TIME_STAMP.sub(" ", text)):
+        return False
+    after = slot.items[slot.index + 1:]
+    return all(_neutral([n], views) or _names(n, views) == ["exit"] for n in after)
 
 
 def _function_of(view: CommandView) -> Compound | None:
@@ -259,6 +276,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         return None
     i = slot.index
     if i > 0 and slot.ops[i - 1] in ("&&", "||"):
+        return None
+    if _run_end_marker(text, slot, views):
         return None
     j = i - 1
     lo = hi = -1

@@ -206,3 +206,32 @@ def test_a_function_that_does_not_exit_is_still_a_step() -> None:
     src = 'build() { make; }\nbuild\necho "Build done"'
     [(line, _, _)] = found(src)
     assert line == 3
+
+
+# apache/celeborn 7b050089b837055a3813b26f05b1fce88aa32e0b, toolkit/reg.sh lines 405-430
+# (Apache-2.0), shortened: the run opens with "start at ..." and ends with a time stamp line.
+CELEBORN_REG_END = '''echo -e "start at ${REG_CURRENT_RUNNING_DATE}"
+rm -rf ${REG_RESULT}
+zip ${REG_RESULT}/${REG_CURRENT_RUNNING_DATE}.zip -r ${REG_RESULT}/${REG_CURRENT_RUNNING_DATE}
+rm -rf ${REG_RESULT}/${REG_CURRENT_RUNNING_DATE}
+
+echo -e "done at $(date)"
+'''
+
+
+@pytest.mark.parametrize("src", [
+    CELEBORN_REG_END,
+    'make\necho "Finished at `date +%T`"\nexit 0\n',
+    'make\necho "$(date \'+%F %T\'): all done"\n',
+])
+def test_a_time_stamped_end_of_run_line_claims_nothing(src: str) -> None:
+    assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", [
+    'make\necho "done at $(date)"\nmake install\n',  # not the end of the run
+    'make\necho "Build done at $(date)"\n',  # it names what was done
+    'make\necho "done"\n',  # no time stamp
+])
+def test_a_done_line_that_reports_on_a_step(src: str) -> None:
+    assert len(found(src)) == 1, src
