@@ -2,8 +2,9 @@
 
 Which programs are shells and in which dialect their text is read, which shells exec the last
 command of a ``-c`` string in place, which builtins run their arguments as a command, which
-programs run a command in a container, as another user or on another machine, and the one
-``basename`` of a program word. Every module that needs one of these facts imports it from here;
+programs run a command in a container, as another user or on another machine, which steps
+fail often and unseen (a kill, a package install, a download), and the one ``basename`` of a
+program word. Every module that needs one of these facts imports it from here;
 no other module may define a set of these names (``tests/test_programs.py`` greps the package
 for copies).
 
@@ -189,6 +190,45 @@ PASSWORD_OPTION_PROGRAMS: Final[frozenset[str]] = frozenset(
     {"svn", "mongo", "mongosh", "rabbitmqadmin", "az"})
 """Take the secret itself as the value of ``--password VALUE`` (each has a way that keeps it off
 the command line: svn's auth cache, a config file, a prompt)."""
+
+# -- steps whose failure is common and easy to miss ----------------------------------------------
+
+StepKind = Literal["process", "package", "download", "edit", "link"]
+
+COMMON_FAILURE_STEPS: Final[dict[str, StepKind]] = {
+    # Process control: the process is already gone, the pid file stale, the unit unknown.
+    "kill": "process", "pkill": "process", "killall": "process", "systemctl": "process",
+    "service": "process", "supervisorctl": "process", "start-stop-daemon": "process",
+    # Package installs (with a verb of PACKAGE_INSTALL_VERBS): no network, no mirror, no root.
+    "yum": "package", "dnf": "package", "apt": "package", "apt-get": "package",
+    "apk": "package", "zypper": "package", "brew": "package", "snap": "package",
+    "pip": "package", "pip3": "package", "pipx": "package", "npm": "package",
+    "yarn": "package", "pnpm": "package", "gem": "package", "conda": "package",
+    "mamba": "package",
+    # Downloads: no network, no proxy, a moved URL.
+    "wget": "download", "curl": "download", "aria2c": "download",
+    # In-place edits (with an option of IN_PLACE_EDIT_OPTIONS): the file is missing or
+    # read-only, the directory not writable (the edit writes a new file and renames it).
+    "sed": "edit", "perl": "edit",
+    # Links: the name exists already, the directory is missing.
+    "ln": "link",
+}
+"""Programs a script runs as a step whose failure is common and often goes unseen. A success
+message after one of them, unchecked, is likely to be wrong (QC205 keeps it a warning)."""
+
+PACKAGE_INSTALL_VERBS: Final[frozenset[str]] = frozenset(
+    {"install", "reinstall", "localinstall", "groupinstall", "add", "update", "upgrade"})
+"""The sub-commands of a package manager that fetch and install packages."""
+
+IN_PLACE_EDIT_OPTIONS: Final[dict[str, str]] = {
+    "sed": r"-[nrsEuz]*i.*|--in-place(?:=.*)?", "perl": r"-[pnlasw]*i.*"}
+"""A regular expression for the argument that makes the editor rewrite its file in place:
+``-i``, in a cluster of flags (``sed -ri``, ``perl -pi``), with a suffix (``-i.bak``)."""
+
+SCRIPT_INTERPRETERS: Final[frozenset[str]] = frozenset(
+    {"python", "python2", "python3", "perl", "ruby", "node", *SHELL_PROGRAMS})
+"""Programs that run a script file named as their first argument (``bash ./x.sh``,
+``python3 tools/y.py``)."""
 
 # -- program words ------------------------------------------------------------------------------
 

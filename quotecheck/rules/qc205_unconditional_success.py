@@ -4,6 +4,11 @@
 nothing ties the message to the step's exit status unless ``set -e`` is in effect, the message
 is joined with ``&&``, or it sits in an ``if``. Commands that only wait or print (``sleep``,
 other ``echo`` lines) are skipped to find the step the message reports on.
+
+A warning when that step's failure is common and easy to miss (``COMMON_FAILURE_STEPS``: a kill,
+a package install, a download, ``sed -i``...) or the step is an ordinary command; info when it
+rarely fails unseen (a function of the script, a script of the project, a mkdir or kill the
+script has just tested, forced removals), where the message may be meant as progress.
 """
 
 from __future__ import annotations
@@ -11,15 +16,29 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quotecheck.diagnostics import Fix
+from quotecheck.diagnostics import Fix, Severity
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
+from quotecheck.parsing.tree import (
+    CommandList,
+    Compound,
+    Node,
+    Pipeline,
+    Script,
+    SimpleCommand,
+    iter_nodes,
+)
+from quotecheck.programs import (
+    COMMON_FAILURE_STEPS,
+    IN_PLACE_EDIT_OPTIONS,
+    PACKAGE_INSTALL_VERBS,
+    SCRIPT_INTERPRETERS,
+)
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.display import Locator, node_text
-from quotecheck.rules.runtime.effective import view_effective
+from quotecheck.rules.runtime.effective import Effective, view_effective
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.shell_options import option_in_effect, set_flags
 from quotecheck.rules.runtime.slots import Slot, commands_in, slot_of, views_by_command
@@ -48,6 +67,13 @@ _INSTRUCTION = lazy_compile(
 _NOT_YET = lazy_compile(
     r"\b(?:to|when|until|once|after|before)\s+$"
     r"|\b(?:must|should|will|would|need|needs|can)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+# A time stamp in a message: `$(date)`, `` `date +%T` ``, `$NOW`, `${END_TIME}`.
+_TIME_STAMP = lazy_compile(r"\$\(\s*date\b[^)]*\)|`\s*date\b[^`]*`"
+                           r"|\$\{?[A-Za-z_0-9]*(?:date|time|now)[A-Za-z_0-9]*\}?", re.IGNORECASE)
+# What is left of a bare end-of-run line ("done at $(date)", "$(date): all finished") without
+# its time stamp.
+_RUN_END = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)[\W_]*"
+                        r"(?:at|on)?[\W_]*", re.IGNORECASE)
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
 _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
 
@@ -71,6 +97,203 @@ def _claims_nothing(text: str) -> bool:
         return True
     claims = {m.group(0).lower() for m in matches}
     return claims <= _LIFECYCLE and re.search(r"\bjob\b", text, re.IGNORECASE) is not None
+
+
+def _run_end_marker(text: str, slot: Slot, views: dict[int, CommandView]) -> bool:
+    """A bare "done at $(date)" as the script's last step: it logs when the run ended (a line
+    "start at ..." often opens it), it reports on no step before it."""
+    if not slot.top or not _TIME_STAMP.search(text) or \
+            not _RUN_END.fullmatch(_TIME_STAMP.sub(" ", text)):
+        return False
+    after = slot.items[slot.index + 1:]
+    return all(_neutral([n], views) or _names(n, views) == ["exit"] for n in after)
+
+
+# -- how likely the step is to have failed unseen (the finding's severity) ----------------------
+
+# A script path of the project's own: relative (`./run.sh`, `steps/info/x.pl`) or next to the
+# script (`$(dirname "$0")/x.sh`, `${0%/*}/x.sh`).
+_OWN_SCRIPT = lazy_compile(r"(?!/|\$|~)\S*/\S*|\$\(dirname\b[^)]*\)/\S+|\$\{0%/\*\}/\S+")
+_SCRIPT_SUFFIX = lazy_compile(r"(?!/|\$|~)\S+\.(?:sh|bash|py|pl|rb|js)")
+_UNQUOTE = str.maketrans("", "", "\"'{}")
+
+
+def _written(view: CommandView, k: int) -> str:
+    """Argument ``k`` as written, without quotes and braces (`"${pid}"` -> `$pid`)."""
+    arg = view.argv[k] if k < len(view.argv) else None
+    raw = arg.word.raw if arg is not None and arg.word is not None else ""
+    return raw.translate(_UNQUOTE)
+
+
+def _commands(node: Node, views: dict[int, CommandView], layer: Layer) -> list[CommandView]:
+    """The commands a step runs: a command that is only `$(...)` (`$(rm -f $PID_FILE)`) stands
+    for the commands in it."""
+    out: list[CommandView] = []
+    for cmd in commands_in(node):
+        v = views.get(id(cmd))
+        if v is None or not v.argv:
+            continue
+        value = v.values[0]
+        if len(v.argv) == 1 and v.argv[0].dynamic and value.startswith("$(") and \
+                value.endswith(")") and v.source_span is not None:
+            a, b = v.source_span
+            out.extend(w for w in layer.commands if w.context.in_substitution and w.argv
+                       and w.source_span is not None and a <= w.source_span[0] < b)
+            continue
+        out.append(v)
+    return out
+
+
+def _if_condition(view: CommandView) -> Node | None:
+    """The condition of the `if` whose then-branch holds the command."""
+    chain = (*view.context.ancestors, view.command)
+    for i in range(len(chain) - 2, -1, -1):
+        node = chain[i]
+        if isinstance(node, Compound):
+            role = next((r for r, p in node.parts if p is chain[i + 1]), None)
+            if node.kind != "if" or role != "body":
+                return None
+            k = next(j for j, (_, p) in enumerate(node.parts) if p is chain[i + 1])
+            return node.parts[k - 1][1] if k > 0 and node.parts[k - 1][0] == "condition" \
+                else None
+    return None
+
+
+def _kill_targets(view: CommandView, start: int) -> tuple[bool, list[str]]:
+    """Whether ``kill`` only tests (`-0`, `-s 0`), and its targets as written."""
+    probe = False
+    targets: list[str] = []
+    k = start + 1
+    while k < len(view.values):
+        value = view.values[k]
+        if value in ("-s", "-n") and k + 1 < len(view.values):
+            probe = probe or view.values[k + 1] == "0"
+            k += 2
+            continue
+        if value == "-0":
+            probe = True
+        elif not value.startswith("-"):
+            targets.append(_written(view, k))
+        k += 1
+    return probe, targets
+
+
+def _kill_checked(view: CommandView, start: int, views: dict[int, CommandView]) -> bool:
+    """`if kill -0 $pid; then kill -9 $pid; ...`: the process was there a moment ago."""
+    condition = _if_condition(view)
+    if condition is None:
+        return False
+    _, targets = _kill_targets(view, start)
+    for cmd in commands_in(condition):
+        v = views.get(id(cmd))
+        eff = view_effective(v) if v is not None else None
+        if v is None or eff is None or eff.name != "kill":
+            continue
+        probe, tested = _kill_targets(v, eff.start)
+        if probe and targets and set(targets) <= set(tested):
+            return True
+    return False
+
+
+def _common_failure(view: CommandView, views: dict[int, CommandView]) -> bool:
+    """A step whose failure is common and often unseen (``COMMON_FAILURE_STEPS``)."""
+    eff = view_effective(view)
+    if eff is None:
+        return False
+    kind = COMMON_FAILURE_STEPS.get(eff.name)
+    args = eff.argv[1:]
+    if kind == "package":
+        return any(a in PACKAGE_INSTALL_VERBS for a in args)
+    if kind == "edit":
+        return any(re.fullmatch(IN_PLACE_EDIT_OPTIONS[eff.name], a) for a in args)
+    if eff.name == "kill":
+        return not _kill_checked(view, eff.start, views)
+    return kind is not None
+
+
+def _forced_removal(view: CommandView) -> bool:
+    eff = view_effective(view)
+    return eff is not None and eff.name == "rm" and any(
+        a == "--force" or (a.startswith("-") and not a.startswith("--") and "f" in a)
+        for a in eff.argv[1:])
+
+
+def _own_script(eff: Effective) -> bool:
+    """A script of the project's own (`steps/info/gmm_dir_info.pl $dir`, `bash ./x.sh`): it
+    reports its own failures, the message after it is the caller's progress line."""
+    argv = eff.argv
+    if _OWN_SCRIPT.fullmatch(argv[0]):
+        return True
+    return eff.name in SCRIPT_INTERPRETERS and len(argv) > 1 and bool(
+        _OWN_SCRIPT.fullmatch(argv[1]) or _SCRIPT_SUFFIX.fullmatch(argv[1]))
+
+
+def _dir_tested(view: CommandView, start: int) -> bool:
+    """`if [ ! -d "$D" ]; then mkdir "$D"`: the directory was missing a moment ago."""
+    condition = _if_condition(view)
+    if condition is None:
+        return False
+    script = view.context.script
+    tested = " ".join(script.text[condition.span[0]:condition.span[1]].translate(_UNQUOTE)
+                      .split())
+    dirs = [_written(view, k) for k in range(start + 1, len(view.argv))
+            if not view.values[k].startswith("-")]
+    return bool(dirs) and all(re.search(rf"! -[de] {re.escape(d)}(?:\s|\]|$)", tested)
+                              for d in dirs)
+
+
+def _script_functions(ctx: CheckContext, script: Script) -> frozenset[str]:
+    return ctx.memo.get_or_compute("qc205_functions", script, lambda: frozenset(
+        n.name for n in iter_nodes(script.body)
+        if isinstance(n, Compound) and n.kind == "function" and n.name))
+
+
+def _quiet(ctx: CheckContext, layer: Layer, view: CommandView,
+           views: dict[int, CommandView]) -> bool:
+    """A step that rarely fails unseen: a function of the script or a script of the project
+    (each says what went wrong itself), a mkdir or kill the script has just tested, a forced
+    removal."""
+    if _forced_removal(view):
+        return True
+    eff = view_effective(view)
+    if eff is None:
+        return False
+    if not eff.wrappers and layer.script is not None and \
+            view.values[eff.start] in _script_functions(ctx, layer.script):
+        return True
+    if eff.name == "mkdir":
+        return _dir_tested(view, eff.start)
+    if eff.name == "kill":
+        return _kill_checked(view, eff.start, views)
+    return _own_script(eff)
+
+
+def _severity(ctx: CheckContext, layer: Layer, slot: Slot, lo: int, hi: int,
+              views: dict[int, CommandView]) -> Severity:
+    """Warning when the step is one whose failure is common and unseen (a kill, a package
+    install, a download, `sed -i`, `ln`, a background start), or an ordinary command; info when
+    it rarely fails unseen (``_quiet``). After forced removals only (`rm -f $PID_FILE`), the
+    step before them decides."""
+    if slot.ops[hi] == "&":
+        return "warning"
+    step = [v for node in slot.items[lo:hi + 1] for v in _commands(node, views, layer)]
+    if any(_common_failure(v, views) for v in step):
+        return "warning"
+    if not step or not all(_quiet(ctx, layer, v, views) for v in step):
+        return "warning"
+    if not all(_forced_removal(v) for v in step):
+        return "info"
+    j = lo - 1
+    while j >= 0:
+        glo, ghi = slot.group(j)
+        items = slot.items[glo:ghi + 1]
+        before = [v for node in items for v in _commands(node, views, layer)]
+        if _neutral(items, views) or _cleanup(items, views) or \
+                (before and all(_forced_removal(v) for v in before)):
+            j = glo - 1
+            continue
+        return "warning" if any(_common_failure(v, views) for v in before) else "info"
+    return "info"
 
 
 def _function_of(view: CommandView) -> Compound | None:
@@ -260,6 +483,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
     i = slot.index
     if i > 0 and slot.ops[i - 1] in ("&&", "||"):
         return None
+    if _run_end_marker(text, slot, views):
+        return None
     j = i - 1
     lo = hi = -1
     while j >= 0:
@@ -300,7 +525,12 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
     src = slot.script.origin.span(step[0].span[0], max(step[-1].span[1], step[0].span[0] + 1))
     at = where.at(src[0] if src else None)
     message = node_text(slot.script, view.command, 50)
-    if background:
+    severity = _severity(ctx, layer, slot, lo, hi, views)
+    if severity == "info":
+        msg = (f"`{message}` is printed even when `{step_text}` ({at}) failed: the step's "
+               f"status is not checked. The message may be meant as progress; if it says the "
+               f"step worked, print it only then (`... && {message}`).")
+    elif background:
         msg = (f"`{message}` claims success whatever happened: the step it reports on, "
                f"`{step_text}` ({at}), was only started in the background (`&`): it has not "
                f"finished, and nothing checks how it ends. Wait for it and test its status "
@@ -320,7 +550,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
                f"success: {fix}.")
     span = view.source_span or (0, 0)
     fixes = () if background else _stop_fix(ctx, layer, slot, step, span_text)
-    return Finding(span, msg, layer, fixes=fixes)
+    return Finding(span, msg, layer, fixes=fixes,
+                   severity="info" if severity == "info" else None)
 
 
 def _stop_fix(ctx: CheckContext, layer: Layer, slot: Slot, step: list[Node],

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Edit, Fix
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.parsing.tree import CommandList, Node, Pipeline, SimpleCommand
+from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Script, SimpleCommand
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
@@ -298,7 +298,7 @@ def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
         if option_in_effect(ctx, layer, view.command.span[0], script, "pipefail"):
             continue
         why = _tee_matters(ctx, layer, view, pipe)
-        if why is None or _only_feeds(pipe, views):
+        if why is None or _only_feeds(pipe, views) or _status_read_next(ctx, view, pipe):
             continue
         first = pipe.commands[0]
         first_view = views.get(id(first)) if isinstance(first, SimpleCommand) else None
@@ -310,6 +310,30 @@ def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
         span = (first_view.source_span if first_view is not None and first_view.source_span
                 else view.source_span) or (0, 0)
         yield Finding(span, msg, layer)
+
+
+def _first_text(script: Script, node: Node) -> str:
+    """The text of the first command ``node`` runs, with the words a compound expands before
+    its body (`case ${PIPESTATUS[0]} in`, `for s in "${PIPESTATUS[@]}"`)."""
+    if isinstance(node, Pipeline) and node.commands:
+        return _first_text(script, node.commands[0])
+    if isinstance(node, CommandList) and node.items:
+        return _first_text(script, node.items[0])
+    if isinstance(node, Compound) and node.parts and node.kind != "function":
+        first = node.parts[0][1]
+        return script.text[node.span[0]:first.span[0]] + _first_text(script, first)
+    return script.text[node.span[0]:node.span[1]]
+
+
+def _status_read_next(ctx: CheckContext, view: CommandView, pipe: Pipeline) -> bool:
+    """The command right after the pipeline reads its statuses (`cmd | tee log; exit
+    ${PIPESTATUS[0]}`, `rc=${PIPESTATUS[0]}`, `if [ "${PIPESTATUS[0]}" -ne 0 ]`): the script
+    looks at the first command's status itself. Any later command resets the array."""
+    slot = slot_of(ctx, view, pipe)
+    if slot is None or slot.item is not pipe or slot.index + 1 >= len(slot.items) or \
+            slot.ops[slot.index] == "&":
+        return False
+    return "PIPESTATUS" in _first_text(slot.script, slot.items[slot.index + 1])
 
 
 _FEEDERS = frozenset({"echo", "printf", "cat", "yes", "true"})

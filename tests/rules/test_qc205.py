@@ -206,3 +206,113 @@ def test_a_function_that_does_not_exit_is_still_a_step() -> None:
     src = 'build() { make; }\nbuild\necho "Build done"'
     [(line, _, _)] = found(src)
     assert line == 3
+
+
+# apache/celeborn 7b050089b837055a3813b26f05b1fce88aa32e0b, toolkit/reg.sh lines 405-430
+# (Apache-2.0), shortened: the run opens with "start at ..." and ends with a time stamp line.
+CELEBORN_REG_END = '''echo -e "start at ${REG_CURRENT_RUNNING_DATE}"
+rm -rf ${REG_RESULT}
+zip ${REG_RESULT}/${REG_CURRENT_RUNNING_DATE}.zip -r ${REG_RESULT}/${REG_CURRENT_RUNNING_DATE}
+rm -rf ${REG_RESULT}/${REG_CURRENT_RUNNING_DATE}
+
+echo -e "done at $(date)"
+'''
+
+
+@pytest.mark.parametrize("src", [
+    CELEBORN_REG_END,
+    'make\necho "Finished at `date +%T`"\nexit 0\n',
+    'make\necho "$(date \'+%F %T\'): all done"\n',
+])
+def test_a_time_stamped_end_of_run_line_claims_nothing(src: str) -> None:
+    assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", [
+    'make\necho "done at $(date)"\nmake install\n',  # not the end of the run
+    'make\necho "Build done at $(date)"\n',  # it names what was done
+    'make\necho "done"\n',  # no time stamp
+])
+def test_a_done_line_that_reports_on_a_step(src: str) -> None:
+    assert len(found(src)) == 1, src
+
+
+# -- issue 13: the severity says how likely the step is to have failed unseen -------------------
+
+# Steps whose failure is common and easy to miss: a warning. From the precision corpus, shortened:
+# apache/rocketmq 8fc57f1468d182eea11c01e089c0250d647dc5f3 distribution/bin/mqshutdown:24,
+# distribution/bin/os.sh:63, distribution/bin/play.sh:33; alibaba/nacos
+# 486e19848605bbea24902b26e741a433d912e0a8 distribution/bin/startup.sh:90; apache/bookkeeper
+# 9590a97f67c81a2964c79a92c7c58976894588f3 bin/bookkeeper-daemon.sh:176; apache/storm
+# 73da988d9ac3f2c9b83ec224bc54edb038654f75 dev-tools/rc/download-rc-directory.sh:26;
+# apache/linkis bad400a77b9502a68ec229ce6a5aedab6f039b28 linkis-web/install.sh:146;
+# apache/zookeeper 53a78e36f99602162643303ab330377fc383b41f bin/zkServer.sh:221 (all Apache-2.0).
+@pytest.mark.parametrize("src", [
+    'kill ${pid}\necho "Send shutdown request to mqbroker OK(${pid})"',
+    'kill -9 $TARGET_PID >/dev/null 2>&1\necho Successfully stopped the process',
+    'pkill -f worker\necho "worker stopped"',
+    'sudo systemctl restart nginx\necho "nginx restarted"',
+    'nohup sh mqbroker -n ${ADDR} > bk.log 2>&1 &\n\necho "Start Broker Successfully, ${ADDR}"',
+    'sed -i "" "s/^a=$/a=1/" "${target_file}"\necho "Updated"',
+    'ln -s /dev/shm ${HOME}/tmpfs\necho "create tmpfs ok"',
+    'wget -r -e robots=off -nH -nd -np $1\n\necho "Done..."',
+    'sudo yum install -y nginx\necho "install nginx success"',
+    '$KILL "$(cat "$ZOOPIDFILE")"\nrm "$ZOOPIDFILE"\nsleep 1\necho STOPPED',
+    # Forced removals after a kill: the message reports on the kill.
+    'kill "$pid"\nrm -f "$PIDFILE"\necho "stopped"',
+    # An ordinary step stays a warning.
+    'cp build/app /srv/app\necho "Deployed"',
+    'connect_to db\necho "Connected to db OK"',
+    # The test is of another pid, another directory.
+    'if kill -0 "$a"; then\n  kill -9 "$b"\n  echo "killed $b"\nfi',
+    'if [ ! -d "$A" ]; then\n  mkdir "$B"\n  echo "created"\nfi',
+])
+def test_a_common_failure_is_a_warning(src: str) -> None:
+    [(_, _, d)] = found(src)
+    assert d.severity == "warning", src
+
+
+# Steps that rarely fail unseen: info. apache/kafka 1eb7644349cb07139d6a3c1ad1986979647cac99
+# tests/docker/ducker-ak lines 432-433 (a function of the script); facebookresearch/fairseq
+# 3d262bb25690e4eb2e7d3c1309b1e9c406ca4b99 examples/wav2vec/unsupervised/kaldi_self_train/st/
+# steps_gan/train_sat.sh lines 277-279 (MIT; a script of the project); hpcaitech/ColossalAI
+# 4f9953be335ef371b3848719ddafe596c01ecd37 applications/ColossalChat/tests/
+# test_data_preparation.sh lines 51-53 (a mkdir just tested); pytorch/examples
+# 77f55b912142e11fcfdf5b530231fb9c52f181e8 run_cpp_examples.sh lines 150-153 (BSD-3-Clause;
+# forced removals only); apache/linkis bad400a77b9502a68ec229ce6a5aedab6f039b28
+# linkis-dist/package/sbin/kill-yarn-jobs.sh lines 248-251 (a kill just tested) and
+# linkis-daemon.sh lines 169-171 (a function, then `$(rm -f ...)`). Shortened; Apache-2.0 unless
+# named.
+KAFKA_DUCKER_UP = '''generate_cluster_json_file() {
+  exec 3<> "$2"
+  echo "{" >&3
+}
+generate_cluster_json_file "${num_nodes}" "${ducker_dir}/build/cluster.json"
+echo "ducker_up: successfully wrote ${ducker_dir}/build/cluster.json"
+'''
+LINKIS_STOP = '''wait_for_server_to_die() {
+  kill ${1}
+}
+wait_for_server_to_die $pid 40
+$(rm -f ${SERVER_PID})
+echo "server $SERVER_NAME is stopped."
+'''
+
+
+@pytest.mark.parametrize("src", [
+    KAFKA_DUCKER_UP,
+    LINKIS_STOP,
+    'steps/info/gmm_dir_info.pl $dir\n\necho "$0: done training SAT system in $dir"',
+    'bash ./tools/setup_env.sh\necho "environment ready"',
+    'if [ ! -d "$BASE_TEMP_DIR" ]; then\n  mkdir "$BASE_TEMP_DIR"\n'
+    '  echo "Directory created successfully"\nfi',
+    'find . -type d -name build -exec rm -rf {} +\nrm -rf $HOME_DIR/libtorch\n'
+    'rm -f $HOME_DIR/libtorch.zip\necho "Clean completed"',
+    'if kill -0 ${sub_pid} > /dev/null 2>&1; then\n  kill -9 ${sub_pid}\n'
+    '  echo "Killed subprocess ${sub_pid}"\nfi',
+    'build() { make; }\nbuild\necho "Build done"',
+])
+def test_a_step_that_rarely_fails_unseen_is_info(src: str) -> None:
+    [(_, _, d)] = found(src)
+    assert d.severity == "info", src
+    assert "may be meant as progress" in d.message

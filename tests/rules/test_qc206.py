@@ -103,6 +103,41 @@ def test_tee_not_reported(src: str) -> None:
     assert found(src) == [], src
 
 
+# alibaba/Pai-Megatron-Patch a098ca5acbdeaf7172ce0393fa309b39a77506db,
+# examples/deepseek_v3/run_mcore_deepseek_lite.sh lines 2 and 209 (Apache-2.0), shortened; the
+# qwen3_next, qwen3_omni and qwen3_vl run scripts end the same way.
+PAI_MEGATRON_RUN = ('set -e\ncmd="torchrun pretrain.py"\n'
+                    'eval $cmd 2>&1 | tee log_new.txt ; exit ${PIPESTATUS[0]}\n')
+
+
+def test_pipestatus_read_at_once_is_the_check() -> None:
+    # The statuses the command right after the pipeline reads are the pipeline's.
+    assert run("bash", "false | tee /dev/null; exit ${PIPESTATUS[0]}").returncode == 1
+    assert run("bash", "false | tee /dev/null; true; exit ${PIPESTATUS[0]}").returncode == 0
+
+
+@pytest.mark.parametrize("src", [
+    PAI_MEGATRON_RUN,
+    'set -e\nmake | tee build.log\nrc=${PIPESTATUS[0]}\n[ "$rc" -eq 0 ] || exit "$rc"\n',
+    'set -e\nmake | tee build.log\nif [ "${PIPESTATUS[0]}" -ne 0 ]; then exit 1; fi\n',
+    'set -e\nmake | tee build.log\nstatus=("${PIPESTATUS[@]}")\n',
+    'set -e\nmake | tee build.log\ncase ${PIPESTATUS[0]} in 0) ;; *) exit 1 ;; esac\n',
+    "ssh h 'make | tee build.log; exit ${PIPESTATUS[0]}'",
+])
+def test_tee_status_read_from_pipestatus(src: str) -> None:
+    assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", [
+    # Another command runs first: PIPESTATUS is then its status.
+    'set -e\nmake | tee build.log\necho built\nexit ${PIPESTATUS[0]}\n',
+    # `$?` is tee's status.
+    'set -e\nmake | tee build.log\nexit $?\n',
+])
+def test_tee_status_read_too_late(src: str) -> None:
+    assert len(found(src)) == 1, src
+
+
 # pyenv/pyenv bec9a562a59e48a730fe3320fe90c6999c82886c, plugins/python-build/bin/python-build
 # line 1938 (MIT): the step is `.` in an `sh -c` script.
 PYENV_TCL_DEFS = ('if sh -c \'. \'"$tcltk_prefix"\'/lib/tclConfig.sh; echo "$TCL_DEFS"\' | '
