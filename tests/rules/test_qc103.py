@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+
 import pytest
 from _support import CROSSLAYER, Finder, at, fixture_test
 from harness.shells import run_shell
@@ -215,6 +218,17 @@ def test_the_sudo_string_keeps_a_hostile_value_literal_in_bash() -> None:
 ])
 def test_values_the_script_sets_to_plain_words_are_not_qc103(src: str) -> None:
     assert found(src) == []
+
+
+def test_a_random_number_from_shuf_is_not_code() -> None:
+    # apache/celeborn 7b050089b837055a3813b26f05b1fce88aa32e0b toolkit/reg.sh:236-239.
+    src = ('SLEEP_TIME=$(shuf -i500-800 -n1)\n'
+           'ssh core-1 "sleep ${SLEEP_TIME}s && jps | grep Worker" &\n')
+    assert found(src) == []
+    # The fact, with the real shuf: one integer and a newline, nothing else.
+    out = subprocess.run(["shuf", "-i500-800", "-n1"], capture_output=True, text=True,
+                         timeout=10).stdout
+    assert re.fullmatch(r"\d+\n", out)
 
 
 @pytest.mark.parametrize("src", [
