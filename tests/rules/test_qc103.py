@@ -231,6 +231,28 @@ def test_a_random_number_from_shuf_is_not_code() -> None:
     assert re.fullmatch(r"\d+\n", out)
 
 
+# apache/kafka 1eb7644349cb07139d6a3c1ad1986979647cac99 gradlew:255-260 (Gradle's wrapper):
+# sed backslash-escapes every character that is not plain, tr joins the lines with blanks.
+GRADLEW_EVAL = (
+    "eval \"set -- $(\n"
+    "        printf '%s\\n' \"$DEFAULT_JVM_OPTS $JAVA_OPTS $GRADLE_OPTS\" |\n"
+    "        xargs -n1 |\n"
+    "        sed ' s~[^-[:alnum:]+,./:=@_]~\\\\&~g; ' |\n"
+    "        tr '\\n' ' '\n"
+    "    )\" '\"$@\"'\n")
+
+
+def test_output_escaped_for_the_shell_by_sed_is_not_code() -> None:
+    assert found(GRADLEW_EVAL) == []
+    # The fact, with a real sh: a hostile value stays one literal argument.
+    hostile = "JAVA_OPTS='\"$(touch /x);echo\" *' ; "
+    out = run_shell("sh", hostile + GRADLEW_EVAL + 'printf "<%s>" "$@"\n', None, timeout=10)
+    assert out.stdout == "<$(touch /x);echo><*>"
+    # Without the join a newline would end the command; a sed that leaves `;` alone is not it.
+    assert found(GRADLEW_EVAL.replace(" |\n        tr '\\n' ' '", ""))
+    assert found(GRADLEW_EVAL.replace("=@_]", "=@_;]"))
+
+
 @pytest.mark.parametrize("src", [
     'read -r APP\nssh web1 "systemctl restart $APP"\n',  # read: not known
     'APP=shopfront\nread -r APP\nssh web1 "systemctl restart $APP"\n',
