@@ -230,6 +230,23 @@ SCRIPT_INTERPRETERS: Final[frozenset[str]] = frozenset(
 """Programs that run a script file named as their first argument (``bash ./x.sh``,
 ``python3 tools/y.py``)."""
 
+SED_BARE_COMMANDS: Final[frozenset[str]] = frozenset("=dDgGhHnNpPxzF")
+"""sed commands that take nothing after the letter (GNU sed 4.9): the next character must end
+the command (`;`, a newline, `}`, a blank or a `#` comment)."""
+
+SED_NUMBER_COMMANDS: Final[frozenset[str]] = frozenset("qQlL")
+"""sed commands that take an optional number (an exit code, a line length)."""
+
+SED_TEXT_COMMANDS: Final[frozenset[str]] = frozenset("aic")
+"""sed commands whose text runs to the end of the line (a backslash-newline continues it)."""
+
+SED_WORD_COMMANDS: Final[frozenset[str]] = frozenset("btTrRwWev:")
+"""sed commands that take a label, a file name or a command up to the end of the line (a
+label also ends at `;`)."""
+
+SED_DELIMITED_COMMANDS: Final[frozenset[str]] = frozenset("sy")
+"""sed commands whose next character delimits two sections (`s|a|b|g`, `y/ab/cd/`)."""
+
 # -- program words ------------------------------------------------------------------------------
 
 

@@ -177,6 +177,11 @@ def test_heredoc_body_reads_the_state_before_the_command() -> None:
     ("r=$(git rev-parse --short HEAD)\necho $r\n", "word"),
     ("b=$(git rev-parse --abbrev-ref HEAD)\necho $b\n", "unknown"),  # a branch may hold `;`
     ("i=$(hostname -I)\necho $i\n", "unknown"),  # several addresses
+    ("s=$(shuf -i500-800 -n1)\necho $s\n", "number"),
+    ("s=$(shuf --input-range=1-$n --head-count 1)\necho $s\n", "number"),
+    ("s=$(shuf -i1-8 -n3)\necho $s\n", "unknown"),  # three numbers, one a line
+    ("s=$(shuf -i1-8)\necho $s\n", "unknown"),
+    ("s=$(shuf -n1 hosts.txt)\necho $s\n", "unknown"),  # a line of a file
 ])
 def test_outputs_of_commands_that_print_one_plain_word(src: str, kind: str) -> None:
     assert at(src, "$" + src[0]).kind == kind

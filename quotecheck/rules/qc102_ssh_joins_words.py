@@ -19,7 +19,7 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.layers.ssh import SSH_GRAMMAR
 from quotecheck.programs import SHELL_PROGRAMS
 from quotecheck.rules.api import CheckContext, Finding, Rule
-from quotecheck.rules.crosslayer.joined_words import Issue, joined_words, literal_view, word_issues
+from quotecheck.rules.crosslayer.joined_words import Issue, joined_issues, joined_words
 from quotecheck.rules.qc107_quote_closes_early import closes_early
 
 
@@ -114,7 +114,7 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
            words: list[Arg]) -> Finding | None:
     problems: list[tuple[int, Arg, list[Issue]]] = []
     for k, a in enumerate(words):
-        issues = word_issues(literal_view(a))
+        issues = joined_issues(words, k)
         if a.dynamic:
             # Only the word's own text is judged; a value is QC103's (and may be empty).
             issues = [i for i in issues if i.kind not in ("glob", "empty")]

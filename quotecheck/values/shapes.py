@@ -240,12 +240,42 @@ def output_kind(values: list[str], quoting: Iterable[str]) -> str:
     known = PLAIN_OUTPUT_COMMANDS.get(tuple(values))
     if known is not None:
         return known
+    if _shuf_one_number(values):
+        return "number"
     if values and values[0] == "date":
         args = [v for v in values[1:] if v not in ("-u", "--utc")]
         if len(args) == 1 and _DATE_FORMAT.fullmatch(args[0]) and all(
                 d in DATE_PLAIN_DIRECTIVES for d in re.findall(r"%(.)", args[0])):
             return "word"
     return "unknown"
+
+
+def _shuf_one_number(values: list[str]) -> bool:
+    """`shuf -i LO-HI -n 1`: one integer from the range (shuf rejects a range that is not
+    two numbers, and prints nothing then). More than one (`-n 3`, or no `-n`) is one a line."""
+    if not values or values[0] != "shuf":
+        return False
+    ranged = one = False
+    i = 1
+    while i < len(values):
+        opt = values[i]
+        name, eq, value = opt.partition("=")
+        if opt in ("-i", "-n", "--input-range", "--head-count") and i + 1 < len(values):
+            name, value = opt, values[i + 1]
+            i += 1
+        elif opt[:2] in ("-i", "-n") and len(opt) > 2 and not opt.startswith("--"):
+            name, value = opt[:2], opt[2:]
+        elif not eq and opt in ("-r", "--repeat", "-z", "--zero-terminated"):
+            i += 1
+            continue
+        if name in ("-i", "--input-range"):
+            ranged = True
+        elif name in ("-n", "--head-count") and value == "1":
+            one = True
+        else:
+            return False  # an input file, -o FILE, -e words, or another count
+        i += 1
+    return ranged and one
 
 
 def substitution_command(script: Script, part: Part) -> list[str] | None:

@@ -128,6 +128,25 @@ def test_correct_code_is_not_reported(src: str) -> None:
     assert not found(src)
 
 
+def test_first_word_is_remote_code_and_its_spaces_are_meant() -> None:
+    # apache/linkis bad400a77b9502a68ec229ce6a5aedab6f039b28
+    # linkis-dist/package/admin/tools/linkis-log-tool.sh: the remote shell is meant to split
+    # `bash -s` (as it would if that word were sent alone); the values are QC103's.
+    src = "ssh -q hadoop@$server_name 'bash -s' $job_id $log_path <$script"
+    assert not found(src)
+    assert not found("ssh host 'cd /srv && make' install")
+    # Only what the first word does to the words after it is lost in the join.
+    for src, kind in [("ssh host \"echo 'a\" b", "unmatched"),
+                      ("ssh host 'ls # list' -l", "ignores it"),
+                      ("ssh host '' ls", "disappears"),
+                      ("ssh host 'echo a\\' b", "glues the next word on")]:
+        [d] = found(src)
+        assert kind in d.message
+    # The next words are still judged as arguments.
+    [d] = found("ssh host 'bash -s' 'my file'")
+    assert "`my file` is split" in d.message
+
+
 @pytest.mark.parametrize("src", [
     "ssh", "ssh -p", "ssh host ''", "watch", "watch ''", "$ssh host ls 'a b'",
     "ssh host \"$(\" 'a b'", "timeout 5 ssh host ls 'a b'",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+
 import pytest
 from _support import CROSSLAYER, Finder, at, fixture_test
 from harness.shells import run_shell
@@ -215,6 +218,39 @@ def test_the_sudo_string_keeps_a_hostile_value_literal_in_bash() -> None:
 ])
 def test_values_the_script_sets_to_plain_words_are_not_qc103(src: str) -> None:
     assert found(src) == []
+
+
+def test_a_random_number_from_shuf_is_not_code() -> None:
+    # apache/celeborn 7b050089b837055a3813b26f05b1fce88aa32e0b toolkit/reg.sh:236-239.
+    src = ('SLEEP_TIME=$(shuf -i500-800 -n1)\n'
+           'ssh core-1 "sleep ${SLEEP_TIME}s && jps | grep Worker" &\n')
+    assert found(src) == []
+    # The fact, with the real shuf: one integer and a newline, nothing else.
+    out = subprocess.run(["shuf", "-i500-800", "-n1"], capture_output=True, text=True,
+                         timeout=10).stdout
+    assert re.fullmatch(r"\d+\n", out)
+
+
+# apache/kafka 1eb7644349cb07139d6a3c1ad1986979647cac99 gradlew:255-260 (Gradle's wrapper):
+# sed backslash-escapes every character that is not plain, tr joins the lines with blanks.
+GRADLEW_EVAL = (
+    "eval \"set -- $(\n"
+    "        printf '%s\\n' \"$DEFAULT_JVM_OPTS $JAVA_OPTS $GRADLE_OPTS\" |\n"
+    "        xargs -n1 |\n"
+    "        sed ' s~[^-[:alnum:]+,./:=@_]~\\\\&~g; ' |\n"
+    "        tr '\\n' ' '\n"
+    "    )\" '\"$@\"'\n")
+
+
+def test_output_escaped_for_the_shell_by_sed_is_not_code() -> None:
+    assert found(GRADLEW_EVAL) == []
+    # The fact, with a real sh: a hostile value stays one literal argument.
+    hostile = "JAVA_OPTS='\"$(touch /x);echo\" *' ; "
+    out = run_shell("sh", hostile + GRADLEW_EVAL + 'printf "<%s>" "$@"\n', None, timeout=10)
+    assert out.stdout == "<$(touch /x);echo><*>"
+    # Without the join a newline would end the command; a sed that leaves `;` alone is not it.
+    assert found(GRADLEW_EVAL.replace(" |\n        tr '\\n' ' '", ""))
+    assert found(GRADLEW_EVAL.replace("=@_]", "=@_;]"))
 
 
 @pytest.mark.parametrize("src", [

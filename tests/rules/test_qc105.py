@@ -193,3 +193,33 @@ def test_program_text_the_script_splices_in_by_design(src: str) -> None:
 def test_a_value_from_outside_in_an_awk_regex_is_still_info() -> None:
     [d] = found('awk "/$pattern/ {print}" f')
     assert d.severity == "info"
+
+
+# docker-mailserver/docker-mailserver c9b015ddc869b277c16dd20ef4a70e595c72d022,
+# target/scripts/startup/setup.d/log.sh lines 51-53 (MIT): the values are written into the
+# logrotate file on purpose; the `}` of the `s|}|...|` pattern (or of `${HOSTNAME}`) opens no
+# sed block, so no `$` here stands where sed reads an address.
+MAILSERVER_POSTROTATE = (
+    'sed -i \\\n'
+    '  "s|}|  postrotate\\n    /usr/local/bin/postfix-summary ${HOSTNAME} '
+    '${PFLOGSUMM_RECIPIENT} ${PFLOGSUMM_SENDER}\\n  endscript\\n}\\n|" \\\n'
+    '  /etc/logrotate.d/maillog\n')
+
+
+def test_values_in_a_sed_replacement_after_a_brace_are_spliced_in() -> None:
+    assert found(MAILSERVER_POSTROTATE) == []
+
+
+@pytest.mark.parametrize(("src", "reported"), [
+    # At an address, but sed would reject the text: `P` takes nothing, `F` is an error.
+    ('sed "${PFLOGSUMM_RECIPIENT}" f', False),
+    ('sed "$PFLOGSUMM_RECIPIENT" f', False),
+    ('sed "$dx" f', False),
+    # sed reads these: the last line, then a command (a block, `q` with an exit code).
+    ('sed -n "${p}" f', True),
+    ('sed "$q5" f', True),
+    ('sed "s|a|b|;$d" f', True),
+])
+def test_a_sed_dollar_is_sed_s_only_when_the_text_reads_as_a_command(
+        src: str, reported: bool) -> None:
+    assert bool(found(src)) == reported, src

@@ -86,6 +86,28 @@ def test_not_reported(src: str) -> None:
     assert found(src) == [], src
 
 
+@pytest.mark.parametrize("src", [
+    # apache/linkis bad400a77b9502a68ec229ce6a5aedab6f039b28
+    # linkis-dist/package/sbin/kill-process-by-pid.sh: one pid's process group only.
+    "kill -- -$(ps -o pgid \"$killProcessPID\" | grep [0-9] | tr -d ' ')",
+    "kill -- -$(ps -o pgid $$ | grep [0-9] | tr -d ' ')",
+    "n=$(ps -o pid,args 4242 | grep -c java)",
+    # every process, but no column holds a command line
+    "kill -- -$(ps -e -o pgid,user | grep [0-9] | tr -d ' ')",
+    "n=$(ps -e -o pid= | grep -c 42)",
+])
+def test_ps_of_one_pid_or_without_commands_cannot_list_grep(src: str) -> None:
+    assert found(src) == [], src
+
+
+def test_run_time_words_are_not_read_as_ps_options() -> None:
+    # The letters of `$opts` are not BSD options (`o` would take `pts` as the format): not
+    # known, so the columns asked for stand.
+    assert found('n=$(ps -e -o pid,args $opts | grep -c java)')
+    # A format known only at run time may hold the command name.
+    assert found('n=$(ps -e -o "$fmt" | grep -c grep)')
+
+
 def test_inside_a_remote_script_it_points_into_the_quoted_text() -> None:
     src = "ssh h '\nn=$(ps aux | grep worker | wc -l)\necho $n\n'\n"
     hits = found(src)

@@ -7,7 +7,14 @@ import re
 from collections.abc import Sequence
 
 from quotecheck.layers.model import Layer
-from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
+from quotecheck.parsing.tree import (
+    CommandList,
+    Compound,
+    Pipeline,
+    Script,
+    SimpleCommand,
+    iter_nodes,
+)
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
 from quotecheck.records import Record
 from quotecheck.rules.crosslayer.chars import DECLARERS, scripts_of
@@ -143,12 +150,58 @@ def quoting_command(words: Sequence[str]) -> bool:
     return any("shlex.quote" in w or "shlex.join" in w for w in words)
 
 
+# `sed 's~[^-[:alnum:]+,./:=@_]~\\&~g'` (Gradle's wrapper): every character outside a set of
+# plain ones gets a backslash, so no shell reads any of them as syntax.
+_ESCAPING_SED = re.compile(r"\s*s(.)\[\^((?:\[:[a-z]+:\]|[^\]\[])+)\]\1\\\\&\1g\s*;?\s*")
+_PLAIN_CLASSES = frozenset({"alnum", "alpha", "digit", "lower", "upper", "xdigit"})
+_PLAIN_CHARS = frozenset("-_.,/:=@+%")
+
+
+def _escapes_for_the_shell(words: Sequence[str]) -> bool:
+    """``words`` is a sed that backslash-escapes each character outside a set of plain
+    characters (letters, digits, `-_.,/:=@+%`)."""
+    if len(words) < 2 or basename(words[0]) != "sed":
+        return False
+    script = words[2] if len(words) == 3 and words[1] in ("-e", "--expression") else (
+        words[1] if len(words) == 2 else None)
+    m = _ESCAPING_SED.fullmatch(script) if script is not None else None
+    if m is None:
+        return False
+    body = m.group(2)
+    rest = re.sub(r"\[:([a-z]+):\]", lambda c: "" if c.group(1) in _PLAIN_CLASSES else " ", body)
+    return all(c.isascii() and (c.isalnum() or c in _PLAIN_CHARS) for c in rest)
+
+
+def _joins_lines(words: Sequence[str]) -> bool:
+    """`tr '\\n' ' '`: the lines joined with blanks (which only separate words)."""
+    return len(words) == 3 and basename(words[0]) == "tr" and words[1] == "\\n" and \
+        words[2] == " "
+
+
+def _escaped_pipeline(script: Script, part: Part) -> bool:
+    """A `$(... | sed 's/[^PLAIN]/\\&/g' | tr '\\n' ' ')`: whatever the first stages print,
+    each character that is not plain is escaped for the shell, and the lines are joined with
+    blanks, so the output is words with no shell syntax (a newline left in would end a
+    command)."""
+    inner = script.substitutions.get(part.span[0])
+    if inner is None or len(inner.body) != 1:
+        return False
+    node = inner.body[0]
+    while isinstance(node, CommandList) and len(node.items) == 1:
+        node = node.items[0]
+    if not isinstance(node, Pipeline) or len(node.commands) < 2:
+        return False
+    stages = [[w.value for w in c.words] if isinstance(c, SimpleCommand) and not c.redirects
+              and not any(w.dynamic for w in c.words) else [] for c in node.commands]
+    return _escapes_for_the_shell(stages[-2]) and _joins_lines(stages[-1])
+
+
 def part_is_quoted_output(part: Part, script: Script) -> bool:
     if part.kind == "parameter" and re.search(r"@[QK]\}$", part.value):
         return True
     if part.kind in ("command", "backtick"):
         words = substitution_words(script, part)
-        return words is not None and quoting_command(words)
+        return (words is not None and quoting_command(words)) or _escaped_pipeline(script, part)
     return False
 
 

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterable
 
 from quotecheck.diagnostics import Severity
-from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound
+from quotecheck.parsing.words import EXPANSION_KINDS
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding
 from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
@@ -16,6 +16,7 @@ from quotecheck.rules.crosslayer.assignments import Assigned
 from quotecheck.rules.crosslayer.expansions import Expansion, Result
 from quotecheck.rules.crosslayer.inner_shells import describe
 from quotecheck.rules.crosslayer.programs import Program
+from quotecheck.rules.crosslayer.sed_text import at_address, reads_as_command
 from quotecheck.rules.crosslayer.text import article
 
 AWK_BUILTINS = frozenset({
@@ -23,7 +24,6 @@ AWK_BUILTINS = frozenset({
     "CONVFMT", "OFMT", "ENVIRON", "ARGC", "ARGV", "RT", "IGNORECASE", "PROCINFO", "FPAT",
     "FIELDWIDTHS", "BINMODE", "LINT", "TEXTDOMAIN", "ERRNO",
 })
-SED_COMMANDS = frozenset("aAbcdDeFgGhHiIlnNpPqQrRsTtvwWxyz")
 
 
 def _awk_identifier_used(program: str, name: str) -> bool:
@@ -35,15 +35,23 @@ def _spliced(exp: Expansion) -> bool:
         p.quoting == "single" for p in exp.word.parts)
 
 
-_SED_ADDRESS = lazy_compile(r"[\d\s,$!~+]*")
-
-
-def _sed_address(before: str) -> bool:
-    """Whether text ending at ``before`` leaves the next character in a sed address (`$d`,
-    `1,$p`), not inside a command's arguments (`s,%USER%,$USER,g`)."""
-    command = re.split(r"[;\n{}]", before)[-1]
-    command = re.sub(r"/(?:[^/\\]|\\.)*/|\\(.)(?:(?!\1).)*\1", "", command)
-    return _SED_ADDRESS.fullmatch(command) is not None
+def _sed_reads(prog: Program, exp: Expansion) -> bool:
+    """The expansion's `$` stands where sed reads an address (`$d`, `1,$p`; not inside a
+    command's arguments: `s|}|$HOST|`), and its text reads as an address and a command sed
+    accepts (`$d`, `${p}`, `$!N`; not `${PFLOGSUMM_RECIPIENT}`). The program's other
+    expansions are values: their sed meaning is not known."""
+    idx = sorted(i for i in (prog.index_of(s) for s in exp.sources) if i is not None)
+    if not idx:
+        return False
+    opaque: set[int] = set()
+    for word in exp.view.command.words:
+        for part in word.parts:
+            if part.kind in EXPANSION_KINDS and part is not exp.part:
+                srcs = (exp.script.origin[o] for o in part.offsets)
+                opaque.update(i for i in (prog.index_of(x) for x in srcs if x is not None)
+                              if i is not None)
+    return at_address(prog.text, idx[0], opaque) and reads_as_command(
+        prog.text, idx[0], idx[-1] + 1, opaque)
 
 
 def _script_value(assigns: Iterable[Assigned]) -> bool:
@@ -100,12 +108,10 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
         advice = ("write `\\$` (`\\" + exp.text + "`) or single-quote the program; pass shell "
                   "values with `-v name=\"$value\"` or through ENVIRON")
     elif lang == "sed":
-        # sed's `$` (last line) starts an address: `$d`, `1,$s/a/b/`, `$!N`.
-        at = prog.index_of(exp.sources[0])
-        before = prog.text[:at].rstrip(" \t") if at is not None else "?"
-        meant = _sed_address(before) and (name == "!" or (
-            pclass == "named" and name is not None and name[:1] in SED_COMMANDS
-            and not assigned))
+        # sed's `$` (last line) starts an address: `$d`, `1,$s/a/b/`, `$!N`; and what follows
+        # it must read as a sed command (`$PFLOGSUMM_RECIPIENT` does not: `P` takes nothing).
+        meant = _sed_reads(prog, exp) and (name == "!" or (
+            pclass == "named" and name is not None and not assigned))
         if not meant:
             return None  # `sed "s/$old/$new/"`: deliberate interpolation
         advice = "write `\\$` or single-quote the script"

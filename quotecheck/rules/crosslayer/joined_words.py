@@ -60,7 +60,11 @@ def word_issues(word: str) -> list[Issue]:
             continue
         if c == "\\":
             nxt = word[i + 1:i + 2]
-            if nxt == "" or nxt.isalnum() or nxt in "_-./,:=+%@^":
+            if nxt == "":
+                issues.setdefault("backslash", Issue(
+                    "backslash", "ends in `\\`, which escapes the joining space after it and "
+                                 "glues the next word on"))
+            elif nxt.isalnum() or nxt in "_-./,:=+%@^":
                 # Not escaping anything special: the remote shell just drops the backslash.
                 issues.setdefault("backslash", Issue(
                     "backslash", f"holds `\\{nxt}`, which the remote shell reads as an escape "
@@ -102,6 +106,28 @@ def word_issues(word: str) -> list[Issue]:
     return list(issues.values())
 
 
+# What of the first command word's text reaches past its own end into the words joined after
+# it; everything else in it (spaces, operators, globs) is read exactly as when it is sent alone.
+_REACHES_ON = ("quote", "comment", "empty")
+
+
+def _ends_in_backslash(word: str) -> bool:
+    """``word`` ends in an unescaped backslash: it escapes the space ssh puts after it."""
+    return (len(word) - len(word.rstrip("\\"))) % 2 == 1
+
+
+def joined_issues(words: list[Arg], k: int) -> list[Issue]:
+    """How word ``k`` of the joined ``words`` comes out differently once joined, by its own
+    literal text. The first word is remote shell code (`ssh h 'bash -s' "$a"`: the remote
+    shell is meant to split `bash -s`, as it does when that word is sent alone), so only what
+    it does to the words after it counts: an unmatched quote, a `#` comment, a trailing
+    backslash, or being empty (the next word becomes the command)."""
+    text = literal_view(words[k])
+    issues = word_issues(text)
+    if k > 0:
+        return issues
+    return [i for i in issues if i.kind in _REACHES_ON
+            or (i.kind == "backslash" and _ends_in_backslash(text))]
 
 
 def literal_view(arg: Arg) -> str:
@@ -149,8 +175,8 @@ def joined_word_issue(an: Analysis, exp: Expansion) -> bool:
         words = joined_words(an.trace, layer)
         if not words or len(words) < 2:
             continue
-        for arg in words:
+        for k, arg in enumerate(words):
             if arg.word is exp.word and any(
-                    i.kind != "glob" for i in word_issues(literal_view(arg))):
+                    i.kind != "glob" for i in joined_issues(words, k)):
                 return True
     return False

@@ -129,6 +129,8 @@ class Selector(Record):
         """The text the filters see for a process, and where its command line starts."""
         if self.source == "ps":
             assert self.ps is not None
+            if self.ps.shows == "none":
+                return None
             if self.ps.shows == "comm":
                 name = comm_name(argv)
                 return None if name is None else (self.ps.prefix + name, -1)
@@ -193,6 +195,18 @@ _TRANSFORM_STAGES = frozenset({"cut", "tr", "sed", "awk", "gawk", "mawk", "nawk"
 _PARTIAL_STAGES = frozenset({"head", "tail", "shuf"})
 
 
+def _one_value(arg: Arg) -> bool:
+    """``arg`` is one expansion that cannot split into several words: `"$pid"`, `$$`, `$!`."""
+    parts = arg.word.parts if arg.word is not None else ()
+    if len(parts) != 1:
+        return False
+    part = parts[0]
+    if part.name == "@" or "[@]" in part.value:
+        return False  # `"$@"`: as many words as there are elements
+    return part.kind in ("parameter", "special", "command", "backtick", "arithmetic") and (
+        part.quoting == "double" or part.name in ("$", "!", "PPID"))
+
+
 def selector_start(view: CommandView) -> Selector | None:
     """A selector from the first command of a pipeline (``ps ...`` or ``pgrep ...``)."""
     eff = view_effective(view)
@@ -201,7 +215,10 @@ def selector_start(view: CommandView) -> Selector | None:
     base = eff.start
     values = eff.values
     if eff.name == "ps":
-        ps = parse_ps(values, base)
+        runtime = {i for i, a in enumerate(view.argv)
+                   if a.dynamic_ranges and a.dynamic_ranges[0][0] == 0}
+        ps = parse_ps(values, base, runtime,
+                      {i for i in runtime if _one_value(view.argv[i])})
         if ps is None or ps.restricted:
             return None
         return Selector("ps", [], [view], ps=ps)

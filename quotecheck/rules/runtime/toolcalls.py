@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Literal
 
 from quotecheck.layers import handoff_types as ho
@@ -279,27 +280,36 @@ def parse_pgrep(values: Sequence[str], start: int = 0) -> PgrepCall | None:
 
 
 class PsCall(FrozenRecord):
-    shows: Literal["args", "comm"]
+    # What each line shows of the process: its command line, only its name, or neither
+    # (`ps -o pgid`, `-o pid,user`): a filter on such lines cannot find its own command.
+    shows: Literal["args", "comm", "none"]
     prefix: str  # what the columns before the command look like (for `^` anchors)
-    restricted: bool  # -C name, -p pid, -u user, --pid...: only some processes listed
+    restricted: bool  # -C name, -p pid, a bare pid, -u user, --pid...: only some processes
 
-    def __init__(self, shows: Literal["args", "comm"], prefix: str, restricted: bool) -> None:
+    def __init__(self, shows: Literal["args", "comm", "none"], prefix: str,
+                 restricted: bool) -> None:
         object.__setattr__(self, "shows", shows)
         object.__setattr__(self, "prefix", prefix)
         object.__setattr__(self, "restricted", restricted)
 
 
-_PS_ARGS = {"args", "cmd", "command"}
-_PS_COMM = {"comm", "ucomm", "ucmd", "fname", "exe"}
+_PS_ARGS = {"args", "cmd", "command", "%a"}
+_PS_COMM = {"comm", "ucomm", "ucmd", "fname", "exe", "%c"}
 _PS_PREFIX = "user      4242  0.0  0.1  10000  2000 ?        S    10:00   0:00 "
+_PS_PIDS = lazy_compile(r"\d+(?:,\d+)*")
 
 
-def parse_ps(values: Sequence[str], start: int = 0) -> PsCall | None:
-    """What ``ps`` prints for each process: the command line (args) or only its name."""
+def parse_ps(values: Sequence[str], start: int = 0, dynamic: AbstractSet[int] = frozenset(),
+             pids: AbstractSet[int] = frozenset()) -> PsCall | None:
+    """What ``ps`` prints for each process: the command line (args), only its name, or
+    neither. ``dynamic`` are the indices of words that start with a value known only at run
+    time (their text is not read as options); ``pids`` those of them that are one value each
+    (`"$pid"`, `$!`), which as an operand are a pid list."""
     if ho.basename(values[start]) != "ps":
         return None
     words = list(values[start + 1:])
     formats: list[str] = []
+    formats_known = True  # no format word is known only at run time, and no -O defaults
     restricted = False
     args_format = False  # -f, -F, BSD u/v/x formats show the full command line
     i = 0
@@ -311,13 +321,27 @@ def parse_ps(values: Sequence[str], start: int = 0) -> PsCall | None:
         i += 1
         return words[i] if i < len(words) else ""
 
+    def take_format(rest: str, preloaded: bool = False) -> None:
+        nonlocal formats_known
+        formats.extend(re.split(r"[,\s]+", take(rest)))
+        if preloaded or (not rest and start + 1 + i in dynamic):
+            formats_known = False
+
     while i < len(words):
         w = words[i]
-        if w.startswith("--"):
+        if start + 1 + i in dynamic:
+            # A value from run time: one pid list when it is one value (`ps -o pgid "$pid"`),
+            # otherwise not known (options or pids).
+            if start + 1 + i in pids:
+                restricted = True
+        elif w.startswith("--"):
             name, eq, value = w[2:].partition("=")
             if name in ("format", "cols", "columns", "width", "sort", "headers", "no-headers"):
                 if name == "format":
-                    formats.extend(re.split(r"[,\s]+", value if eq else take("")))
+                    if eq:
+                        formats.extend(re.split(r"[,\s]+", value))
+                    else:
+                        take_format("")
             elif name in ("pid", "ppid", "user", "User", "group", "Group", "sid", "tty",
                           "quick-pid", "deselect"):
                 restricted = True
@@ -327,7 +351,7 @@ def parse_ps(values: Sequence[str], start: int = 0) -> PsCall | None:
             for k, letter in enumerate(w[1:]):
                 rest = w[2 + k:]
                 if letter in "oO":
-                    formats.extend(re.split(r"[,\s]+", take(rest)))
+                    take_format(rest, preloaded=letter == "O")
                     break
                 if letter in "pCuUgGtsqN":
                     restricted = True
@@ -335,12 +359,14 @@ def parse_ps(values: Sequence[str], start: int = 0) -> PsCall | None:
                     break
                 if letter in "fFlj":
                     args_format = True
+        elif _PS_PIDS.fullmatch(w):
+            restricted = True  # `ps 4242`: a pid list (procps and the BSDs)
         else:
             # BSD syntax: `aux`, `axo pid,args`, `p 123`.
             for k, letter in enumerate(w):
                 rest = w[1 + k:]
                 if letter in "oO":
-                    formats.extend(re.split(r"[,\s]+", take(rest)))
+                    take_format(rest, preloaded=letter == "O")
                     break
                 if letter in "pqtU":
                     restricted = True
@@ -354,6 +380,8 @@ def parse_ps(values: Sequence[str], start: int = 0) -> PsCall | None:
         if any(n in _PS_ARGS for n in names):
             before = names[: next(k for k, n in enumerate(names) if n in _PS_ARGS)]
             return PsCall("args", "4242 " * len(before), restricted)
+        if formats_known and not any(n in _PS_COMM for n in names):
+            return PsCall("none", "", restricted)
         return PsCall("comm", "4242 " * max(len(names) - 1, 0), restricted)
     if args_format:
         return PsCall("args", _PS_PREFIX, restricted)
