@@ -26,6 +26,8 @@ def analyse(
     dialect: str = "bash",
     remote_shell: str | None = None,
     path: str | None = None,
+    external_sources: bool = False,
 ) -> Analysis:
-    result = check_source(source, Options(remote_shell=remote_shell, dialect=dialect), path)
+    result = check_source(source, Options(remote_shell=remote_shell, dialect=dialect,
+                                          external_sources=external_sources), path)
     return Analysis(source, result.trace, result.diagnostics)

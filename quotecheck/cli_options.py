@@ -83,7 +83,7 @@ _NO_CONFIG = Param("no_config", ("--no-config",), "flag", "Ignore configuration 
 _EXTERNAL_SOURCES = Param(
     "external_sources", ("--external-sources", "-x"), "flag",
     "Read the files a script sources (`source F`, `. F`) where they exist beside it, as "
-    "ShellCheck -x does: their functions become known.", False)
+    "ShellCheck -x does: their functions and the values they assign become known.", False)
 _COLOUR = Param("color", ("--color",), COLOURS, "Colour the text output.", "auto")
 _LOCAL_SHELL = Param("shell", ("--shell",), SHELL_OPTION_VALUES,
                      "Read every input in this shell, and check named files of any type "
@@ -105,6 +105,7 @@ COMMANDS: tuple[Command, ...] = (
                   "The local shell that reads the input (default: the script's #! line, else "
                   "bash)."),
             _COLOUR,
+            _EXTERNAL_SOURCES,
         ),
         fast=True,
     ),

@@ -94,6 +94,10 @@ IN_PLACE_BUILTINS: Final[frozenset[str]] = frozenset(
 """Builtins and zsh precommand modifiers that run their arguments as a command of the same
 shell, opening no layer: ``exec prog`` (the shell is replaced), ``command prog``..."""
 
+SAME_SHELL_PREFIXES: Final[frozenset[str]] = IN_PLACE_BUILTINS - {"exec"}
+"""Those that run the builtin named after them in this very shell (``builtin source F``,
+``command read X``); ``exec`` runs a program of that name instead."""
+
 DECLARATION_BUILTINS: Final[frozenset[str]] = frozenset(
     {"export", "local", "declare", "typeset", "readonly"})
 """Builtins whose ``NAME=value`` arguments assign variables."""

@@ -23,6 +23,7 @@ from quotecheck.layers.functions import (
 )
 from quotecheck.layers.known_values import LazyValues, known_args, known_in, written_args
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace, join_args
+from quotecheck.layers.sourced import SourcedFiles
 from quotecheck.limits import Limits
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Problem
@@ -31,6 +32,7 @@ from quotecheck.parsing.words import Word
 from quotecheck.programs import (
     CONTAINER_RUNNERS,
     IN_PLACE_BUILTINS,
+    SCRIPT_SOURCERS,
     Dialect,
     shell_dialect,
     sudo_shell_escapes,
@@ -76,14 +78,15 @@ def build_trace(
     """Trace ``source`` (a script or one command line) through every layer it opens.
 
     ``external_sources``: the files the script sources (`source F`, `. F`) that exist beside
-    ``path`` are read, and their functions are the script's (ShellCheck's `-x`).
+    ``path`` are read, and their functions are the script's (ShellCheck's `-x`); the value
+    analysis of the script takes in their assignments where it sources them.
 
     ``limits`` (default: config.Limits()) bounds the nesting depth, the layer depth and the
     parsing time; what lies past a limit is reported as a QC002 problem of its layer."""
     builder = _Builder(source, remote_shell, limits)
     if external_sources and path:
-        builder.sources_dir = os.path.dirname(os.path.abspath(path))
-        builder.dialect = dialect
+        builder.sources = SourcedFiles(os.path.dirname(os.path.abspath(path)), dialect,
+                                       builder.limits, builder.deadline)
     process = [dialect, path] if path else None
     text, origin = without_crlf(source)
     builder.shell_layer(
@@ -199,11 +202,9 @@ class _Builder:
         # long script).
         self.deadline = time.monotonic() + self.limits.parse_time
         self.inner_deadline: float | None = None
-        self.sources_dir: str | None = None  # read sourced files from here (--external-sources)
-        self.sourced_files: dict[int, str] = {}  # id of a sourced file's text -> its name
+        self.sources: SourcedFiles | None = None  # the files it sources (--external-sources)
         # words that got a known value: their span and the expansions that gave it
         self.known_spans: list[tuple[int, int, tuple[str, ...]]] = []
-        self.dialect = "bash"
 
     def new_layer(self, layer: Layer) -> Layer:
         layer.id = len(self.layers)
@@ -261,12 +262,14 @@ class _Builder:
         aliases = Aliases(dialect, text)
         commands = list(walk(script))
         table_from = commands
-        if parent is None and self.sources_dir is not None:
+        if parent is None and self.sources is not None:
             table_from = [*self.sourced_commands(commands), *commands]
         functions = FunctionTable(table_from) if defines_functions(text) or \
             table_from is not commands else None
         # What the script's own assignments make known (computed when a word needs it).
-        known = LazyValues(script, self.source) if "$" in text else None
+        known = LazyValues(script, self.source, self.sources.resolve
+                           if parent is None and self.sources is not None else None) \
+            if "$" in text else None
         layer.known = known
         # Characters an outer layer expands at run time stay unknown here, quoted or not.
         inherited = bytearray(len(text))
@@ -319,33 +322,18 @@ class _Builder:
                          ) -> list[tuple[SimpleCommand, Context]]:
         """The commands of the files the script sources, where they exist beside it (their
         text is not the input: positions in it map to nothing)."""
-        assert self.sources_dir is not None
+        assert self.sources is not None
         out: list[tuple[SimpleCommand, Context]] = []
         seen: set[str] = set()
         for command, _ in commands:
             words = command.words
-            if len(words) < 2 or words[0].dynamic or words[0].value not in ("source", "."):
+            if len(words) < 2 or words[0].dynamic or words[0].value not in SCRIPT_SOURCERS:
                 continue
-            name = sourced_name(words[1])
-            if name is None:
+            found = self.sources.resolve(words[1])
+            if found is None or found.path in seen:
                 continue
-            file = os.path.normpath(os.path.join(self.sources_dir, name))
-            if file in seen or not os.path.isfile(file):
-                continue
-            seen.add(file)
-            try:
-                with open(file, encoding="utf-8", errors="surrogateescape") as f:
-                    text = f.read(1 << 20)
-            except OSError:
-                continue
-            text, _ = without_crlf(text)
-            self.sourced_files[id(text)] = name
-            origin = SourceMap.from_offsets([None] * len(text))
-            script = parse_script(text, "sh" if self.dialect == "sh" else "bash", origin,
-                                  max_depth=self.limits.max_nesting,
-                                  time_limit=self.limits.parse_call_time,
-                                  deadline=self.deadline)
-            out.extend(walk(script))
+            seen.add(found.path)
+            out.extend(walk(found.script))
         return out
 
     def stdin_of(self, command: SimpleCommand, script: Script,
@@ -474,9 +462,9 @@ class _Builder:
         if fdef.offset >= 0:
             label = f"{fdef.name}() at line {self.source.count(chr(10), 0, fdef.offset) + 1}"
         else:
-            file = self.sourced_files.get(id(fdef.commands[0][1].script.text)
-                                          if fdef.commands else 0, "a sourced file")
-            label = f"{fdef.name}() in {file}"
+            found = self.sources.texts.get(id(fdef.commands[0][1].script.text)) \
+                if self.sources is not None and fdef.commands else None
+            label = f"{fdef.name}() in {found.name if found is not None else 'a sourced file'}"
         bridge = Compound("call", view.command.span, [("body", fdef.node)],
                           redirects=list(view.command.redirects))
         outer = view.context
@@ -789,23 +777,6 @@ def sudo_shell_text(args: Sequence[Arg]) -> tuple[str, list[int | None], list[tu
         if start is not None:
             ranges.append((start, len(text)))
     return "".join(text), offsets, ranges
-
-
-def sourced_name(word: Word) -> str | None:
-    """The file a `source` word names relative to the script's directory: a literal path, or
-    the literal tail after the script's own directory (`$(dirname "$0")/lib.sh`,
-    `${BASH_SOURCE%/*}/lib.sh`, `"$DIR"/lib.sh`)."""
-    if not word.dynamic:
-        return word.value or None
-    tail: list[str] = []
-    for part in reversed(word.parts):
-        if part.dynamic:
-            break
-        tail.insert(0, part.value)
-    rest = "".join(tail)
-    if not rest.startswith("/") or len(rest) < 2:
-        return None
-    return rest.lstrip("/")
 
 
 def _span_of(offsets: Sequence[int | None]) -> tuple[int, int] | None:

@@ -73,3 +73,15 @@ def test_uncertain_split_is_said(capsys: pytest.CaptureFixture[str]) -> None:
     # Set by the script: known, no guess.
     [ssh] = ssh_layers(capsys, "SSH_OPTS=(-p 22); ssh \"${SSH_OPTS[@]}\" h \"mkdir -p /srv\"")
     assert "uncertain" not in ssh and ssh["options"] == {"-p": "22"}
+
+
+def test_external_sources_put_the_sourced_settings_in(capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    from pathlib import Path
+
+    case = str(Path(__file__).parent / "deploy_cases" / "sourced" / "deploy.sh")
+    assert "sudo systemctl stop shopfront" not in explain(capsys, "--file", case)
+    out = explain(capsys, "-x", "--color", "never", "--file", case)
+    assert "sends ‹sudo systemctl stop shopfront›" in out
+    assert "`$BACKUP_DIR` is `/srv/backups/shop front` (settings.sh line 5)" in " ".join(
+        out.split())

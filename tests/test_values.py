@@ -44,6 +44,10 @@ def at(src: str, marker: str, name: str | None = None) -> Knowledge:
     ("X=1; X=2 cmd; echo $X\n", "$X", ("1",)),
     ("X=1; X=2 && Y=3 &\necho $X\n", "$X", ("1",)),
     ("X=1; c && X=2 &\necho $X\n", "$X", ("1",)),
+    # `command f` runs no function f; `command -v source` only says what `source` is
+    ("f() { X=2; }\nX=1\ncommand f\necho $X\n", "$X", ("1",)),
+    ("X=1\ncommand -v source\necho $X\n", "$X", ("1",)),
+    ("X=1\nbuiltin export X=2\necho $X\n", "$X", ("2",)),
 ])
 def test_exact_values(src: str, marker: str, exact: tuple[str, ...] | None) -> None:
     got = at(src, marker).exact
@@ -56,6 +60,13 @@ def test_exact_values(src: str, marker: str, exact: tuple[str, ...] | None) -> N
     ("X=1\neval \"$cmd\"\necho $X\n", "$X", "unknown"),
     ("X=1\nsource ./env.sh\necho $X\n", "$X", "unknown"),
     ("X=1\n. ./env.sh\necho $X\n", "$X", "unknown"),
+    # the builtin run through `builtin`/`command`: a source, an eval, a read all the same
+    ("X=1\nbuiltin source ./env.sh\necho $X\n", "$X", "unknown"),
+    ("X=1\ncommand . ./env.sh\necho $X\n", "$X", "unknown"),
+    ("X=1\nbuiltin eval \"$cmd\"\necho $X\n", "$X", "unknown"),
+    ("X=1\ncommand read X\necho $X\n", "$X", "unknown"),
+    ("X=1\nbuiltin \"$name\" x\necho $X\n", "$X", "unknown"),
+    ("X=1\nwhile c; do builtin read X; done\necho $X\n", "$X", "unknown"),
     ("X=1\nread -r \"$name\"\necho $X\n", "$X", "unknown"),
     ("X=1\nprintf -v \"$name\" %s v\necho $X\n", "$X", "unknown"),
     ("f() { X=$1; }\nX=1\n\"$@\"\necho $X\n", "$X", "unknown"),

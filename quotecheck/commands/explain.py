@@ -37,11 +37,12 @@ def read_input(command: str | None, file: Path | None) -> tuple[str, str | None]
 
 
 def run(*, command: str | None, file: Path | None, output_format: str, remote_shell: str | None,
-        shell: str | None, color: str) -> int:
+        shell: str | None, color: str, external_sources: bool) -> int:
     """``quotecheck explain``, with the command line's values."""
     text, path = read_input(command, file)
     dialect = shell if shell else local_dialect(text, Path(path) if path else None)
-    result = analyse(text, dialect=dialect, remote_shell=remote_shell, path=path)
+    result = analyse(text, dialect=dialect, remote_shell=remote_shell, path=path,
+                     external_sources=external_sources)
     if output_format == "json":
         index = LineIndex(text)
         uri = Path(path).resolve().as_uri() if path else "untitled:command"

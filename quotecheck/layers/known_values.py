@@ -17,17 +17,19 @@ from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Word
 
 if TYPE_CHECKING:
-    from quotecheck.values import Values
+    from quotecheck.values import Resolver, Values
 
 
 class LazyValues:
     """A shell layer's :func:`analyse_values`, run the first time a word asks."""
 
-    __slots__ = ("_failed", "_values", "script", "source")
+    __slots__ = ("_failed", "_values", "script", "source", "sources")
 
-    def __init__(self, script: Script, source: str | None) -> None:
+    def __init__(self, script: Script, source: str | None,
+                 sources: Resolver | None = None) -> None:
         self.script = script
         self.source = source
+        self.sources = sources  # the files `source` reads (--external-sources), else None
         self._values: Values | None = None
         self._failed = False
 
@@ -38,7 +40,7 @@ class LazyValues:
             # Imported here: a script with nothing to look up pays nothing for the module.
             from quotecheck.values import analyse_values
             try:
-                self._values = analyse_values(self.script, self.source)
+                self._values = analyse_values(self.script, self.source, self.sources)
             except (ValueError, IndexError, KeyError, RecursionError, AttributeError,
                     TypeError, AssertionError):
                 self._failed = True

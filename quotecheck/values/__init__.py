@@ -9,13 +9,15 @@ clause for messages (``describe``). Nothing here runs anything.
 
 - ``knowledge``: what is known of one variable, merging;
 - ``expand``: the value of a part, an assignment's value, a word's fields;
-- ``flow``: the walk (branches, loops, subshells, functions);
+- ``flow``: the walk (branches, loops, subshells, functions, the files a script sources when
+  they are read);
 - ``shapes``: code shapes it recognises (a regex check, `printf %q` functions, `exit`);
 - ``arrays``: the elements of `(...)`.
 """
 
 from quotecheck.values.analysis import Values, analyse_values
 from quotecheck.values.expand import Field
+from quotecheck.values.flow import Resolver, SourcedText
 from quotecheck.values.knowledge import Knowledge
 
-__all__ = ["Field", "Knowledge", "Values", "analyse_values"]
+__all__ = ["Field", "Knowledge", "Resolver", "SourcedText", "Values", "analyse_values"]

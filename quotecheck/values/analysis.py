@@ -8,7 +8,14 @@ from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import NUMBER_SPECIALS, NUMBER_VARIABLES
 from quotecheck.values.expand import Field, Val, part_value, word_fields
-from quotecheck.values.flow import Snapshot, State, Walker, environment, find_snapshot
+from quotecheck.values.flow import (
+    Resolver,
+    Snapshot,
+    State,
+    Walker,
+    environment,
+    find_snapshot,
+)
 from quotecheck.values.knowledge import Kind, Knowledge
 from quotecheck.values.shapes import command_output_kind
 
@@ -80,9 +87,12 @@ class Values:
         return command_output_kind(self.script, part, self._quoting)
 
 
-def analyse_values(script: Script, source: str | None = None) -> Values:
+def analyse_values(script: Script, source: str | None = None,
+                   sources: Resolver | None = None) -> Values:
     """Walk ``script`` once. ``source`` is the text its origin map points into (for the lines
-    a value was set on); without it, lines are counted in ``script.text``."""
+    a value was set on); without it, lines are counted in ``script.text``. ``sources``: the
+    files the script sources that can be read (--external-sources); their assignments are
+    known where the script sources them. Without it a `source` may change any variable."""
     text = script.text
     origin = script.origin
     if source is not None and source is not text and source != text:
@@ -99,7 +109,7 @@ def analyse_values(script: Script, source: str | None = None) -> Values:
         def line_of(at: int) -> int:
             return bisect_right(newlines, at) + 1
 
-    walker = Walker(script, line_of)
+    walker = Walker(script, line_of, sources)
     snaps = walker.run()
     return Values(script, snaps, walker.ifs_default, frozenset(walker.quoting))
 

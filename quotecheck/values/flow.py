@@ -13,8 +13,11 @@ Flow, as bash runs it:
   variable of `for v in words` is one of the words);
 - subshells (`( )`, pipelines of several commands, `&`, `$( )`) see the state and give none
   back;
-- `eval`, `source` and a nameref make every variable unknown; a call of a script function makes
-  what that function may assign unknown;
+- `eval`, `source` (also as `builtin source`, `command .`) and a nameref make every variable
+  unknown; a call of a script function makes what that function may assign unknown;
+- a `source` of a file that was read (--external-sources, ``layers.sourced``) walks that file's
+  commands there instead, as if written there, its places recorded as that file's lines; its
+  functions are the script's. One level: a `source` inside it is an unknown one;
 - function bodies run when called: they start from what the top level ever assigns (merged
   with the environment where a call may come first).
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
+from typing import Protocol
 
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
@@ -34,7 +38,7 @@ from quotecheck.parsing.tree import (
     SimpleCommand,
 )
 from quotecheck.parsing.words import Part, Word
-from quotecheck.programs import DECLARATION_BUILTINS, SCRIPT_SOURCERS
+from quotecheck.programs import DECLARATION_BUILTINS, SAME_SHELL_PREFIXES, SCRIPT_SOURCERS
 from quotecheck.values.arrays import array_words
 from quotecheck.values.expand import Val, assigned_value, part_value, word_fields
 from quotecheck.values.knowledge import (
@@ -43,6 +47,7 @@ from quotecheck.values.knowledge import (
     Alternative,
     Kind,
     Knowledge,
+    Place,
     merge,
 )
 from quotecheck.values.shapes import (
@@ -58,6 +63,7 @@ from quotecheck.values.shapes import (
     read_targets,
     regex_check,
     rejected_outside,
+    returns_outside_functions,
     safe_regex,
     seq_kind,
     substitution_command,
@@ -84,12 +90,30 @@ _ARRAY_ASSIGNMENT = lazy_compile(
     r"|\b(?:declare|typeset|local|readonly|export)\s+-\w*[aA]\w*\s+([A-Za-z_]\w*)")
 
 
+class SourcedText(Protocol):
+    """A file the script sources, as the resolver gives it (``layers.sourced.SourcedFile``)."""
+
+    name: str  # as messages name it
+    script: Script
+    settles: bool  # its assignments may be taken as known
+
+
+# The file the word after `source` names, when it can be read (--external-sources).
+Resolver = Callable[[Word], "SourcedText | None"]
+
+
 class Walker:
-    def __init__(self, script: Script, line_of: Callable[[int], int]) -> None:
+    def __init__(self, script: Script, line_of: Callable[[int], int],
+                 sources: Resolver | None = None) -> None:
         self.script = script
-        self.maybe_arrays = {n for m in _ARRAY_ASSIGNMENT.finditer(script.text)
-                             for n in m.groups() if n}
+        self.maybe_arrays = _array_names(script.text)
         self.line_of = line_of
+        self.sources = sources
+        # The sourced files walked where the script sources them, with their line counters:
+        # by id of their script.
+        self._readable: dict[int, tuple[SourcedText, Callable[[int], int]]] = {}
+        # While walking one: its name and the offset of the `source` command in the script.
+        self._sourcing: tuple[str, int] | None = None
         self.state: State = {}
         self.shared = False
         self.snaps: list[Snapshot] = []
@@ -134,6 +158,9 @@ class Walker:
 
     def _prepass(self) -> None:
         nodes = nodes_below(self.script.body)
+        if self.sources is not None:
+            # The functions of the files it sources are the script's, defined before its own.
+            nodes = [*self._sourced_nodes(nodes), *nodes]
         for node in nodes:
             if isinstance(node, Compound) and node.kind == "function" and node.name:
                 self.functions[node.name] = node
@@ -162,6 +189,46 @@ class Walker:
                         seen.add(callee)
                         stack.append(callee)
             self.may_assign[name] = (names, barrier)
+
+    def _sourced_nodes(self, nodes: list[Node]) -> list[Node]:
+        """The nodes of the files that ``nodes`` source and that may be walked where they are
+        sourced: read whole, parsed without a problem, no `return` ending the sourcing early
+        (a file that is not is an unknown `source`, as without --external-sources)."""
+        assert self.sources is not None
+        out: list[Node] = []
+        for node in nodes:
+            if not isinstance(node, SimpleCommand) or len(node.words) < 2 or \
+                    node.words[0].dynamic or node.words[0].value not in SCRIPT_SOURCERS:
+                continue
+            found = self.sources(node.words[1])
+            if found is None or not found.settles or id(found.script) in self._readable:
+                continue
+            body = found.script.body
+            if returns_outside_functions(body):
+                continue
+            self._readable[id(found.script)] = (found, _line_counter(found.script.text))
+            self.maybe_arrays |= _array_names(found.script.text)
+            out.extend(nodes_below(body))
+        return out
+
+    def _source(self, words: list[Word], at: int) -> bool:
+        """`source F` of a file read: its commands walked here, as if written here (one level:
+        a `source` in it is an unknown one). False when F is not read."""
+        if self.sources is None or self._sourcing is not None or len(words) < 2:
+            return False
+        found = self.sources(words[1])
+        known = self._readable.get(id(found.script)) if found is not None else None
+        if found is None or known is None or known[0] is not found:
+            return False
+        script, line_of = self.script, self.line_of
+        self.script, self.line_of = found.script, known[1]
+        self._sourcing = (found.name, at)
+        try:
+            self._nodes(found.script.body)
+        finally:
+            self.script, self.line_of = script, line_of
+            self._sourcing = None
+        return True
 
     def _any_call(self) -> tuple[list[str], bool]:
         """What a call of some function of the script may assign (computed once)."""
@@ -192,10 +259,22 @@ class Walker:
     # -- state -------------------------------------------------------------------------------
 
     def _snap(self, start: int, end: int) -> None:
-        self.snaps.append((start, end, self.state))
+        if self._sourcing is None:  # (offsets in a sourced file are no places of the script)
+            self.snaps.append((start, end, self.state))
         self.shared = True
 
+    def _here(self, at: int) -> int:
+        """``at`` as an offset in the script: in a sourced file, its `source` command's."""
+        return at if self._sourcing is None else self._sourcing[1]
+
     def _set(self, name: str, k: Knowledge, at: int) -> None:
+        if self._sourcing is not None:
+            at = self._sourcing[1]
+            if k.alts is not None:
+                # Its characters were written in another file: no offsets in the script.
+                k = Knowledge(k.name, k.kind, tuple(
+                    tuple((text, (None,) * len(text)) for text, _ in alt) for alt in k.alts),
+                    k.offsets, k.lines, k.note, k.sourced)
         if self.shared:
             self.state = dict(self.state)
             self.shared = False
@@ -253,7 +332,7 @@ class Walker:
         hit = self._unknowns.get(id(k))
         if hit is not None and hit[0] is k:
             return hit[1]
-        made = Knowledge(k.name, "unknown", None, k.offsets, k.lines)
+        made = Knowledge(k.name, "unknown", None, k.offsets, k.lines, sourced=k.sourced)
         self._unknowns[id(k)] = (k, made)
         return made
 
@@ -278,10 +357,27 @@ class Walker:
     def _knowledge(self, name: str, val: Val, at: int, note: str = "") -> Knowledge:
         kind: Kind = val.kind
         alts = val.alts if kind == "exact" else None
-        return Knowledge(name, kind, alts, (at,), (self.line_of(at),), note)
+        return self._make(name, kind, alts, at, note)
 
     def _unknown(self, name: str, at: int, kind: Kind = "unknown", note: str = "") -> Knowledge:
-        return Knowledge(name, kind, None, (at,), (self.line_of(at),), note)
+        return self._make(name, kind, None, at, note)
+
+    def _make(self, name: str, kind: Kind, alts: tuple[Alternative, ...] | None, at: int,
+              note: str = "", old: Knowledge | None = None) -> Knowledge:
+        """What ``name`` holds once set at ``at`` (after the places of ``old`` when the value
+        builds on it); set in a sourced file, its place is that file's line."""
+        if self._sourcing is None:
+            offsets: tuple[int, ...] = (at,)
+            lines: tuple[int, ...] = (self.line_of(at),)
+            sourced: tuple[Place, ...] = ()
+        else:
+            file, here = self._sourcing
+            offsets, lines, sourced = (here,), (), ((file, self.line_of(at)),)
+        if old is not None:
+            offsets = (*old.offsets, *offsets)
+            lines = (*old.lines, *lines)
+            sourced = (*old.sourced, *sourced)
+        return Knowledge(name, kind, alts, offsets, lines, note, sourced)
 
     def quoting_part(self, part: Part) -> Kind:
         """What a `$( )` part's output can hold (see ``shapes.output_kind``)."""
@@ -358,7 +454,8 @@ class Walker:
         self._snap(node.span[0], node.span[0])
         self._substitutions(node.words)
         if kind == "function":
-            if node.name is not None:
+            if node.name is not None and self._sourcing is None:
+                # (a sourced file's function bodies: no read of the script lies in them)
                 self.pending.append(node)
             return
         if kind in ("subshell",):
@@ -521,7 +618,7 @@ class Walker:
         if exact and len(unique) <= MAX_ALTERNATIVES:
             if not unique:
                 return self._unknown(var, at)
-            return Knowledge(var, "exact", unique, (at,), (self.line_of(at),))
+            return self._make(var, "exact", unique, at)
         safe = safe and Knowledge(var, "exact", unique).safe
         return self._unknown(var, at, "word" if safe else "unknown")
 
@@ -542,10 +639,18 @@ class Walker:
                     self._snap(a.span[0], cmd.span[1])
                 self._assign(a.name, a.value, a.span[0], a.append, a.subscript)
             return
+        # `builtin source F`, `command read X`: the builtin, in this shell (never a function).
+        prefixed = False
+        while len(words) > 1 and not words[0].dynamic and words[0].value in SAME_SHELL_PREFIXES:
+            words = words[1:]
+            prefixed = True
         first = words[0]
+        if first.dynamic and prefixed:
+            self._barrier(cmd.span[0])  # `builtin "$name" ...`: eval or source, maybe
+            return
         if first.dynamic:
             if self.first_call is None and not self.in_function:
-                self.first_call = cmd.span[0]
+                self.first_call = self._here(cmd.span[0])
             # `$cmd args`, `"$@"`: it may call any function of the script.
             names, barrier = self._any_call()
             if barrier:
@@ -591,10 +696,11 @@ class Walker:
                 for name in arith_names(v):
                     self._set(name, self._unknown(name, at, "number"), at)
         elif prog == "eval" or prog in SCRIPT_SOURCERS:
-            self._barrier(at)
-        elif prog in self.functions:
+            if prog == "eval" or not self._source(words, at):
+                self._barrier(at)
+        elif prog in self.functions and not prefixed:
             if self.first_call is None and not self.in_function:
-                self.first_call = at
+                self.first_call = self._here(at)
             assigns, stops = self.may_assign.get(prog, (set(), False))
             if stops:
                 self._barrier(at)
@@ -672,9 +778,7 @@ class Walker:
                 else:
                     self._set(name, self._unknown(name, at), at)
                     return
-                self._set(name, Knowledge(name, "exact", (tuple(elements),),
-                                          (*old.offsets, at), (*old.lines, self.line_of(at))),
-                          at)
+                self._set(name, self._make(name, "exact", (tuple(elements),), at, old=old), at)
                 return
             merged = merge(old, self._knowledge(name, val, at)) if old.local else \
                 self._unknown(name, at)
@@ -689,9 +793,8 @@ class Walker:
                     for b in val.alts:
                         head = a[0] if a else ("", ())
                         alts.append(((head[0] + b[0][0], head[1] + b[0][1]), *a[1:]))
-                self._set(name, Knowledge(name, "exact", tuple(dict.fromkeys(alts)),
-                                          (*old.offsets, at), (*old.lines, self.line_of(at))),
-                          at)
+                self._set(name, self._make(name, "exact", tuple(dict.fromkeys(alts)), at,
+                                           old=old), at)
                 return
             safe = old.safe and Knowledge(name, val.kind, val.alts).safe
             self._set(name, self._unknown(name, at, "word" if safe else "unknown"), at)
@@ -702,8 +805,7 @@ class Walker:
             if val.kind == "exact" and val.alts is not None and \
                     len(was.alts) * len(val.alts) <= MAX_ALTERNATIVES:
                 kept = tuple(dict.fromkeys((b[0], *a[1:]) for a in was.alts for b in val.alts))
-                self._set(name, Knowledge(name, "exact", kept, (*was.offsets, at),
-                                          (*was.lines, self.line_of(at))), at)
+                self._set(name, self._make(name, "exact", kept, at, old=was), at)
             else:
                 self._set(name, self._unknown(name, at), at)
             return
@@ -743,10 +845,9 @@ class Walker:
                 self._set(name, self._unknown(name, at), at)
                 return
             alts = tuple(dict.fromkeys((*a, *flat) for a in old.alts))
-            self._set(name, Knowledge(name, "exact", alts, (*old.offsets, at),
-                                      (*old.lines, self.line_of(at))), at)
+            self._set(name, self._make(name, "exact", alts, at, old=old), at)
             return
-        self._set(name, Knowledge(name, "exact", (flat,), (at,), (self.line_of(at),)), at)
+        self._set(name, self._make(name, "exact", (flat,), at), at)
 
     def _substitutions(self, words: list[Word]) -> None:
         """The `$( )` scripts inside these words: run in a subshell with the current state."""
@@ -762,6 +863,22 @@ class Walker:
                 self._nodes(inner.body)
                 self.first_call = was
                 self._restore(saved)
+
+
+def _array_names(text: str) -> set[str]:
+    return {n for m in _ARRAY_ASSIGNMENT.finditer(text) for n in m.groups() if n}
+
+
+def _line_counter(text: str) -> Callable[[int], int]:
+    """The 1-based line of an offset in ``text``."""
+    newlines = [m.start() for m in _NEWLINE.finditer(text)]
+
+    def line_of(at: int) -> int:
+        return bisect_right(newlines, at) + 1
+    return line_of
+
+
+_NEWLINE = lazy_compile("\n")
 
 
 def _value_word(word: Word, eq: int) -> Word | None:

@@ -33,6 +33,7 @@ MAX_ALTERNATIVES = 16
 Offsets = tuple[int | None, ...]
 Element = tuple[str, Offsets]
 Alternative = tuple[Element, ...]
+Place = tuple[str, int]  # a line of a file the script sources: its name, the 1-based line
 
 
 def is_plain(text: str) -> bool:
@@ -42,23 +43,27 @@ def is_plain(text: str) -> bool:
 class Knowledge(FrozenRecord):
     """What a read of ``name`` gives. ``alts`` holds the possible values (exact kind only)."""
 
-    __slots__ = ("alts", "kind", "lines", "name", "note", "offsets")
+    __slots__ = ("alts", "kind", "lines", "name", "note", "offsets", "sourced")
     name: str
     kind: Kind
     alts: tuple[Alternative, ...] | None
-    offsets: tuple[int, ...]  # where it was set, offsets into the script's text
-    lines: tuple[int, ...]  # the same places as 1-based lines
+    # Where it was set, offsets into the script's text (for a file the script sources: the
+    # offset of the `source` command).
+    offsets: tuple[int, ...]
+    lines: tuple[int, ...]  # the places in the script itself, as 1-based lines
     note: str  # a word on the kind: the regex it was checked with, the quoting function...
+    sourced: tuple[Place, ...]  # the places in files the script sources: (file, line)
 
     def __init__(self, name: str, kind: Kind, alts: tuple[Alternative, ...] | None = None,
                  offsets: tuple[int, ...] = (), lines: tuple[int, ...] = (),
-                 note: str = "") -> None:
+                 note: str = "", sourced: tuple[Place, ...] = ()) -> None:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "alts", alts)
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "lines", lines)
         object.__setattr__(self, "note", note)
+        object.__setattr__(self, "sourced", sourced)
 
     # -- what a read gives -------------------------------------------------------------------
 
@@ -78,8 +83,13 @@ class Knowledge(FrozenRecord):
 
     @property
     def set_at(self) -> tuple[int, ...]:
-        """The lines it was set on."""
+        """The lines of the script itself it was set on."""
         return self.lines
+
+    @property
+    def only_sourced(self) -> bool:
+        """Every place it was set on lies in a file the script sources."""
+        return bool(self.sourced) and not self.lines
 
     @property
     def local(self) -> bool:
@@ -116,7 +126,7 @@ class Knowledge(FrozenRecord):
     def describe(self, shown: str | None = None) -> str:
         """A clause for a message: "`$APP` is `shopfront` (line 3)"."""
         what = shown or f"${self.name}"
-        where = _lines(self.lines)
+        where = _places(self.lines, self.sourced)
         if self.kind == "exact" and self.alts is not None:
             values = [_show_alt(alt) for alt in self.alts[:4]]
             more = " or another" if len(self.alts) > 4 else ""
@@ -159,6 +169,16 @@ def _lines(lines: tuple[int, ...]) -> str:
     return f"lines {head}" + (", ..." if len(shown) > 4 else "")
 
 
+def _places(lines: tuple[int, ...], sourced: tuple[Place, ...]) -> str:
+    """"line 5", "config.sh line 3", "line 5, config.sh lines 3, 4"."""
+    out = [_lines(lines)] if lines else []
+    files: dict[str, list[int]] = {}
+    for file, line in sourced:
+        files.setdefault(file, []).append(line)
+    out.extend(f"{file} {_lines(tuple(ns))}" for file, ns in files.items())
+    return ", ".join(out)
+
+
 def _show(text: str) -> str:
     out = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
     out = "".join(c if c.isprintable() else f"\\x{ord(c) & 0xff:02x}" for c in out)
@@ -183,17 +203,18 @@ def merge(a: Knowledge, b: Knowledge) -> Knowledge:
         return a
     offsets = tuple(dict.fromkeys((*a.offsets, *b.offsets)))
     lines = tuple(dict.fromkeys((*a.lines, *b.lines)))
+    sourced = tuple(dict.fromkeys((*a.sourced, *b.sourced)))
     if a.kind == "exact" and b.kind == "exact" and a.alts is not None and b.alts is not None:
         alts = tuple(dict.fromkeys((*a.alts, *b.alts)))
         if len(alts) <= MAX_ALTERNATIVES:
-            return Knowledge(a.name, "exact", alts, offsets, lines)
+            return Knowledge(a.name, "exact", alts, offsets, lines, sourced=sourced)
     if a.safe and b.safe:
         kind: Kind = "number" if a.kind == b.kind == "number" else "word"
         if a.kind == b.kind and a.kind in SAFE_KINDS:
             return Knowledge(a.name, a.kind, None, offsets, lines,
-                             a.note if a.note == b.note else "")
-        return Knowledge(a.name, kind, None, offsets, lines)
+                             a.note if a.note == b.note else "", sourced)
+        return Knowledge(a.name, kind, None, offsets, lines, sourced=sourced)
     if a.kind == b.kind == "environment" or {a.kind, b.kind} == {"environment", "validated"}:
         # A check is not an assignment: on some path the value is still the environment's.
         return a if a.kind == "environment" else b
-    return Knowledge(a.name, "unknown", None, offsets, lines)
+    return Knowledge(a.name, "unknown", None, offsets, lines, sourced=sourced)

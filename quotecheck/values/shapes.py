@@ -13,6 +13,7 @@ from quotecheck.programs import (
     DATE_PLAIN_DIRECTIVES,
     DECLARATION_BUILTINS,
     PLAIN_OUTPUT_COMMANDS,
+    SAME_SHELL_PREFIXES,
     SCRIPT_SOURCERS,
 )
 from quotecheck.values.knowledge import PLAIN, Kind
@@ -146,6 +147,24 @@ def last_command(node: Node) -> SimpleCommand | None:
             return None
 
 
+def returns_outside_functions(nodes: list[Node]) -> bool:
+    """A `return` outside every function body: in a sourced file, it ends the sourcing (the
+    rest of the file is skipped on that path, the script goes on)."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SimpleCommand):
+            if node.words and node.words[0].value == "return":
+                return True
+        elif isinstance(node, Pipeline):
+            stack.extend(node.commands)
+        elif isinstance(node, CommandList):
+            stack.extend(node.items)
+        elif isinstance(node, Compound) and node.kind != "function":
+            stack.extend(p for _, p in node.parts)
+    return False
+
+
 def ends_script(node: Node, enders: Iterable[str]) -> bool:
     last = last_command(node)
     return last is not None and bool(last.words) and last.words[0].value in enders
@@ -178,8 +197,14 @@ def assigned_in(nodes: list[Node], functions: dict[str, Compound], *, own_scope:
             if not node.words or node.words[0].dynamic:
                 continue
             values = [w.value for w in node.words]
+            prefixed = False
+            while len(values) > 1 and values[0] in SAME_SHELL_PREFIXES:
+                values = values[1:]  # `builtin source F`, `command read X`
+                prefixed = True
             prog = values[0]
-            if prog in DECLARATION_BUILTINS:
+            if prefixed and node.words[len(node.words) - len(values)].dynamic:
+                barrier = True  # `builtin "$name" ...`
+            elif prog in DECLARATION_BUILTINS:
                 opts = "".join(v[1:] for v in values[1:] if v.startswith("-"))
                 for v in values[1:]:
                     name = v.partition("=")[0].partition("[")[0]
@@ -202,7 +227,7 @@ def assigned_in(nodes: list[Node], functions: dict[str, Compound], *, own_scope:
                     names.update(arith_names(v))
             elif prog == "eval" or prog in SCRIPT_SOURCERS:
                 barrier = True
-            elif prog in functions:
+            elif prog in functions and not prefixed:
                 calls.add(prog)
         elif isinstance(node, Compound):
             if node.kind in ("for", "select") and node.name:

@@ -78,8 +78,11 @@ def known_unsafe(ctx: CheckContext, an: Analysis, exp: Expansion, known: Knowled
     else:
         meta = next((c for c in bad if not c.isalnum() and c not in "_./:,+%@-"), "?")
         what = f"`{meta}`, which the inner shell reads as shell syntax"
-    related = tuple(Related(ctx.span_in_source(exp.layer, at, at + 1),
-                            f"`{known.name}` is set here") for at in known.offsets[:1])
+    # (a value set in a file the script sources is placed at the `source` command)
+    label = f"`{known.name}` is set in {known.sourced[0][0]}, sourced here" \
+        if known.only_sourced else f"`{known.name}` is set here"
+    related = tuple(Related(ctx.span_in_source(exp.layer, at, at + 1), label)
+                    for at in known.offsets[:1])
     msg = (f"{known.describe(exp.shown)}: {outer_label(exp)} pastes it without quotes into the "
            f"code that {describe(ctx.trace, where)} parses (`{snippet}`), and the value holds "
            f"{what}. {quote_advice(ctx, an, exp, where)}.")
