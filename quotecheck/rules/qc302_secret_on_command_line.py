@@ -302,7 +302,9 @@ def command_lines(ctx: CheckContext, layer: Layer) -> list[str]:
             name = basename(cur.process[0]).lstrip("-")
             name = "login shell" if name.startswith("<") else name
             out.append(f"the `{name} -c` command line on {_machine(cur.where)}")
-        if parent is not None and parent.kind in ("ssh", "join") and not cur.stdin_script:
+        # `eval` is a builtin: the text it joins is on no process's command line.
+        if parent is not None and parent.kind in ("ssh", "join") and not cur.stdin_script \
+                and parent.via != "eval":
             out.append(f"the local `{parent.via or parent.kind}` command")
         if cur.kind == "shell" and cur.stdin_script:
             break

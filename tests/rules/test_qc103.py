@@ -375,3 +375,14 @@ def test_xargs_placeholder_severity_follows_what_feeds_it(src: str, severity: st
     assert got and {d.severity for d in got} == {severity}
     if severity == "info":
         assert "not a file name" in got[0].message
+
+
+# microsoft/DeepSpeed csrc/aio/py_test/run_read_sweep.sh (Apache-2.0): a command the script
+# wrote into a variable and runs with `eval $cmd` is the command meant, blanks and all.
+@pytest.mark.parametrize("src", [
+    'validate_cmd="python3 ./validate_async_io.py"\neval ${validate_cmd}\n',
+    'f() {\n  c="TORCH_EXTENSIONS_DIR=./ext python3 ./v.py"\n  eval $c\n}\nf\n',
+    'C="echo a; rm -f b"\nssh -o BatchMode=yes -o ConnectTimeout=5 web1 "$C"\n',
+])
+def test_a_command_the_script_wrote_and_runs_whole_is_no_finding(src: str) -> None:
+    assert [d for d in found(src) if d.code == "QC103"] == []

@@ -231,3 +231,10 @@ def test_an_option_known_by_name_only_is_info(src: str) -> None:
 def test_a_known_password_option_stays_a_warning(src: str) -> None:
     [(_, _, d)] = found(src)
     assert d.severity == "warning"
+
+
+# openstack/devstack stack.sh read_password (Apache-2.0): `eval "$var=$pw"` runs in the same
+# shell; eval is a builtin, so the text it reads is on no process's command line.
+def test_a_secret_assigned_through_eval_is_on_no_command_line() -> None:
+    src = 'read -rs pw\nvar=DATABASE_PASSWORD\neval "$var=$pw"\neval "DB_PASSWORD=$pw"\n'
+    assert found(src) == []

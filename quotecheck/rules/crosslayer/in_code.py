@@ -32,7 +32,7 @@ from quotecheck.rules.crosslayer.known import (
     output_is_plain,
 )
 from quotecheck.rules.crosslayer.parameters import param_name
-from quotecheck.rules.crosslayer.text import basename, line_around
+from quotecheck.rules.crosslayer.text import basename, line_around, text_index
 
 # Parameters whose value is always a number: `$$`, `$#`, `$?`, `$!`, `$LINENO`, `$RANDOM`...
 _NUMBERS = frozenset({"$", "#", "?", "!"})
@@ -265,6 +265,17 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
     return _qc103(ctx, an, exp, damage, snippet)
 
 
+def _starts_command(where: Layer, exp: Expansion, value: str) -> bool:
+    """The known value is where the inner layer's command starts: its command name is the
+    value's first word, the command the script itself wrote."""
+    text = where.text or ""
+    i = next((j for j in (text_index(where, s) for s in exp.sources) if j is not None), None)
+    if i is None or not text.startswith(value, i):
+        return False
+    before = text[:i].rstrip(" \t")
+    return not before or before[-1] in "\n;&|({"
+
+
 def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, snippet: str,
            severity: Severity | None = None) -> Result | None:
     if exp.part.kind == "arithmetic" or (exp.part.kind == "special" and exp.name in _NUMBERS) \
@@ -311,6 +322,8 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
                "(`sh -c 'cmd \"$1\"' sh \"$data\"`) or quote it with `printf %q`.")
         return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
     if known is not None and known.kind == "exact" and known.unsafe_value is not None:
+        if _starts_command(where, exp, known.unsafe_value):
+            return None  # `cmd="python ./v.py"; eval $cmd`: the command the script wrote
         return known_unsafe(ctx, an, exp, known, where, snippet)
     kind = "command output" if exp.part.kind in ("command", "backtick") else "value"
     msg = (f"the {kind} of `{exp.shown}` is pasted by {local} into the code that {inner} parses "
