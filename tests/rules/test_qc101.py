@@ -68,12 +68,19 @@ def test_status_is_an_error() -> None:
 
 
 def test_positional_parameter_of_sh_c_is_an_error_and_suggests_an_argument() -> None:
-    src = 'sh -c "echo $1"'
+    src = 'sh -c "echo $1" "$?"'
     [d] = found(src)
     assert d.severity == "error"
     assert at(src, d) == (1, 13)
     assert d.layers == ("local bash", "local sh")
-    assert "`sh -c 'echo \"$1\"' sh \"$1\"`" in d.message
+    assert "its own `$1` is empty" in d.message
+
+
+# docker-mailserver test/test_helper/common.bash (MIT): an inner shell given no words after its
+# script has no `$1` of its own to mean; the outer one is meant (QC103's to judge).
+def test_positional_parameter_of_sh_c_without_arguments_is_the_outer_one() -> None:
+    src = 'wait_up() { sh -c "docker logs ${1} | grep \'is up\'"; }\nwait_up mail\n'
+    assert found(src) == []
 
 
 def test_positional_parameter_when_the_inner_shell_has_arguments() -> None:

@@ -249,11 +249,15 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
             return _qc103(ctx, an, exp, damage, snippet)
         return _qc103(ctx, an, exp, damage, snippet, severity="info")
     inner = describe(trace, target)
+    # An inner shell given no words after its script has nothing of its own to mean: the outer
+    # value is the one meant, and pasting it in is QC103's (docker-mailserver
+    # test/test_helper/common.bash: `sh -c "docker logs ${1} | grep ..."` in a function whose
+    # $1 is the container). Given words (`sh -c "echo $1" "$?"`), the writer meant its own.
     own = has_own_arguments(target)
-    if own or (damage is not None and not is_ssh_shell(trace, target)
+    if own or (target.positional and damage is not None and not is_ssh_shell(trace, target)
                and not is_eval(trace, target)):
         given = ("it was given its own arguments" if own else
-                 "it gets no arguments, so its own is empty")
+                 "it was given only `$0`, so its own `$1` is empty")
         msg = (f"`{exp.shown}` is expanded by {local} ({what} of the outer script) while the "
                f"text is still the script of {inner} (`{snippet}`); that shell has its own "
                "positional "
