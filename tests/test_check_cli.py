@@ -248,7 +248,7 @@ def test_wheel_ships_every_rule_document(tmp_path: Path) -> None:
 # -- the conventions ruff and ShellCheck users expect --------------------------------------
 
 INFO_ONLY = 'cmd=$1\neval "$cmd"\n'  # one QC103 at info: a command string built to be run
-WARNING = "ssh h ls $dir\n"  # one QC103 at warning
+WARNING = "read -r dir\nssh h ls $dir\n"  # one QC103 at warning (a value read from input)
 
 
 def test_the_default_threshold_is_warning(scripts: Path,
@@ -277,7 +277,8 @@ def test_the_editor_still_shows_info_findings(scripts: Path) -> None:
 def test_closing_line_counts_severities_files_and_fixes(
         scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # in the background, QC208 is a warning (in a foreground script it is info)
-    (scripts / "warn.sh").write_text("ssh h ls $dir &\nssh h 'echo $HOME' &\n")
+    (scripts / "warn.sh").write_text(
+        "read -r dir\nssh h ls $dir &\nssh h 'echo $HOME' &\n")  # QC103: a value read
     code, out, _ = run(capsys, "bad.sh", "warn.sh", "good.sh")
     assert code == 1
     last = out.splitlines()[-1]
@@ -296,7 +297,7 @@ def test_closing_line_counts_severities_files_and_fixes(
 
 
 def test_statistics_counts_each_code(scripts: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (scripts / "two.sh").write_text(BAD.replace("echo ok", "ssh h ls $a\nssh h ls $b"))
+    (scripts / "two.sh").write_text(BAD.replace("echo ok", "read -r a b\nssh h ls $a\nssh h ls $b"))
     code, out, _ = run(capsys, "--statistics", "--select", "QC001,QC103", "two.sh", "bad.sh")
     assert code == 1
     assert out.splitlines() == ["2  QC001  parse-error", "2  QC103  value-becomes-code",

@@ -156,14 +156,14 @@ def test_disable_joins_the_directive_line_above(client: LspClient, tmp_path: Pat
     client.initialize(tmp_path)
     uri = (tmp_path / "joined.sh").as_uri()
     ssh = "ssh -o BatchMode=yes -o ConnectTimeout=5 h"
-    text = f"true\n# quotecheck: disable=QC102\n{ssh} \"echo $HOME\" ~/x\n"
+    text = f"true\n# quotecheck: disable=QC102\n{ssh} 'echo $HOME' ~/x\n"
     client.open(uri, text)
     diagnostics = client.diagnostics(uri, 1)
     assert codes(diagnostics) == ["QC109"]
     disable = next(a for a in code_actions(client, uri, diagnostics[0])
                    if a["title"].startswith("Disable QC109"))
     new = apply_edits(text, workspace_edits(disable["edit"], uri))
-    assert new == f"true\n# quotecheck: disable=QC102,QC109\n{ssh} \"echo $HOME\" ~/x\n"
+    assert new == f"true\n# quotecheck: disable=QC102,QC109\n{ssh} 'echo $HOME' ~/x\n"
     assert change_and_wait(client, uri, 2, new) == []
     assert client.shutdown_and_exit() == 0
 
