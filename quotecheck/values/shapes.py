@@ -303,14 +303,22 @@ def _shuf_one_number(values: list[str]) -> bool:
     return ranged and one
 
 
-def substitution_command(script: Script, part: Part) -> list[str] | None:
-    """The argv of a `$(cmd args)` part that is one simple command of literal words."""
+def substitution_node(script: Script, part: Part) -> Node | None:
+    """The one command (a pipeline or simple command) a `$( )` part runs, or None."""
     inner = script.substitutions.get(part.span[0])
     if inner is None or len(inner.body) != 1:
         return None
     node = inner.body[0]
     while isinstance(node, CommandList) and len(node.items) == 1:
         node = node.items[0]
+    return node
+
+
+def substitution_command(script: Script, part: Part) -> list[str] | None:
+    """The argv of a `$(cmd args)` part that is one simple command of literal words."""
+    node = substitution_node(script, part)
+    if node is None:
+        return None
     if isinstance(node, Pipeline) and len(node.commands) == 1:
         node = node.commands[0]
     if not isinstance(node, SimpleCommand) or not node.words or node.redirects:

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import (
-    CommandList,
     Compound,
     Pipeline,
     Script,
@@ -20,7 +19,7 @@ from quotecheck.records import Record
 from quotecheck.rules.crosslayer.chars import DECLARERS, scripts_of
 from quotecheck.rules.crosslayer.parameters import IDENTIFIER
 from quotecheck.rules.crosslayer.text import basename
-from quotecheck.values.shapes import read_target_indices
+from quotecheck.values.shapes import read_target_indices, substitution_node
 
 
 class Assigned(Record):
@@ -183,12 +182,7 @@ def _escaped_pipeline(script: Script, part: Part) -> bool:
     each character that is not plain is escaped for the shell, and the lines are joined with
     blanks, so the output is words with no shell syntax (a newline left in would end a
     command)."""
-    inner = script.substitutions.get(part.span[0])
-    if inner is None or len(inner.body) != 1:
-        return False
-    node = inner.body[0]
-    while isinstance(node, CommandList) and len(node.items) == 1:
-        node = node.items[0]
+    node = substitution_node(script, part)
     if not isinstance(node, Pipeline) or len(node.commands) < 2:
         return False
     stages = [[w.value for w in c.words] if isinstance(c, SimpleCommand) and not c.redirects
