@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from typing import Literal
 
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
@@ -34,6 +35,8 @@ from quotecheck.records import FrozenRecord
 from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
+Basis = Literal["known", "name", "header"]
+
 
 class Secret(FrozenRecord):
     index: int  # argv index of the word holding it
@@ -41,19 +44,20 @@ class Secret(FrozenRecord):
     end: int
     what: str  # "`curl -u`", "`--password=`"
     instead: str
-    # False where quotecheck knows the option by its name only (`--password` of a program it has
-    # no entry for) or the value is a request header (mostly a short-lived bearer token):
-    # precision corpus, such findings were throw-away test passwords or personal tokens.
-    known: bool
+    # "known": quotecheck knows the option takes the secret itself. "name": an option known by
+    # its name only (`--password` of a program it has no entry for); "header": a request header
+    # (mostly a short-lived bearer token). On the precision corpus the last two were throw-away
+    # test passwords or personal tokens: info.
+    basis: Basis
 
     def __init__(self, index: int, start: int, end: int, what: str, instead: str,
-                 known: bool = True) -> None:
+                 basis: Basis = "known") -> None:
         object.__setattr__(self, "index", index)
         object.__setattr__(self, "start", start)
         object.__setattr__(self, "end", end)
         object.__setattr__(self, "what", what)
         object.__setattr__(self, "instead", instead)
-        object.__setattr__(self, "known", known)
+        object.__setattr__(self, "basis", basis)
 
 
 _PLACEHOLDER = lazy_compile(
@@ -150,7 +154,7 @@ def _header(values: list[str], found: tuple[int, int], prog: str,
     m = _AUTH_HEADER.match(values[j][at:])
     if m and m.group(2).strip():
         yield Secret(j, at + m.start(2), len(values[j]), f"an `{m.group(1)}:` header of "
-                     f"`{prog}`", instead, known=False)
+                     f"`{prog}`", instead, basis="header")
 
 
 def _wget(values: list[str]) -> Iterator[Secret]:
@@ -264,7 +268,7 @@ def _generic(values: list[str]) -> Iterator[Secret]:
                 yield Secret(found[0], found[1], len(values[found[0]]), f"`{prog} {name}`",
                              "the program's file, stdin or environment variable form "
                              f"(`{name}-file`, `{name}-stdin`...)",
-                             known=prog in PASSWORD_OPTION_PROGRAMS)
+                             basis="known" if prog in PASSWORD_OPTION_PROGRAMS else "name")
         for u in _URL_CREDENTIALS.finditer(v):
             yield Secret(i, u.start(2), u.end(2), "a password inside a URL",
                          "a credential helper, `~/.netrc`, or the tool's password file")
@@ -392,8 +396,8 @@ def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin
                f"while the command runs{also}. Use {s.instead}.")
     if origin == "literal":
         return Finding(span, message + _WRITTEN_HERE, layer, severity="info")
-    if not s.known:
-        why = _HEADER if "header" in s.what else _BY_NAME
+    if s.basis != "known":
+        why = _HEADER if s.basis == "header" else _BY_NAME
         return Finding(span, message + why, layer, severity="info")
     return Finding(span, message, layer)
 

@@ -264,7 +264,7 @@ def test_values_read_from_input_are_warnings(src: str) -> None:
 
 
 # A value the script does not show is mostly a setting spliced in on purpose (precision corpus:
-# none of ~70 judged warnings of this kind was a defect): info, saying what is not known.
+# of 42 judged warnings of this kind, none was true): info, saying what is not known.
 @pytest.mark.parametrize("src", [
     'APP=a\nsource ./env\nssh web1 "systemctl restart $APP"\n',
     'APP=a\neval "$1"\nssh web1 "systemctl restart $APP"\n',

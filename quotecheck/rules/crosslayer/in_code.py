@@ -336,9 +336,9 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
            f"{quote_advice(ctx, an, exp, where)}.{evidence(known, exp.shown)}")
     summary = f"the {kind} of `{exp.shown}` is pasted unquoted into the code that {inner} parses"
     # A value the script does not show is mostly a host, path or version spliced in on purpose
-    # (precision corpus: none of ~70 judged such warnings was a defect): info, shown in editors
-    # and with `--severity info`. A value read from input is data: a warning. What the script
-    # shows to be unsafe is an error above.
+    # (precision corpus, both sets at 26a3a70: of 42 such warnings judged, 39 noise, 3 false,
+    # none true): info, shown in editors and with `--severity info`. A value read from input
+    # is data: a warning. What the script shows to be unsafe is an error above.
     if severity is None:
         severity = "warning" if known is not None and known.from_input else "info"
     return Result("QC103", Finding(exp.span, msg, where, related, (), severity, summary))
