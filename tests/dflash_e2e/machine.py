@@ -19,7 +19,8 @@ anything outside it, and the box is torn down by killing its init, by pid.
   so inside the box the remote shell's command line is ``bash -c <string>``, exactly what sshd
   gives it, and ``nsenter`` passes on its exit status or the signal that killed it.
 - :meth:`spawn` starts a process inside the box (the "old trainer").
-- :meth:`processes` lists the box's live processes with their host and in-box pids.
+- :meth:`processes` lists the box's live processes with their host and in-box pids;
+  :meth:`settled` waits (bounded) for what a killed session leaves to exit.
 - :meth:`close` SIGKILLs any trainer the test saw that is still alive, by pid, then the
   init (which takes everything else in the box with it).
 """
@@ -253,6 +254,19 @@ class RemoteMachine:
             argv = [a.decode("utf-8", "surrogateescape") for a in cmdline.split(b"\0")[:-1]]
             out.append(BoxProcess(pid, int(nspid[-1]), argv))
         return sorted(out)
+
+    def settled(self, timeout: float = 10) -> list[BoxProcess]:
+        """The box's processes once only its init is left, or as they are after ``timeout``.
+
+        A killed session's pipeline members exit a moment after ssh has returned (they are
+        orphans that finish writing or get SIGPIPE); the caller asserts on what stays.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.processes()
+            if [p.box_pid for p in found] == [1] or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
 
     def trainers(self) -> list[BoxProcess]:
         """Live processes whose argv starts ``python3 train_dflash_online.py``."""
