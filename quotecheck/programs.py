@@ -175,6 +175,18 @@ chroot keeps the processes in view."""
 HANGUP_DETACHERS: Final[frozenset[str]] = frozenset({"nohup", "setsid"})
 """Run the command out of reach of the terminal's hangup (SIGHUP)."""
 
+WORD_PRINTERS: Final[frozenset[str]] = frozenset({"echo", "printf"})
+"""Print their arguments: `eval echo "$x"` runs only to have the shell expand `$x`'s words."""
+
+MYSQL_CLIENTS: Final[frozenset[str]] = frozenset(
+    {"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mysqlbinlog",
+     "mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-show",
+     "mariadb-check"})
+"""MySQL and MariaDB clients: take the password as `-pX`/`--password=X`, overwrite it in their
+own argv while they start (MySQL manual,
+"End-User Guidelines for Password Security": visible to `ps` for a brief interval only), and
+warn on stderr that the command line is insecure."""
+
 REGISTRY_LOGIN_TOOLS: Final[frozenset[str]] = frozenset(
     {"docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras"})
 """Have a ``login`` sub-command that takes a registry password on the command line."""

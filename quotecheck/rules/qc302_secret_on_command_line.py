@@ -27,6 +27,7 @@ from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part
 from quotecheck.programs import (
     DECLARATION_BUILTINS,
+    MYSQL_CLIENTS,
     PASSWORD_OPTION_PROGRAMS,
     REGISTRY_LOGIN_TOOLS,
     basename,
@@ -35,7 +36,7 @@ from quotecheck.records import FrozenRecord
 from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
-Basis = Literal["known", "name", "header"]
+Basis = Literal["known", "name", "header", "blanked"]
 
 
 class Secret(FrozenRecord):
@@ -47,7 +48,8 @@ class Secret(FrozenRecord):
     # "known": quotecheck knows the option takes the secret itself. "name": an option known by
     # its name only (`--password` of a program it has no entry for); "header": a request header
     # (mostly a short-lived bearer token). On the precision corpus the last two were throw-away
-    # test passwords or personal tokens: info.
+    # test passwords or personal tokens: info. "blanked": the program overwrites its copy as it
+    # starts (MySQL clients), so only an outer command line keeps the value for long.
     basis: Basis
 
     def __init__(self, index: int, start: int, end: int, what: str, instead: str,
@@ -73,8 +75,6 @@ _SECRET_NAME = lazy_compile(
     r"PASSWORD|PASSWD|TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|SSHPASS|"
     r"(?:^|_)(?:PASS|PWD|AUTH)(?:$|_)")
 _NOT_SECRET_NAME = lazy_compile(r"(^|_)(FILE|PATH|DIR|URL|NAME|ID|TYPE|LENGTH|LEN|HOST|USER)$")
-MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck",
-                   "mariadb", "mariadb-dump", "mariadb-admin"})
 
 
 def placeholder(value: str) -> bool:
@@ -175,10 +175,11 @@ def _mysql(values: list[str]) -> Iterator[Secret]:
         if v.startswith("-p") and len(v) > 2 and not v.startswith("--"):
             yield Secret(i, 2, len(v), f"`{basename(values[0])} -p`",
                          "`--defaults-extra-file=FILE` with a `[client]` `password=` line "
-                         "(mode 600), or a login path (`mysql_config_editor`)")
+                         "(mode 600), or a login path (`mysql_config_editor`)", "blanked")
         elif v.startswith("--password=") and len(v) > len("--password="):
             yield Secret(i, len("--password="), len(v), f"`{basename(values[0])} --password=`",
-                         "`--defaults-extra-file=FILE` with a `[client]` `password=` line")
+                         "`--defaults-extra-file=FILE` with a `[client]` `password=` line",
+                         "blanked")
 
 
 def _redis(values: list[str]) -> Iterator[Secret]:
@@ -237,7 +238,7 @@ def _htpasswd(values: list[str]) -> Iterator[Secret]:
 DETECTORS: dict[str, Callable[[list[str]], Iterator[Secret]]] = {
     "sshpass": _sshpass, "curl": _curl, "wget": _wget, "redis-cli": _redis,
     "openssl": _openssl, "smbclient": _smbclient, "htpasswd": _htpasswd,
-    **{name: _mysql for name in MYSQL},
+    **{name: _mysql for name in MYSQL_CLIENTS},
     **{name: _login for name in REGISTRY_LOGIN_TOOLS},
     **{name: _ldap for name in ("ldapsearch", "ldapmodify", "ldapadd", "ldapdelete",
                                 "ldappasswd", "ldapwhoami")},
@@ -259,7 +260,7 @@ def _generic(values: list[str]) -> Iterator[Secret]:
     for i in range(1, len(values)):
         v = values[i]
         m = _SECRET_OPTION.match(v)
-        if m and prog not in MYSQL:
+        if m and prog not in MYSQL_CLIENTS:
             name = v[:m.end()]
             found = _long_value(values, i, name)
             if found and _secret_reference(name, values[found[0]][found[1]:]):
@@ -396,6 +397,10 @@ def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin
                f"while the command runs{also}. Use {s.instead}.")
     if origin == "literal":
         return Finding(span, message + _WRITTEN_HERE, layer, severity="info")
+    if s.basis == "blanked":
+        if outer and origin != "own":
+            return Finding(span, message + _BLANKED_OUTER, layer)
+        return Finding(span, message + _BLANKED, layer, severity="info")
     if s.basis != "known":
         why = _HEADER if s.basis == "header" else _BY_NAME
         return Finding(span, message + why, layer, severity="info")
@@ -411,6 +416,12 @@ _WRITTEN_HERE = (" The value is written in the script itself, so it is only as s
 
 _BY_NAME = (" quotecheck knows this option by its name only, not what the program does with "
             "it.")
+# MySQL manual, "End-User Guidelines for Password Security": the clients overwrite the argument
+# during start-up, leaving a brief interval; they print their own warning about it on each run.
+_BLANKED = (" The client blanks its copy as it starts, so `ps` shows it only for a moment "
+            "(and it warns about this itself); `set -x` and a shell's history still show it.")
+_BLANKED_OUTER = (" The client blanks its own copy as it starts, but the outer command lines "
+                  "keep the text for as long as they run.")
 _HEADER = (" A token in a request header is often short-lived; still, keep it off the command "
            "line where others share the machine.")
 

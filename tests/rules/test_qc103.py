@@ -386,3 +386,27 @@ def test_xargs_placeholder_severity_follows_what_feeds_it(src: str, severity: st
 ])
 def test_a_command_the_script_wrote_and_runs_whole_is_no_finding(src: str) -> None:
     assert [d for d in found(src) if d.code == "QC103"] == []
+
+
+# NVIDIA/Megatron-LM tests/performance_tests/shell_test_utils/run_perf_test.sh 125 (BSD-3-Clause,
+# d98e8a64): `eval echo` of lines read from the repository's own argument file, "to expand
+# variable references". The script says what eval is for: info, still named.
+MEGATRON_EVAL_ECHO = (
+    'while IFS= read -r LINE; do\n'
+    '    EXPANDED=$(eval echo "$LINE")\n'
+    '    for TOK in $EXPANDED; do MODEL_ARGS+=("$TOK"); done\n'
+    'done < "$ARGS_FILE"\n')
+
+
+def test_eval_echo_of_a_read_value_is_info() -> None:
+    [d] = found(MEGATRON_EVAL_ECHO)
+    assert d.severity == "info"
+    assert "`eval echo` is the way to expand" in d.message
+    assert "is read from input on line 1" in d.message
+    # What eval does with such a line, in a real bash: the `${VAR}` is expanded (the intent),
+    # and a `;` would run the rest as a command (why it is still reported).
+    script = 'CK=/ckpt\nLINE=\'--load ${CK}; echo RAN\'\neval echo "$LINE"\n'
+    assert run_shell("bash", script, None, timeout=10).stdout == "--load /ckpt\nRAN\n"
+    # Another program evaluated with the value is not a request to expand it: a warning.
+    [d] = found(MEGATRON_EVAL_ECHO.replace("eval echo", "eval cp"))
+    assert d.severity == "warning"

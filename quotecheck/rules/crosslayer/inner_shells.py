@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Layer, Trace
-from quotecheck.programs import ENVIRONMENT_CHANGERS
+from quotecheck.programs import ENVIRONMENT_CHANGERS, WORD_PRINTERS
 from quotecheck.rules._handoffs import handoffs
 from quotecheck.rules.api import CheckContext
 from quotecheck.rules.crosslayer.text import basename
@@ -26,6 +26,18 @@ ENVIRONMENT_NAMES = frozenset({
 def is_eval(trace: Trace, layer: Layer) -> bool:
     parent = trace.layers[layer.parent] if layer.parent is not None else None
     return parent is not None and parent.kind == "join" and parent.via == "eval"
+
+
+def eval_prints(trace: Trace, layer: Layer) -> str | None:
+    """`eval echo ...`/`eval printf ...` as written: the script evals the text to have its
+    words expanded, and names the printer it runs."""
+    if not is_eval(trace, layer) or layer.parent is None:
+        return None
+    view = trace.layers[layer.parent].opened_by
+    argv = view.argv if view is not None else []
+    if len(argv) > 1 and not argv[1].dynamic and argv[1].value in WORD_PRINTERS:
+        return argv[1].value
+    return None
 
 
 def is_ssh_shell(trace: Trace, layer: Layer) -> bool:
