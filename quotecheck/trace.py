@@ -488,7 +488,7 @@ class _Builder:
                 else:
                     new.extend(got)
                     changed = True
-            bindings.learn(command, params)
+            bindings.learn(command, params, context, fdef.node)
             if not changed or not new:
                 continue
             inside = context.ancestors

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from quotecheck.checker import check_source
 from quotecheck.cli import main
 
 
@@ -60,6 +61,28 @@ def test_wrapper_layer_names_the_function(capsys: pytest.CaptureFixture[str]) ->
     assert (ssh["destination"], ssh["sends"]) == ("web1", "systemctl restart app")
     out = explain(capsys, "--color", "never", src)
     assert "ssh to web1 from 4:1 through remote() at line 1" in out
+
+
+def test_a_shift_on_every_call_moves_the_parameters(capsys: pytest.CaptureFixture[str]) -> None:
+    src = "remote() {\n  local h=$1\n  shift\n  ssh \"$h\" \"$*\"\n}\nremote web1 uptime -p\n"
+    [ssh] = ssh_layers(capsys, src)
+    assert (ssh["destination"], ssh["sends"]) == ("web1", "uptime -p")
+
+
+def test_a_shift_in_a_branch_leaves_the_parameters_unknown(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # docker-mailserver target/scripts/helpers/rspamd.sh: `shift` only for `--quiet`. Which
+    # word `$*` starts with depends on the call, so the call's words are not put in: read as
+    # if always shifted, the log file argument of `cat` was taken for the command.
+    src = ("run_as() {\n  if [[ $1 == --quiet ]]; then\n    shift\n  fi\n"
+           "  su app -s /bin/bash -c \"$* 2>/dev/null\"\n}\nrun_as cat \"$LOGF\"\n")
+    doc = json.loads(explain(capsys, "--format", "json", src))
+    inner = [x["text"] for x in doc["layers"][1:] if x["kind"] == "shell"]
+    assert inner == ["$* 2>/dev/null"]
+    # No finding at the call calls `$LOGF` the command the inner shell runs.
+    found = [(src.count("\n", 0, d.span[0]) + 1, d.code) for d in check_source(src).diagnostics]
+    assert [code for line, code in found if line == 7] == []
+    assert (5, "QC103") in found
 
 
 def test_function_shadows_the_program(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,6 +28,8 @@ _DECLARERS = DECLARATION_BUILTINS
 _IFS = " \t\n"
 _LOOPS = ("while", "until")
 _GLOB = "*?["
+# Compounds whose body may or may not run: a `shift` inside one leaves the count unknown.
+_BRANCHES = frozenset(("if", "case", "while", "until", "for", "select"))
 
 
 class FunctionDef:
@@ -104,11 +106,11 @@ class FunctionTable:
             readers = self.readers[id(fn)] = set()
             bindings = Bindings()
             marker = [Arg("", True, None, None, ())] * 10
-            for cmd, _ in fdef.commands:
+            for cmd, cmd_context in fdef.commands:
                 if any(bindings.param(p, marker) is not None for w in cmd.words
                        for p in w.parts):
                     readers.add(id(cmd))
-                bindings.learn(cmd, marker)
+                bindings.learn(cmd, marker, cmd_context, fdef.node)
         return id(command) in readers
 
     def __bool__(self) -> bool:
@@ -152,22 +154,31 @@ def defines_functions(text: str) -> bool:
 
 
 class Bindings:
-    """What the body knows before one of its commands: how far it has shifted, and the
-    variables it set from the parameters (`local h=$1`)."""
+    """What the body knows before one of its commands: how far it has shifted (None once a
+    `shift` may or may not have run), and the variables it set from the parameters (`local
+    h=$1`)."""
 
     __slots__ = ("shift", "variables")
 
     def __init__(self) -> None:
-        self.shift = 0
+        self.shift: int | None = 0
         self.variables: dict[str, list[Arg] | None] = {}
 
-    def learn(self, command: SimpleCommand, params: Sequence[Arg]) -> None:
-        """Take in what ``command`` sets (the body's commands in order)."""
+    def learn(self, command: SimpleCommand, params: Sequence[Arg],
+              context: Context | None = None, body: Compound | None = None) -> None:
+        """Take in what ``command`` sets (the body's commands in order; ``context`` and the
+        function's ``body`` tell whether it runs on every call)."""
         words = command.words
         name = words[0].value if words else None
         if name == "shift" and len(words) <= 2:
             count = words[1].value if len(words) == 2 else "1"
-            self.shift += int(count) if count.isdigit() else 0
+            if self.shift is not None and count.isdigit() and \
+                    not _maybe_runs(context, body):
+                self.shift += int(count)
+            else:
+                # `if [[ $1 == --quiet ]]; then shift; fi`: which parameter `$1` is now
+                # depends on the call (docker-mailserver helpers/rspamd.sh).
+                self.shift = None
             return
         for a in command.assignments:
             if not words:
@@ -208,12 +219,12 @@ class Bindings:
             if m is None:
                 return None
             which = m.group(1) or m.group(2)
-            if which in ("@", "*"):
-                return list(params[self.shift:])
-            n = int(which)
-            if n == 0:
+            shift = self.shift
+            if which == "0" or shift is None:
                 return None
-            i = n - 1 + self.shift
+            if which in ("@", "*"):
+                return list(params[shift:])
+            i = int(which) - 1 + shift
             return [params[i]] if i < len(params) else []
         if part.kind == "parameter":
             m = _NAME_READ.match(part.value)
@@ -223,6 +234,21 @@ class Bindings:
             if var in self.variables:
                 return self.variables[var]
         return None
+
+
+def _maybe_runs(context: Context | None, body: Compound | None) -> bool:
+    """A command of a function body that may not run on a call: inside a branch or loop of
+    the body, or after `&&`/`||`. Unknown (no context) counts as running every time."""
+    if context is None:
+        return False
+    inside = context.ancestors
+    if body is not None:
+        for i, node in enumerate(inside):
+            if node is body:
+                inside = inside[i + 1:]
+                break
+    return context.guarded or any(isinstance(n, Compound) and n.kind in _BRANCHES
+                                  for n in inside)
 
 
 def substitute(word: Word, arg: Arg, params: Sequence[Arg],
