@@ -471,16 +471,19 @@ class _Builder:
         for command, context in fdef.commands:
             if context.in_substitution:
                 continue
-            args = [arg_of(w, context.script) for w in command.words]
+            written = [arg_of(w, context.script) for w in command.words]
+            args = written
             if layer.known is not None and context.script.text is layer.text and \
                     any(w.dynamic for w in command.words):
                 args = known_args(command.words, args, context.script, layer.known.get(), None)
                 self.note_known(args, context.script)
             new: list[Arg] = []
             changed = False
-            for w, a in zip(command.words, args, strict=True):
+            for w, a, as_written in zip(command.words, args, written, strict=True):
                 try:
-                    got = substitute(w, a, params, bindings)
+                    # A word that reads a parameter is rebuilt from its parts as written (the
+                    # offsets of a known value put in would not line up with them).
+                    got = substitute(w, as_written, params, bindings)
                 except (ValueError, IndexError, KeyError):
                     got = None  # a form not modelled: the word stays as written
                 if got is None:

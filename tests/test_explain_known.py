@@ -85,6 +85,37 @@ def test_a_shift_in_a_branch_leaves_the_parameters_unknown(
     assert (5, "QC103") in found
 
 
+def test_a_wrapper_body_s_own_expansions_are_judged_once(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # The body's ssh is analysed at each call (the calls' words are known), so what the body
+    # itself pastes into the remote command lands in the calls' layers: judged there, said once
+    # at the body's line. (A body-local `$host` read from `ls` is how gsutil's mock
+    # tools/pre-applypatch calls test_version 2.6, 2.7 ...; it was silent through the calls.)
+    src = ("remote() {\n  local d='/srv/my app'\n"
+           "  host=$(ls -d ~/envs/x-* | sed 's/.*x-//')\n"
+           "  ssh -o BatchMode=yes -o ConnectTimeout=5 \"$1\""
+           " \"ls $d; echo $(hostname) $host; $2\"\n"
+           "}\nremote web1 uptime\nremote web2 uptime\n")
+    line4 = src.index("  ssh -o")
+    found = sorted((d.span[0] - line4, d.code, d.severity)
+                   for d in check_source(src).diagnostics if d.code in ("QC101", "QC103"))
+    text = src[line4:]
+    assert found == [(text.index("$d"), "QC103", "error"),
+                     (text.index("$(hostname)"), "QC101", "warning"),
+                     (text.index("$host;"), "QC103", "info")]
+
+
+def test_wrapper_layers_keep_the_body_s_positions(capsys: pytest.CaptureFixture[str]) -> None:
+    # A known value before a parameter in the same word: the remote commands still point at
+    # their own text in the body (the offsets were taken from the value put in, not the word).
+    src = "remote() {\n  d=/srv/a\n  ssh \"$1\" \"ls $d; echo hi; $2\"\n}\nremote web1 uptime\n"
+    doc = json.loads(explain(capsys, "--format", "json", src))
+    [remote] = [x for x in doc["layers"] if x["kind"] == "shell" and x["id"] != 0]
+    starts = {c["argv"][0]: c["span"][0] for c in remote["commands"]}
+    assert starts == {"ls": src.index("ls $d"), "echo": src.index("echo hi"),
+                      "uptime": src.index("uptime")}
+
+
 def test_function_shadows_the_program(capsys: pytest.CaptureFixture[str]) -> None:
     assert ssh_layers(capsys, "ssh() { echo \"$@\"; }; ssh h 'rm -rf /tmp/x'") == []
 

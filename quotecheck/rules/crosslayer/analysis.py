@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from quotecheck.layers.model import Layer, Trace
+from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.records import Record
 from quotecheck.rules.crosslayer.assignments import Assigned, assigned_names
 from quotecheck.rules.crosslayer.chars import CharInfo, char_map
@@ -20,6 +20,7 @@ class Analysis(Record):
     _assigned: dict[int, dict[str, list[Assigned]]]
     _programs: dict[int, list[Program]]
     _children: dict[int, list[int]]
+    _through_calls: dict[int, list[int]] | None
 
     def __init__(
         self,
@@ -29,6 +30,7 @@ class Analysis(Record):
         _assigned: dict[int, dict[str, list[Assigned]]] | None = None,
         _programs: dict[int, list[Program]] | None = None,
         _children: dict[int, list[int]] | None = None,
+        _through_calls: dict[int, list[int]] | None = None,
     ) -> None:
         self.trace = trace
         self.results = [] if results is None else results
@@ -36,6 +38,7 @@ class Analysis(Record):
         self._assigned = {} if _assigned is None else _assigned
         self._programs = {} if _programs is None else _programs
         self._children = {} if _children is None else _children
+        self._through_calls = _through_calls
 
     def chars(self, layer: Layer) -> dict[int, CharInfo]:
         if layer.id not in self._chars:
@@ -61,6 +64,20 @@ class Analysis(Record):
                     found.extend(programs_in_view(layer, view))
             self._programs[layer.id] = found
         return self._programs[layer.id]
+
+    def opened(self, view: CommandView) -> list[int]:
+        """The layers a command opens. A function body's command that the calls of its
+        function hand on opens nothing itself: its layers are those opened through the calls
+        (one per call), where the body's own expansions (`$host` set in the body) land."""
+        if view.opens:
+            return view.opens
+        if self._through_calls is None:
+            self._through_calls = {}
+            for layer in self.trace.layers:
+                if layer.through is not None and layer.opened_by is not None:
+                    key = id(layer.opened_by.command)
+                    self._through_calls.setdefault(key, []).append(layer.id)
+        return self._through_calls.get(id(view.command), [])
 
     def subtree(self, roots: Iterable[int]) -> list[Layer]:
         if not self._children:

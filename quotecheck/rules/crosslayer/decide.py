@@ -103,7 +103,7 @@ def landings(an: Analysis, exp: Expansion, shells: list[Layer]) -> list[Landing]
 
 
 def judge(ctx: CheckContext, an: Analysis, exp: Expansion) -> Result | None:
-    below = an.subtree(exp.view.opens)
+    below = an.subtree(an.opened(exp.view))
     shells = [x for x in below if x.kind == "shell"]
     if exp.heredoc is not None:
         for land in landings(an, exp, shells):

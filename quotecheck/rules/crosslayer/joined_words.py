@@ -170,7 +170,7 @@ def joined_words(trace: Trace, layer: Layer) -> list[Arg] | None:
 def joined_word_issue(an: Analysis, exp: Expansion) -> bool:
     """The expansion's word is one of several words ssh/watch joins, and the word's own text
     already breaks (QC102 reports the word: one finding for one mistake)."""
-    for layer_id in exp.view.opens:
+    for layer_id in an.opened(exp.view):
         layer = an.trace.layers[layer_id]
         words = joined_words(an.trace, layer)
         if not words or len(words) < 2:
