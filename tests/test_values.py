@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.tree import walk
@@ -201,3 +203,23 @@ def test_outputs_of_commands_that_print_one_plain_word(src: str, kind: str) -> N
 def test_describe_says_which_command_a_word_came_from() -> None:
     k = at("h=$(hostname)\necho $h\n", "$h")
     assert k.describe() == "`$h` is the output of `$(hostname)`, one plain word (line 1)"
+
+
+_FRAGMENTS = ["a", "xs", "=", "(", ")", "[", "]", "+", "$", " ", "-", "-a", "-A", "-r", "1",
+              "declare", "local", "export", "typeset", "readonly", "\n", "\t", "#", "'", '"',
+              "xs=(", "xs+=(", "a[1]=", "a[$i]+=", "declare -a ", "local -rA ", "=("]
+
+
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40).map("".join))
+@example("x\nxs=(1)\n")
+@example("a[$i]+=1")
+@example("local -rA m")
+@example("typeset -a\nxs")
+def test_array_names_filter_skips_no_line_that_holds_one(text: str) -> None:
+    # The cheap test in front of the pattern only skips lines the pattern cannot match in;
+    # line by line, because no assignment or `declare -a NAME` goes on past a newline.
+    from quotecheck.values import flow
+
+    every_line = {n for line in text.split("\n") for m in flow._ARRAY_ASSIGNMENT.finditer(line)
+                  for n in m.groups() if n}
+    assert flow._array_names(text) == every_line

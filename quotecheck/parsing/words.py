@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import ClassVar, Literal
 
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.scanner import (
@@ -83,25 +83,30 @@ class Part(FrozenRecord):
 class Word(FrozenRecord):
     """One shell word, cut from its layer's text at ``span``."""
 
-    __slots__ = ("parts", "raw", "span")
+    __slots__ = ("_dynamic", "_value", "parts", "raw", "span")
     span: tuple[int, int]
     raw: str
     parts: tuple[Part, ...]
+    # Worked out once from the parts (asked of every word many times); not fields.
+    _dynamic: ClassVar[bool]
+    _value: ClassVar[str]
 
     def __init__(self, span: tuple[int, int], raw: str, parts: tuple[Part, ...]) -> None:
         object.__setattr__(self, "span", span)
         object.__setattr__(self, "raw", raw)
         object.__setattr__(self, "parts", parts)
+        object.__setattr__(self, "_dynamic", any(p.kind != "literal" for p in parts))
+        object.__setattr__(self, "_value", "".join(p.value for p in parts))
 
     @property
     def dynamic(self) -> bool:
         """True when the word's value depends on the run-time environment."""
-        return any(p.dynamic for p in self.parts)
+        return self._dynamic
 
     @property
     def value(self) -> str:
         """The word after quote removal; expansions stay as written."""
-        return "".join(p.value for p in self.parts)
+        return self._value
 
     @property
     def offsets(self) -> tuple[int, ...]:

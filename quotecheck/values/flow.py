@@ -85,9 +85,10 @@ def environment(name: str) -> Knowledge:
 
 # Names the text ever assigns as an array (`X=(`, `X+=(`, `X[i]=`, `declare -a X`): a plain
 # `X=v` on one keeps its other elements, which an unknown earlier state may hold.
+_ARRAY_DECLARERS = ("declare", "typeset", "local", "readonly", "export")
 _ARRAY_ASSIGNMENT = lazy_compile(
     r"(?<![\w$])([A-Za-z_]\w*)(?:\[[^\]\n]*\])?\+?=\(|(?<![\w$])([A-Za-z_]\w*)\[[^\]\n]*\]\+?="
-    r"|\b(?:declare|typeset|local|readonly|export)\s+-\w*[aA]\w*\s+([A-Za-z_]\w*)")
+    r"|\b(?:" + "|".join(_ARRAY_DECLARERS) + r")\s+-\w*[aA]\w*\s+([A-Za-z_]\w*)")
 
 
 class SourcedText(Protocol):
@@ -866,7 +867,15 @@ class Walker:
 
 
 def _array_names(text: str) -> set[str]:
-    return {n for m in _ARRAY_ASSIGNMENT.finditer(text) for n in m.groups() if n}
+    # Only lines that can hold one are searched: the pattern tried at every offset of a long
+    # script was a fair share of the value analysis. No assignment or `declare -a NAME` goes
+    # on past a newline.
+    found: set[str] = set()
+    for line in text.split("\n"):
+        if "=(" in line or ("]" in line and "=" in line) or ("-" in line and any(
+                d in line for d in _ARRAY_DECLARERS)):
+            found.update(n for m in _ARRAY_ASSIGNMENT.finditer(line) for n in m.groups() if n)
+    return found
 
 
 def _line_counter(text: str) -> Callable[[int], int]:
