@@ -19,6 +19,7 @@ from quotecheck.layers.functions import (
     FunctionDef,
     FunctionTable,
     defines_functions,
+    reads_parameters,
     substitute,
 )
 from quotecheck.layers.known_values import LazyValues, known_args, known_in, written_args
@@ -471,6 +472,9 @@ class _Builder:
         for command, context in fdef.commands:
             if context.in_substitution:
                 continue
+            if not reads_parameters(command, params, bindings):
+                bindings.learn(command, params, context, fdef.node)
+                continue  # nothing of the call in it: analysed once, as the body's own
             written = [arg_of(w, context.script) for w in command.words]
             args = written
             if layer.known is not None and context.script.text is layer.text and \

@@ -236,6 +236,17 @@ class Bindings:
         return None
 
 
+def reads_parameters(command: SimpleCommand, params: Sequence[Arg], bindings: Bindings) -> bool:
+    """Some word of ``command`` reads what the call passed (``substitute`` would put it in)."""
+    for w in command.words:
+        try:
+            if any(bindings.param(p, params) is not None for p in w.parts):
+                return True
+        except (ValueError, IndexError, KeyError):
+            continue  # a form not modelled: the word stays as written
+    return False
+
+
 def _maybe_runs(context: Context | None, body: Compound | None) -> bool:
     """A command of a function body that may not run on a call: inside a branch or loop of
     the body, or after `&&`/`||`. Unknown (no context) counts as running every time."""
