@@ -85,7 +85,7 @@ def environment(name: str) -> Knowledge:
 
 # Names the text ever assigns as an array (`X=(`, `X+=(`, `X[i]=`, `declare -a X`): a plain
 # `X=v` on one keeps its other elements, which an unknown earlier state may hold.
-_ARRAY_DECLARERS = ("declare", "typeset", "local", "readonly", "export")
+_ARRAY_DECLARERS = tuple(sorted(DECLARATION_BUILTINS))
 _ARRAY_ASSIGNMENT = lazy_compile(
     r"(?<![\w$])([A-Za-z_]\w*)(?:\[[^\]\n]*\])?\+?=\(|(?<![\w$])([A-Za-z_]\w*)\[[^\]\n]*\]\+?="
     r"|\b(?:" + "|".join(_ARRAY_DECLARERS) + r")\s+-\w*[aA]\w*\s+([A-Za-z_]\w*)")
