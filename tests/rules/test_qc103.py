@@ -388,6 +388,21 @@ def test_a_command_the_script_wrote_and_runs_whole_is_no_finding(src: str) -> No
     assert [d for d in found(src) if d.code == "QC103"] == []
 
 
+# Debian's apt, /usr/lib/apt/apt.systemd.daily 384 (GPL-2.0-or-later, apt 2.6 as installed on
+# Debian 12): the script puts a redirection into a variable and evals the command so that it
+# takes effect. The operator in the value is the code the script meant; a blank alone stays an
+# error (test above).
+def test_an_operator_the_script_wrote_for_eval_is_no_finding() -> None:
+    src = ('XSTDERR="2>/dev/null"\n[ "$VERBOSE" -ge 3 ] && XSTDERR=""\n'
+           'eval apt-get check $XAPTOPT $XSTDERR\n')
+    at = src.index("$XSTDERR")
+    assert [d.message for d in found(src) if d.code == "QC103" and d.span[0] == at] == []
+    # Outside eval (ssh's remote shell parses it), the same value is still an error.
+    remote = ('XSTDERR="2>/dev/null"\n'
+              'ssh -o BatchMode=yes -o ConnectTimeout=5 h "apt-get check $XSTDERR"\n')
+    assert [d.severity for d in found(remote) if d.code == "QC103"] == ["error"]
+
+
 # NVIDIA/Megatron-LM tests/performance_tests/shell_test_utils/run_perf_test.sh 125 (BSD-3-Clause,
 # d98e8a64): `eval echo` of lines read from the repository's own argument file, "to expand
 # variable references". The script says what eval is for: info, still named.

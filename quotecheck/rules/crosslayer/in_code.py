@@ -37,6 +37,8 @@ from quotecheck.rules.crosslayer.text import basename, line_around, text_index
 
 # Parameters whose value is always a number: `$$`, `$#`, `$?`, `$!`, `$LINENO`, `$RANDOM`...
 _NUMBERS = frozenset({"$", "#", "?", "!"})
+# Characters that make a value's text a shell operator or redirection when eval parses it.
+_OPERATOR_CHARS = "<>|;&"
 _SHELL_NUMBERS = frozenset({"LINENO", "RANDOM", "SECONDS", "BASHPID", "PPID", "UID", "EUID",
                             "SRANDOM", "EPOCHSECONDS", "OPTIND", "SHLVL"})
 
@@ -329,6 +331,10 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
     if known is not None and known.kind == "exact" and known.unsafe_value is not None:
         if _starts_command(where, exp, known.unsafe_value):
             return None  # `cmd="python ./v.py"; eval $cmd`: the command the script wrote
+        if is_eval(trace, where) and any(c in known.unsafe_value for c in _OPERATOR_CHARS):
+            # `XSTDERR="2>/dev/null"; eval apt-get check $XSTDERR`: an operator or redirection
+            # the script wrote into the value is why it evals (apt's apt.systemd.daily).
+            return None
         return known_unsafe(ctx, an, exp, known, where, snippet)
     kind = "command output" if exp.part.kind in ("command", "backtick") else "value"
     msg = (f"the {kind} of `{exp.shown}` is pasted by {local} into the code that {inner} parses "
