@@ -107,8 +107,7 @@ class FunctionTable:
             bindings = Bindings()
             marker = [Arg("", True, None, None, ())] * 10
             for cmd, cmd_context in fdef.commands:
-                if any(bindings.param(p, marker) is not None for w in cmd.words
-                       for p in w.parts):
+                if reads_parameters(cmd, marker, bindings):
                     readers.add(id(cmd))
                 bindings.learn(cmd, marker, cmd_context, fdef.node)
         return id(command) in readers

@@ -95,7 +95,7 @@ class Word(FrozenRecord):
         object.__setattr__(self, "span", span)
         object.__setattr__(self, "raw", raw)
         object.__setattr__(self, "parts", parts)
-        object.__setattr__(self, "_dynamic", any(p.kind != "literal" for p in parts))
+        object.__setattr__(self, "_dynamic", any(p.dynamic for p in parts))
         object.__setattr__(self, "_value", "".join(p.value for p in parts))
 
     @property
