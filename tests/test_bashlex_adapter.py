@@ -23,6 +23,7 @@ import pytest
 
 from quotecheck.parsing import bashlex_adapter
 from quotecheck.parsing.bashlex_adapter import ParseOutcome, parse_masked, safe_parse, validate
+from quotecheck.parsing.bashlex_tokenizer import make_tokenizer_class
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -925,8 +926,8 @@ def test_generated_scripts_agree_with_bash_n(tmp_path: Any) -> None:
 # the tokenizer's one-step reading of plain words decides exactly what bashlex's own does
 # --------------------------------------------------------------------------------------------
 
-_SLOW_TOKENIZER = bashlex_adapter._make_tokenizer_class(
-    importlib.import_module("bashlex.tokenizer"), fast_words=False)
+_SLOW_TOKENIZER = make_tokenizer_class(
+    importlib.import_module("bashlex.tokenizer"), fast=False)
 
 
 def _token_view(value: Any) -> Any:

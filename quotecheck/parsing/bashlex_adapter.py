@@ -7,7 +7,7 @@ heredoc bodies become blanks), keeping every offset.  bashlex then only has to g
 ``while cmd`` with ``do`` on the next line fails an assertion, and ``elif``/``else`` after the first
 ``elif`` are hidden inside a list stored as a word.  This module swaps in our own grammar actions
 (on a private copy of bashlex's production table, so plain ``bashlex.parse`` elsewhere is
-untouched), fixes a few tokenizer decisions, drives the parser itself so every position is an
+untouched), fixes a few tokenizer decisions (``bashlex_tokenizer``), drives the parser itself so every position is an
 offset into the caller's text, checks each tree before handing it out, and caches bashlex's LALR
 tables on disk because rebuilding them is most of bashlex's import time.
 
@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.parsing.bashlex_tokenizer import make_tokenizer_class
 from quotecheck.records import FrozenRecord, Record
 
 if TYPE_CHECKING:
@@ -72,7 +73,6 @@ _CACHE_FORMAT = 1
 
 # Blanks separate tokens (` \t\n`); every other character must lie inside some leaf node.
 _NON_BLANK = lazy_compile(r"[^ \t\n]")
-_RPAREN_AHEAD = lazy_compile(r"[ \t]*\)")
 
 # Node kinds whose span is text the parser consumed (so together they must cover the input).
 _LEAF_KINDS = frozenset(
@@ -296,6 +296,7 @@ class _Bashlex(Record):
     productions: tuple[Any, ...]  # private copy of the production table, our actions bound
     tokenizer_class: Any  # our tokenizer subclass
     table_source: str  # "cache", "built", "built+cached" or "preloaded"
+    engine: dict[str, Any]  # what each parse's copy of bashlex's LR engine starts with
 
     def __init__(
         self,
@@ -307,6 +308,7 @@ class _Bashlex(Record):
         productions: tuple[Any, ...],
         tokenizer_class: Any,
         table_source: str,
+        engine: dict[str, Any] | None = None,
     ) -> None:
         self.parser = parser
         self.tokenizer = tokenizer
@@ -316,6 +318,7 @@ class _Bashlex(Record):
         self.productions = productions
         self.tokenizer_class = tokenizer_class
         self.table_source = table_source
+        self.engine = engine or {}
 
 
 _LOCK = threading.Lock()
@@ -363,8 +366,13 @@ def _load() -> _Bashlex:
         tokenizer_class=None,
         table_source=source,
     )
-    loaded.tokenizer_class = _make_tokenizer_class(tok)
+    loaded.tokenizer_class = make_tokenizer_class(tok)
     loaded.productions = _patched_productions(loaded)
+    engine = parser_mod.yaccparser
+    # The tables as plain dicts: bashlex keeps them in a Mapping of its own, whose lookups are
+    # Python calls, made for every token and every reduction.
+    loaded.engine = {**engine.__dict__, "productions": loaded.productions,
+                     "action": dict(engine.action), "goto": dict(engine.goto)}
     return loaded
 
 
@@ -548,239 +556,6 @@ def _write_tables(parser: Any, path: Path, key: str) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
-# Tokenizer fixes
-# --------------------------------------------------------------------------------------------
-
-
-# A word the tokenizer can read in one step: characters that are neither a break (blank,
-# newline, `()<>;&|`) nor start a quote, an escape or an expansion (`\\ ' " ` $`).
-_PLAIN_WORD = lazy_compile(r"[^\s()<>;&|\\'\"`$]+")
-_BREAKS_AFTER_PLAIN = frozenset(" \t\n();&|")
-
-
-def _make_tokenizer_class(tok: Any, fast_words: bool = True) -> Any:
-    """A subclass of bashlex's tokenizer with its decisions corrected where they differ from
-    bash's parse.y (each found by parsing real scripts or by comparing with ``bash -n``):
-
-    * inside a case pattern list, reserved words other than ``esac`` are plain words
-      (``done)``/``in)``/``time)`` are valid patterns);
-    * ``;&`` starts a new pattern list like ``;;`` does, ``case x<newline>in`` enters the pattern
-      list too, and ``esac`` right after such an ``in`` ends the case;
-    * ``time`` is a keyword only where bash's ``time_command_acceptable`` allows it (bashlex's
-      check is a stub, so ``a | time b`` failed);
-    * ``time``/``!`` with nothing after them get their terminator repeated, as bash does;
-    * a word spelled ``{`` or ``}`` does not make the next word a keyword (``echo } fi``);
-    * ``function f ( body )`` reads the parenthesis as a subshell body;
-    * every EOF token is a fresh object, so "unexpected EOF" errors quote the right text.
-    """
-    tt = tok.tokentype
-    casepat = tok.parserflags.CASEPAT
-    keyword_types = frozenset(tok.valid_reserved_first_command.values())
-    time_after = frozenset(
-        {
-            None,
-            tt.SEMICOLON,
-            tt.NEWLINE,
-            tt.AND_AND,
-            tt.OR_OR,
-            tt.AMPERSAND,
-            tt.WHILE,
-            tt.DO,
-            tt.UNTIL,
-            tt.IF,
-            tt.THEN,
-            tt.ELIF,
-            tt.ELSE,
-            tt.LEFT_CURLY,
-            tt.LEFT_PAREN,
-            tt.RIGHT_PAREN,
-            tt.BANG,
-            tt.TIME,
-            tt.TIMEOPT,
-            tt.TIMEIGN,
-        }
-    )
-    pipe_types = frozenset({tt.BAR, tt.BAR_AND})
-    bare_prefix = frozenset({tt.TIME, tt.TIMEOPT, tt.TIMEIGN, tt.BANG})
-    word_types = frozenset({tt.WORD, tt.ASSIGNMENT_WORD})
-    eof_singleton = tok.eoftoken
-    base = tok.tokenizer
-
-    def retype(self: Any, current: Any, kind: Any, value: Any = None) -> Any:
-        flags = tok.utils.typedset(tok.wordflags) if kind is tt.WORD else None
-        value = current.value if value is None else value
-        replaced = tok.token(kind, value, (current.lexpos, current.endlexpos), flags)
-        self._current_token = replaced  # the next token's look-behind must see the new type
-        return replaced
-
-    def as_word(self: Any, current: Any) -> Any:
-        return retype(self, current, tt.WORD)
-
-    def reserved_word_acceptable(self: Any, previous: Any) -> bool:
-        # bashlex decides from the previous token's *spelling* too, so after a plain word
-        # spelled `{` or `}` (`echo }`) the next word became a keyword (`echo } fi` failed).
-        if previous and previous.ttype in word_types and previous.value in ("{", "}"):
-            return bool(
-                self._last_read_token.ttype is tt.WORD
-                and self._token_before_that.ttype is tt.FUNCTION
-            )
-        return bool(base._reserved_word_acceptable(self, previous))
-
-    def next_is_rparen(self: Any) -> bool:
-        return bool(_RPAREN_AHEAD.match(self._shell_input_line, self._shell_input_line_index))
-
-    def time_acceptable(self: Any) -> bool:
-        last = self._last_read_token.ttype
-        if last in (None, tt.SEMICOLON, tt.NEWLINE) and self._token_before_that.ttype in pipe_types:
-            return False
-        return last in time_after
-
-    def token(self: Any) -> Any:
-        state = self._parserstate
-        in_patterns = bool(state & casepat)  # before reading: the header's own `in` sets it
-        current = base.token(self)
-        if current is eof_singleton:
-            # bashlex returns one module-level EOF token object, and its parser records the
-            # tokenizer on it only once: a later "unexpected EOF" error would quote the text
-            # of whichever parse hit EOF first.  A token of our own carries our tokenizer.
-            current = self._current_token = tok.token(tt.EOF, None)
-        kind = current.ttype
-        if kind is tt.CASE:
-            self._qc_case_header = True
-        elif kind is tt.IN and self._qc_case_header:
-            self._qc_case_header = False
-            state.add(casepat)
-        elif kind not in (tt.WORD, tt.NEWLINE):
-            self._qc_case_header = False
-        last = self._last_read_token.ttype
-        if kind in (tt.NEWLINE, tt.SEMICOLON) and last in bare_prefix:
-            # `time` or `!` with nothing after it: `timespec list_terminator` eats the `;` or
-            # newline, and the list around it then wants one of its own.  bash's parse.y
-            # pushes the terminator back for this; so do we (the action drops the first copy).
-            self._token_to_read = tok.token(
-                kind, current.value, (current.lexpos, current.endlexpos)
-            )
-        elif kind is tt.SEMI_AND:
-            state.add(casepat)
-        elif kind is tt.WORD and current.value == "esac" and in_patterns and last is tt.IN:
-            # `case x<newline>in esac`: bashlex only expects this esac when `in` was on the
-            # `case` line.
-            state.discard(casepat)
-            state.discard(tok.parserflags.CASESTMT)
-            return retype(self, current, tt.ESAC)
-        elif (
-            kind is tt.WORD
-            and current.value == "{"
-            and last is tt.WORD
-            and self._token_before_that.ttype is tt.FOR
-            and _MASKED_WORD.fullmatch(self._last_read_token.value or "")
-        ):
-            # `for ((i = 0; i < n; i++)) {`: after the (masked) arithmetic header bash reads
-            # `{` as the body's brace (parse.y's special case for ARITH_FOR_EXPRS).
-            return retype(self, current, tt.LEFT_CURLY)
-        elif (
-            kind is tt.LEFT_PAREN
-            and last is tt.WORD
-            and self._token_before_that.ttype is tt.FUNCTION
-            and not next_is_rparen(self)
-        ):
-            # `function f ( body )`: the grammar's conflict resolution reads `(` as the start
-            # of `()`; an (invisible) newline first steers it to `FUNCTION WORD newline_list
-            # function_body`.
-            self._token_to_read = current
-            return retype(self, current, tt.NEWLINE, "\n")
-        elif (
-            in_patterns
-            and kind in keyword_types
-            and kind is not tt.ESAC
-            and isinstance(current.value, str)
-        ) or (kind is tt.TIME and not time_acceptable(self)):
-            return as_word(self, current)
-        return current
-
-    ps_flags = tok.parserflags
-    word_flags = tok.wordflags
-    reserved = tok.valid_reserved_first_command
-    number_after = frozenset({tt.LESS_AND, tt.GREATER_AND})
-    slow_read_word = base._readtokenword
-
-    def read_word(self: Any, c: Any) -> Any:
-        """bashlex's ``_readtokenword`` for a word of plain characters, read with one match.
-
-        bashlex reads a word a character at a time through half a dozen method calls per
-        character: a fifth of the parse. For a word that is all plain characters followed by a
-        break, what it decides is re-expressed below from the word and what follows it; any
-        other word (quotes, escapes, `$`, `<(`, open delimiters, the end of the text) takes
-        bashlex's own path. tests/test_bashlex_adapter.py compares both on real and generated
-        text."""
-        line = self._shell_input_line
-        start = self._shell_input_line_index  # just after `c`
-        if self._dstack or self._eol_ungetc_lookahead is not None or \
-                not _PLAIN_WORD.match(c or "\\"):
-            return slow_read_word(self, c)
-        found = _PLAIN_WORD.match(line, start)
-        end = found.end() if found else start
-        if end >= len(line) or line[end] not in _BREAKS_AFTER_PLAIN:
-            return slow_read_word(self, c)
-        # bashlex would read the break after the word and push it back.
-        self._shell_input_line_index = end
-        self._recordpos()
-        value = c + line[start:end]
-        last = self._last_read_token
-        state = self._parserstate
-        if value.isdigit() and last.ttype in number_after and tok.shutils.legal_number(value):
-            return self._createtoken(tt.NUMBER, int(value))
-        special = self._specialcasetokens(value)
-        if special:
-            return self._createtoken(special, value)
-        kind = reserved.get(value)
-        # A reserved word where one may stand: but in a case pattern only `esac` is one, and
-        # `time` only where a pipeline may start.
-        if kind is not None and self._reserved_word_acceptable(last) and not (
-                (state & casepat and kind is not tt.ESAC)
-                or (kind is tt.TIME and not self._time_command_acceptable())):
-            if kind is tt.ESAC:
-                state.discard(casepat)
-                state.discard(ps_flags.CASESTMT)
-            elif kind is tt.CASE:
-                state.add(ps_flags.CASESTMT)
-            elif kind is tt.COND_END:
-                state.discard(ps_flags.CONDCMD)
-                state.discard(ps_flags.CONDEXPR)
-            elif kind is tt.COND_START:
-                state.add(ps_flags.CONDCMD)
-            elif kind is tt.LEFT_CURLY:
-                self._open_brace_count += 1
-            elif kind is tt.RIGHT_CURLY and self._open_brace_count:
-                self._open_brace_count -= 1
-            return self._createtoken(kind, value)
-        word = self._createtoken(tt.WORD, value, tok.utils.typedset(word_flags))
-        if self._is_assignment(value, bool(state & ps_flags.COMPASSIGN)):
-            word.flags.add(word_flags.ASSIGNMENT)
-            if self._assignment_acceptable(last):
-                word.flags.add(word_flags.NOSPLIT)
-                if state & ps_flags.COMPASSIGN:
-                    word.flags.add(word_flags.NOGLOB)
-        # (bashlex's `{var}>file` check is not needed: `<` or `>` after a word takes its path)
-        if word_flags.ASSIGNMENT in word.flags and word_flags.NOSPLIT in word.flags:
-            word.ttype = tt.ASSIGNMENT_WORD
-        if last.ttype is tt.FUNCTION:
-            state.add(ps_flags.ALLOWOPNBRC)
-            self._function_dstart = self._line_number
-        return word
-
-    members: dict[str, Any] = {
-        "token": token,
-        "_qc_case_header": False,
-        "_time_command_acceptable": time_acceptable,
-        "_reserved_word_acceptable": reserved_word_acceptable,
-    }
-    if fast_words:
-        members["_readtokenword"] = read_word
-    return type("QuotecheckTokenizer", (base,), members)
-
-
-# --------------------------------------------------------------------------------------------
 # Grammar actions (our own; bound to a private copy of bashlex's production table)
 # --------------------------------------------------------------------------------------------
 
@@ -943,6 +718,7 @@ def parse_masked(text: str, *, expand: bool = True) -> list[Any]:
     # bashlex's tokenizer copies its input to append a newline unless there is one already:
     # append it once here, not once per top-level command (that made long scripts quadratic).
     padded = text if text.endswith("\n") else text + "\n"
+    engine_class = type(bl.parser.yaccparser)
     index = 0
     while _NON_BLANK.search(text, index):
         # The context bashlex's grammar actions expect (`p.context`), built without the
@@ -951,15 +727,16 @@ def parse_masked(text: str, *, expand: bool = True) -> list[Any]:
         context.s = padded
         context._strictmode = True
         context._expansionlimit = None if expand else -1  # -1: bashlex does not expand
-        context.parserstate = bl.state.parserstate()
+        context.parserstate = bl.tokenizer_class.new_state()
         lexer = bl.tokenizer_class(padded, parserstate=context.parserstate)
         # Start the tokenizer at `index` of the whole text rather than parsing text[index:] as
         # bashlex.parse does: positions (and error positions) stay offsets into `text`.
         lexer._shell_input_line_index = index
         context.tok = lexer
         context.redirstack = lexer.redirstack
-        engine = copy.copy(bl.parser.yaccparser)  # the engine keeps per-parse state on itself
-        engine.productions = bl.productions
+        # A fresh engine for each parse: it keeps per-parse state on itself.
+        engine = object.__new__(engine_class)
+        engine.__dict__.update(bl.engine)
         tree = engine.parse(lexer=lexer, context=context)
         if tree is None:
             raise bl.errors.ParsingError("no command found", text, index)
@@ -1165,10 +942,6 @@ def _interrupt(worker: threading.Thread) -> None:
             set_async_exc(ctypes.c_ulong(worker.ident), ctypes.py_object(_Timeout))
     except Exception:
         pass
-
-
-# A word that is filler only: what the scanner leaves of `((...))` (a loop's name never is).
-_MASKED_WORD = lazy_compile(r"\.+")
 
 
 def _failure(exc: BaseException, text: str) -> ParseOutcome:
