@@ -268,6 +268,8 @@ SED_DELIMITED_COMMANDS: Final[frozenset[str]] = frozenset("sy")
 
 def basename(word: str) -> str:
     """The program a command word names: ``/usr/bin/ssh`` -> ``ssh``."""
+    if "/" not in word:  # most words: asked for nearly every command by several rules
+        return word
     return word.rstrip("/").rsplit("/", 1)[-1] if word.strip("/") else word
 
 

@@ -92,6 +92,10 @@ class SourceMap:
 
     def span(self, start: int, end: int) -> tuple[int, int] | None:
         """The smallest source span covering the mapped characters of ``[start, end)``."""
+        if len(self._starts) == 1:  # most maps: the input's own text, or one quoted string
+            s, t, n = self._starts[0], self._targets[0], self._lengths[0]
+            a, b = max(s, start), min(s + n, end)
+            return None if a >= b or t is None else (t + (a - s), t + (b - s))
         lo: int | None = None
         hi: int | None = None
         # Only the runs overlapping [start, end) (runs are sorted by start and do not overlap):

@@ -55,14 +55,12 @@ class Arg(FrozenRecord):
         object.__setattr__(self, "dynamic", dynamic)
         object.__setattr__(self, "word", word)
         object.__setattr__(self, "source_span", source_span)
-        object.__setattr__(self, "offsets", offsets)
+        # (a non-empty range is compact already)
+        object.__setattr__(self, "offsets", offsets if type(offsets) is range and offsets
+                           and offsets.step == 1 else compact_offsets(offsets))
         object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
         object.__setattr__(self, "known", known)
         object.__setattr__(self, "written", written)
-        self.__post_init__()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "offsets", compact_offsets(self.offsets))
 
 
 class CommandView(Record):

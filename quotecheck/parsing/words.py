@@ -67,13 +67,9 @@ class Part(FrozenRecord):
         object.__setattr__(self, "quoting", quoting)
         object.__setattr__(self, "span", span)
         object.__setattr__(self, "value", value)
-        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "offsets",
+                           offsets if type(offsets) is range else compact_offsets(offsets))
         object.__setattr__(self, "name", name)
-        self.__post_init__()
-
-    def __post_init__(self) -> None:
-        if type(self.offsets) is not range:
-            object.__setattr__(self, "offsets", compact_offsets(self.offsets))
 
     @property
     def dynamic(self) -> bool:
@@ -95,8 +91,13 @@ class Word(FrozenRecord):
         object.__setattr__(self, "span", span)
         object.__setattr__(self, "raw", raw)
         object.__setattr__(self, "parts", parts)
-        object.__setattr__(self, "_dynamic", any(p.dynamic for p in parts))
-        object.__setattr__(self, "_value", "".join(p.value for p in parts))
+        if len(parts) == 1:  # most words: no generator, no join
+            only = parts[0]
+            object.__setattr__(self, "_dynamic", only.dynamic)
+            object.__setattr__(self, "_value", only.value)
+        else:
+            object.__setattr__(self, "_dynamic", any(p.dynamic for p in parts))
+            object.__setattr__(self, "_value", "".join([p.value for p in parts]))
 
     @property
     def dynamic(self) -> bool:
