@@ -284,9 +284,9 @@ class _Builder:
                 # the text is only a stand-in for a value, not commands of this layer.
                 continue
             args = [arg_of(w, context.script) for w in command.words]
-            if known is not None and command.words and any(w.dynamic for w in command.words):
+            if known is not None and any(w.dynamic and known.may_know(w) for w in command.words):
                 args = known_args(command.words, args, context.script, known.get(),
-                                  inherited if dynamic_ranges else None)
+                                  inherited if dynamic_ranges else None, may_know=known.may_know)
                 self.note_known(args, context.script)
             if dynamic_ranges and context.script.text is text:
                 args = [inherit_dynamic(a, inherited) for a in args]
@@ -357,7 +357,8 @@ class _Builder:
             if word is None:
                 continue
             arg = arg_of(word, script)
-            if known is not None and word.dynamic and r.heredoc is not None:
+            if known is not None and word.dynamic and r.heredoc is not None and \
+                    known.may_know(word):
                 # An unquoted heredoc's `$DATA_DIR` set by the script: the text it really is.
                 got = known_args([word], [arg], script, known.get(), None, split=False)[0]
                 self.note_known([got], script)
@@ -478,8 +479,9 @@ class _Builder:
             written = [arg_of(w, context.script) for w in command.words]
             args = written
             if layer.known is not None and context.script.text is layer.text and \
-                    any(w.dynamic for w in command.words):
-                args = known_args(command.words, args, context.script, layer.known.get(), None)
+                    any(w.dynamic and layer.known.may_know(w) for w in command.words):
+                args = known_args(command.words, args, context.script, layer.known.get(), None,
+                                  may_know=layer.known.may_know)
                 self.note_known(args, context.script)
             new: list[Arg] = []
             changed = False

@@ -223,3 +223,50 @@ def test_array_names_filter_skips_no_line_that_holds_one(text: str) -> None:
     every_line = {n for line in text.split("\n") for m in flow._ARRAY_ASSIGNMENT.finditer(line)
                   for n in m.groups() if n}
     assert flow._array_names(text) == every_line
+
+
+_STATEMENTS = ["A=1", "B+=x", "C[2]=y", "D=(a b)", "E+=(c)", "for F in a b; do :; done",
+               "select G in a; do break; done", "local H", "local -a I J=2", "declare K",
+               "typeset -r L", "export M=3", "readonly N=4", "f() { local O=5; P=6; }", "f",
+               "read Q", "echo $A $B ${C[2]} $Z", "x=$(R=7; echo)", "S=8 cmd", "if c; then T=9; fi",
+               "case $1 in a) U=1;; esac", "declare -- V=w", "builtin local W", "command X=1",
+               "eval Y=2", "printf -v AA %s x", "for ((i=0; i<2; i++)); do :; done", "BB=$A$B",
+               "CC=${A:-d}", "DD=~", "EE=\\\nq", "local \\\nFF"]
+
+
+@given(st.lists(st.sampled_from(_STATEMENTS), max_size=12).map("\n".join))
+@example("local -a I J=2\necho $I")
+@example("f() { local O=5; P=6; }\nf\necho $P")
+@example("EE=\\\nq")
+def test_settable_names_hold_every_name_the_walk_knows(text: str) -> None:
+    # The trace asks the analysis only about words reading one of these names: a name the walk
+    # knows exactly but the text scan missed would lose that value.
+    from quotecheck.values.flow import settable_names
+
+    names = settable_names(text)
+    if names is None:
+        assert "\\\n" in text
+        return
+    values = analyse_values(parse_script(text))
+    known = {name for _, _, state in values._snaps for name, k in state.items()
+             if k.exact is not None}
+    assert known <= names
+
+
+def test_settable_names_on_the_fixture_scripts() -> None:
+    from pathlib import Path
+
+    from quotecheck.values.flow import settable_names
+
+    root = Path(__file__).parent
+    scripts = sorted([*root.glob("deploy_cases/**/*.sh"), *root.glob("../fixtures/**/*.sh")])
+    assert len(scripts) > 20
+    for path in scripts:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        names = settable_names(text)
+        if names is None:
+            continue
+        values = analyse_values(parse_script(text))
+        known = {name for _, _, state in values._snaps for name, k in state.items()
+                 if k.exact is not None}
+        assert known <= names, path

@@ -9,7 +9,7 @@ where in a joined text the known values landed.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from quotecheck.layers.model import Arg
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class LazyValues:
     """A shell layer's :func:`analyse_values`, run the first time a word asks."""
 
-    __slots__ = ("_failed", "_values", "script", "source", "sources")
+    __slots__ = ("_failed", "_settable", "_values", "script", "source", "sources")
 
     def __init__(self, script: Script, source: str | None,
                  sources: Resolver | None = None) -> None:
@@ -32,6 +32,22 @@ class LazyValues:
         self.sources = sources  # the files `source` reads (--external-sources), else None
         self._values: Values | None = None
         self._failed = False
+        self._settable: tuple[frozenset[str] | None] | None = None  # (names,) once read
+
+    def may_know(self, word: Word) -> bool:
+        """Whether ``word`` reads a variable the script may set (the names its text may assign,
+        ``settable_names``): a word that reads none has no value the analysis could know, and
+        asks nothing of it."""
+        if self._settable is None:
+            from quotecheck.values.flow import settable_names
+
+            # The files it sources may set any name.
+            self._settable = (settable_names(self.script.text) if self.sources is None
+                              else None,)
+        names = self._settable[0]
+        if names is None:
+            return True
+        return any(p.name in names for p in word.parts if p.name is not None)
 
     def get(self) -> Values | None:
         """The values, or None if the analysis failed on this script (then nothing is known:
@@ -48,7 +64,8 @@ class LazyValues:
 
 
 def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: Values | None,
-               inherited: bytearray | None, split: bool = True) -> list[Arg]:
+               inherited: bytearray | None, split: bool = True,
+               may_know: Callable[[Word], bool] | None = None) -> list[Arg]:
     """``args`` with what the script's own assignments make known put in.
 
     A word every part of which is known becomes the fields it expands to (`$SSH` set to `ssh
@@ -62,7 +79,8 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
     out: list[Arg] = []
     origin = script.origin
     for word, arg in zip(words, args, strict=True):
-        if not word.dynamic or (inherited is not None and _touches(word, inherited)):
+        if not word.dynamic or (inherited is not None and _touches(word, inherited)) or \
+                (may_know is not None and not may_know(word)):
             out.append(arg)
             continue
         try:

@@ -878,6 +878,33 @@ def _array_names(text: str) -> set[str]:
     return found
 
 
+# Where the walk may learn a variable's value, as the text spells it: `NAME=`, `NAME+=`,
+# `NAME[` (of `NAME[i]=`; also after `declare`, `local`, `export`...), `for NAME`, `select NAME`,
+# and any name on a line with `local`, `declare` or `typeset` (which set a name without `=` to
+# empty). Linear in the text: a name is tried only where one starts, and never backtracked into.
+_MAY_SET = lazy_compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*+)(?:\[|\+?=)"
+                        r"|\b(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)"
+                        r"|\b(?:local|declare|typeset)\b([^\n]*)")
+_NAMES = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def settable_names(text: str) -> frozenset[str] | None:
+    """Every name the walk of ``text`` may find a value for (more, never fewer), read off the
+    text without parsing it; None when the text cannot be read that way (a line continuation
+    may join a name or a keyword across lines). A word reading none of them expands to
+    nothing the script set."""
+    if "\\\n" in text:
+        return None
+    names: set[str] = set()
+    for m in _MAY_SET.finditer(text):
+        assigned, looped, declared = m.groups()
+        if declared is not None:
+            names.update(_NAMES.findall(declared))
+        else:
+            names.add(assigned or looped)
+    return frozenset(names)
+
+
 def _line_counter(text: str) -> Callable[[int], int]:
     """The 1-based line of an offset in ``text``."""
     newlines = [m.start() for m in _NEWLINE.finditer(text)]
