@@ -885,7 +885,6 @@ def _array_names(text: str) -> set[str]:
 _MAY_SET = lazy_compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*+)(?:\[|\+?=)"
                         r"|\b(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)"
                         r"|\b(?:local|declare|typeset)\b([^\n]*)")
-_NAMES = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def settable_names(text: str) -> frozenset[str] | None:
@@ -899,7 +898,7 @@ def settable_names(text: str) -> frozenset[str] | None:
     for m in _MAY_SET.finditer(text):
         assigned, looped, declared = m.groups()
         if declared is not None:
-            names.update(_NAMES.findall(declared))
+            names.update(NAME.findall(declared))
         else:
             names.add(assigned or looped)
     return frozenset(names)
