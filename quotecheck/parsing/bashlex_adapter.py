@@ -8,8 +8,9 @@ heredoc bodies become blanks), keeping every offset.  bashlex then only has to g
 ``elif`` are hidden inside a list stored as a word.  This module swaps in our own grammar actions
 (on a private copy of bashlex's production table, so plain ``bashlex.parse`` elsewhere is
 untouched), fixes a few tokenizer decisions (``bashlex_tokenizer``), drives the parser itself
-so every position is an offset into the caller's text, checks each tree before handing it out, and caches bashlex's LALR
-tables on disk because rebuilding them is most of bashlex's import time.
+so every position is an offset into the caller's text, checks each tree before handing it
+out, and caches bashlex's LALR tables on disk because rebuilding them is most of bashlex's
+import time.
 
 Importing this module does not import bashlex; the first call to :func:`parse_masked` does.
 
