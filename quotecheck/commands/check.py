@@ -12,7 +12,6 @@ state grows with the number of files (the json and sarif documents are written a
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -220,7 +219,7 @@ def reports(request: Request, settings: SettingsCache,
 
 
 class _ItemWriter:
-    """Writes ``json.dumps(document, indent=2)`` byte for byte, with one list of it (the json
+    """Writes ``json_text.dumps(document, indent=2)`` byte for byte, with one list of it (the json
     format's files, sarif's results) written one item at a time as the items come."""
 
     MARKER = "\0quotecheck: the items go here\0"
@@ -235,7 +234,9 @@ class _ItemWriter:
         self.tail = ""  # what follows the last item
 
     def _dumps(self, value: Any) -> str:
-        return json.dumps(value, ensure_ascii=self.ensure_ascii, indent=2)
+        from quotecheck.output.json_text import dumps
+
+        return dumps(value, ensure_ascii=self.ensure_ascii, indent=2)
 
     def write(self, item: dict[str, Any]) -> None:
         if self.count == 0:
@@ -426,8 +427,10 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO, *
 def _write_statistics(request: Request, totals: Totals, stdout: TextIO) -> None:
     rows = totals.statistics()
     if request.output_format == "json":
-        stdout.write(json.dumps([{"code": code, "name": name, "count": n}
-                                 for n, code, name in rows], indent=2) + "\n")
+        from quotecheck.output.json_text import dumps
+
+        stdout.write(dumps([{"code": code, "name": name, "count": n}
+                            for n, code, name in rows], indent=2) + "\n")
         return
     width = max((len(str(n)) for n, _, _ in rows), default=1)
     for n, code, name in rows:

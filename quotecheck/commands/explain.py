@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from quotecheck.files import local_dialect
 from quotecheck.inputs import MAX_INPUT_BYTES, read_text_file, too_large
 from quotecheck.output.explain_json import explain_document
 from quotecheck.output.explain_text import render_explain
+from quotecheck.output.json_text import dumps
 from quotecheck.output.lsp import lsp_diagnostic
 from quotecheck.output.style import Style, want_colour
 from quotecheck.positions import LineIndex
@@ -47,8 +47,7 @@ def run(*, command: str | None, file: Path | None, output_format: str, remote_sh
         index = LineIndex(text)
         uri = Path(path).resolve().as_uri() if path else "untitled:command"
         diags = [lsp_diagnostic(d, index, "utf-16", uri) for d in result.diagnostics]
-        sys.stdout.write(json.dumps(explain_document(result.trace, diags), ensure_ascii=False,
-                                    indent=2) + "\n")
+        sys.stdout.write(dumps(explain_document(result.trace, diags), indent=2) + "\n")
     else:
         style = Style(want_colour(sys.stdout, color))
         sys.stdout.write(render_explain(result.trace, result.diagnostics, style))

@@ -34,6 +34,7 @@ from quotecheck.commands.status import EXIT_OK
 from quotecheck.config import ConfigError
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText
+from quotecheck.output.json_text import dumps
 from quotecheck.output.terminal import printable
 
 EXIT_BLOCK = 2  # what Claude Code (and hooks modelled on it) read as "do not run this"
@@ -185,13 +186,14 @@ def guard(*, command: str | None, output_format: str, severity: str | None,
                                      "please report it")
     if decision.note is not None:
         stderr.write(decision.reason() + "\n")
+    # The JSON is ASCII (non-ASCII as escapes): a hook's stdout may have any encoding.
     if output_format == "claude-code":
         answer = decision.claude_code()
         if answer is not None:
-            stdout.write(json.dumps(answer) + "\n")
+            stdout.write(dumps(answer, ensure_ascii=True) + "\n")
         return EXIT_OK
     if output_format == "json":
-        stdout.write(json.dumps(decision.document()) + "\n")
+        stdout.write(dumps(decision.document(), ensure_ascii=True) + "\n")
     elif decision.block:
         stderr.write(decision.reason() + "\n")
     return EXIT_BLOCK if decision.block else EXIT_OK

@@ -289,6 +289,9 @@ class QuotecheckServer:
     # -- running --------------------------------------------------------------------------------
 
     def run(self, stdin: BinaryIO, stdout: BinaryIO) -> int:
+        # pygls writes each message with json.dumps's defaults: ASCII, every other character
+        # (a direction mark in a message or a fix) as a \uXXXX escape, so none reaches the
+        # client raw (tests/test_json_escaping.py reads the bytes).
         self.ls.start_io(stdin, stdout)
         # LSP: exit status 0 after a shutdown request, 1 when the client went without one.
         return 0 if self.shutdown_requested else 1

@@ -3,18 +3,34 @@
 Anything quotecheck prints may quote the input: a source line, a value in a message, a file
 name, an ssh destination. Printed raw, an escape sequence in a comment retitles the terminal or
 hides text, and a line that starts with ``::`` is a workflow command to a GitHub Actions runner.
-Every output format passes such text through :func:`printable`, and the text formats measure it
-with :func:`width` so that a caret stays under the characters it points at.
+Every text format passes such text through :func:`printable` (the JSON formats write the same
+characters, :data:`ESCAPED_RANGES`, as JSON escapes), and the text formats measure it with
+:func:`width` so that a caret stays under the characters it points at.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-# Characters that change how a terminal shows the rest of the line without being shown
-# themselves: the Unicode bidirectional controls ("Trojan Source") and a few invisible ones.
-_INVISIBLE = frozenset(
-    "\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
+from quotecheck.lazy_regex import lazy_compile
+
+# What is never written raw, as inclusive ranges of code points: the C0 controls, DEL and the
+# C1 controls; characters that change how a terminal or an editor shows the rest of the line
+# without being shown themselves (the Unicode bidirectional controls of "Trojan Source", the
+# line and paragraph separators, zero-width and byte-order marks); lone surrogates (from
+# undecodable file names). The text formats write them as visible escapes, the JSON formats
+# as \uXXXX escapes (output/json_text.py).
+ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00, 0x1f), (0x7f, 0x9f), (0x061c, 0x061c), (0x200b, 0x200b), (0x200e, 0x200f),
+    (0x2028, 0x202e), (0x2066, 0x2069), (0xd800, 0xdfff), (0xfeff, 0xfeff))
+
+
+def char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    """A regular expression character class of ``ranges`` of code points."""
+    return "[" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges) + "]"
+
+
+_ESCAPED = lazy_compile(char_class(ESCAPED_RANGES))
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\x1b": "\\e"}
 TAB_STOP = 8
 
@@ -28,18 +44,15 @@ def _escape(ch: str) -> str:
 
 
 def needs_escape(ch: str) -> bool:
-    code = ord(ch)
-    return (code < 0x20 or 0x7f <= code < 0xa0 or ch in _INVISIBLE
-            or 0xd800 <= code < 0xe000)  # lone surrogates (from undecodable file names)
+    return _ESCAPED.match(ch) is not None
 
 
 def printable(text: str, *, keep_tabs: bool = False) -> str:
     """``text`` with every control character, escape sequence introducer and invisible
     direction mark written as a visible escape (``\\e``, ``\\n``, ``\\x07``, ``\\u202e``)."""
-    if text.isprintable() and not any(ch in _INVISIBLE for ch in text):
+    if _ESCAPED.search(text) is None:
         return text
-    return "".join(_escape(ch) if needs_escape(ch) and not (keep_tabs and ch == "\t") else ch
-                   for ch in text)
+    return _ESCAPED.sub(lambda m: m[0] if keep_tabs and m[0] == "\t" else _escape(m[0]), text)
 
 
 def char_width(ch: str) -> int:
