@@ -1,5 +1,5 @@
 """Every JSON output carries direction marks, invisible characters and controls as ``\\uXXXX``
-escapes, never raw, and decodes to exactly the text it came from.
+escapes, never raw, and decodes to exactly the text it came from; SARIF links no local file.
 
 The commands run as real processes, so what is checked is the bytes a consumer reads."""
 
@@ -196,3 +196,18 @@ def test_lsp_messages_carry_marks_as_escapes_on_the_wire(tmp_path: Path) -> None
             proc.kill()
             proc.wait(timeout=60)
 
+
+# -- SARIF links ---------------------------------------------------------------------------
+
+def test_sarif_rules_carry_their_document_and_link_no_local_file(tmp_path: Path) -> None:
+    (tmp_path / "d.sh").write_text("true\n")
+    proc = quotecheck("check", "--format", "sarif", "d.sh", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rules = json.loads(proc.stdout)["runs"][0]["tool"]["driver"]["rules"]
+    assert rules
+    for rule in rules:
+        # SARIF 2.1.0 (3.49.12) wants an absolute URI there; the documents have no public
+        # address, and a file URI names a path on the machine that wrote the log.
+        assert "helpUri" not in rule
+        doc = (ROOT / "rules" / f"{rule['id']}.md").read_text()
+        assert rule["help"]["markdown"] == doc and rule["help"]["text"] == doc

@@ -6,7 +6,6 @@ from typing import Any
 
 from quotecheck import __version__
 from quotecheck.diagnostics import Diagnostic
-from quotecheck.output.lsp import rule_href
 from quotecheck.positions import LineIndex
 from quotecheck.rules.api import Rule
 
@@ -20,8 +19,10 @@ def rule_descriptor(rule: Rule, doc: str | None) -> dict[str, Any]:
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _section(doc, "What it finds") or rule.summary},
+        # The document itself, and no helpUri: SARIF wants an absolute URI there (2.1.0,
+        # 3.49.12), the documents have no public address, and a file URI would name a path on
+        # the machine that wrote the log.
         "help": {"text": doc or rule.summary, "markdown": doc or rule.summary},
-        "helpUri": rule_href(rule.code),
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
     }
 
