@@ -94,6 +94,7 @@ def test_explain_shows_the_exact_inner_argv(capsys: pytest.CaptureFixture[str]) 
     'APP=train_dflash; ssh gpu1 "pkill -f \\"$APP\\"; python3 $APP.py"',
     'APP=train_dflash; ssh gpu1 pkill -f $APP\\; python3 $APP.py',
     'APP=train_dflash\nrestart() { ssh gpu1 "pkill -f $APP; python3 $APP.py"; }\nrestart\n',
+    'APP=train_dflash\nrestart() { ssh gpu1 "pkill -f $1; python3 $1.py"; }\nrestart "$APP"\n',
 ])
 def test_local_variants_kill_themselves(src: str) -> None:
     assert ("QC201", "error") in findings(src)
