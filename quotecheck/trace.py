@@ -407,7 +407,9 @@ class _Builder:
         if functions and 0 not in dynamic and "/" not in values[0]:
             fdef = functions.lookup(values[0], view.source_span[0] if view.source_span else None)
             if fdef is not None:
-                if functions.expands(view.command, view.context):
+                # (an argument the script's own assignment makes known counts as known)
+                if functions.expands(view.command, view.context) or \
+                        any(not a.dynamic for a in argv[1:]):
                     self.call_function(layer, view, argv, depth, stdin, where, functions, fdef,
                                        active)
                 return

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from quotecheck.layers.model import Arg
 from quotecheck.parsing.tree import Script
-from quotecheck.parsing.words import Word
+from quotecheck.parsing.words import Part, Word
 
 if TYPE_CHECKING:
-    from quotecheck.values import Resolver, Values
+    from quotecheck.values import Field, Resolver, Values
 
 
 class LazyValues:
@@ -77,7 +77,6 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
     if values is None or len(words) != len(args):
         return args
     out: list[Arg] = []
-    origin = script.origin
     for word, arg in zip(words, args, strict=True):
         if not word.dynamic or (inherited is not None and _touches(word, inherited)) or \
                 (may_know is not None and not may_know(word)):
@@ -88,26 +87,60 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
         except (ValueError, IndexError, KeyError, RecursionError):
             fields = None
         if fields is not None:
-            a, b = word.span
-            unsafe = any(not _PLAIN.fullmatch(f.text) for f in fields)
-            for f in fields:
-                offs = [origin[o if o is not None and a <= o < b else a] for o in f.offsets]
-                # Runs of characters that come from outside the word: a variable's value.
-                known: list[tuple[int, int, str]] = []
-                reads = [p.value for p in word.parts if p.kind == "parameter"]
-                name = reads[0] if len(reads) == 1 else word.raw
-                for i, o in enumerate(f.offsets):
-                    if o is not None and a <= o < b:
-                        continue
-                    if known and known[-1][1] == i:
-                        known[-1] = (known[-1][0], i + 1, known[-1][2])
-                    else:
-                        known.append((i, i + 1, name))
-                out.append(Arg(f.text, False, word, arg.source_span, offs,
-                               known=tuple(known), written=arg if unsafe else None))
+            out.extend(_known_fields(word, arg, fields, script))
             continue
         out.append(_known_parts(word, arg, script, values))
     return out
+
+
+def _known_fields(word: Word, arg: Arg, fields: Sequence[Field], script: Script) -> list[Arg]:
+    """The args of a word every part of which is known: its ``fields``, each character of a
+    variable's value placed at the expansion that reads it (`$APP` of `"pkill -f $APP"`)."""
+    origin = script.origin
+    a, b = word.span
+    expansions = [p for p in word.parts if p.kind != "literal"]
+    out: list[Arg] = []
+    last = -1  # the word's last own character so far: the value after it is the next read
+    for f in fields:
+        offs: list[int | None] = []
+        # Runs of characters that come from outside the word: a variable's value, each with
+        # the expansion that reads it.
+        known: list[tuple[int, int, str]] = []
+        reads: list[Part | None] = []
+        for i, o in enumerate(f.offsets):
+            if o is not None and a <= o < b:
+                offs.append(origin[o])
+                last = o
+                continue
+            read = next((p for p in expansions if p.span[1] > last), None)
+            name = read.value if read is not None else word.raw
+            offs.append(origin[a])
+            if known and known[-1][1] == i and reads[-1] is read:
+                known[-1] = (known[-1][0], i + 1, name)
+            else:
+                known.append((i, i + 1, name))
+                reads.append(read)
+        for (s, e, _), read in zip(known, reads, strict=True):
+            if read is not None:
+                offs[s:e] = [origin[o] for o in _at_read(read.span, e - s)]
+        out.append(Arg(f.text, False, word, arg.source_span, offs, known=tuple(known)))
+    # Only a value with a blank or metacharacter reads differently as code: a later layer is
+    # given that word as written. The word's own text (`"pkill -f $APP; sleep 3"`) is code
+    # the local shell passes on exactly, whatever it holds.
+    if any(not _PLAIN.fullmatch(x.value[s:e]) for x in out for s, e, _ in x.known):
+        out = [Arg(x.value, x.dynamic, x.word, x.source_span, x.offsets, x.dynamic_ranges,
+                   x.known, arg) for x in out]
+    return out
+
+
+def _at_read(span: tuple[int, int], length: int) -> list[int]:
+    """Where each of the ``length`` characters of a value read by the expansion at ``span``
+    is said to be: spread over the expansion, so that a finding about the whole value marks
+    the whole `$APP` (a value shorter than the expansion: its start, and its last character
+    at the expansion's end)."""
+    start, n = span[0], max(span[1] - span[0], 1)
+    return [start + (n - 1 if j == length - 1 and length > 1 else min(j, n - 1))
+            for j in range(length)]
 
 
 def _touches(word: Word, inherited: bytearray) -> bool:
@@ -141,7 +174,7 @@ def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
             text.append(field.text)
             # Said where the value is read, not where it was set: a finding about it belongs
             # to the command that uses it.
-            offsets.extend([origin[part.span[0]]] * len(field.text))
+            offsets.extend(origin[o] for o in _at_read(part.span, len(field.text)))
             known.append((at, at + len(field.text), part.value))
             at += len(field.text)
         else:
