@@ -161,7 +161,8 @@ def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
                                            for e in f.edits)) for f in d.fixes))
 
 
-_THROUGH = re.compile(r"\S+\(\) (?:at line \d+|in .+)\Z")  # Layer.through labels
+# Layer.through labels: one function, or a chain of them (`x0() at line 1 -> x1() ...`)
+_THROUGH = re.compile(r"\S+\(\) (?:at line \d+|in .+)(?: -> .+)?\Z")
 _LOWER: dict[str, Severity] = {"error": "warning", "warning": "info"}
 
 

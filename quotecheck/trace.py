@@ -16,6 +16,7 @@ from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.functions import (
     Bindings,
+    CallBudget,
     FunctionDef,
     FunctionTable,
     defines_functions,
@@ -206,6 +207,7 @@ class _Builder:
         self.sources: SourcedFiles | None = None  # the files it sources (--external-sources)
         # words that got a known value: their span and the expansions that gave it
         self.known_spans: list[tuple[int, int, tuple[str, ...]]] = []
+        self.calls = CallBudget()  # calls of functions followed from calls of functions
 
     def new_layer(self, layer: Layer) -> Layer:
         layer.id = len(self.layers)
@@ -407,8 +409,9 @@ class _Builder:
         if functions and 0 not in dynamic and "/" not in values[0]:
             fdef = functions.lookup(values[0], view.source_span[0] if view.source_span else None)
             if fdef is not None:
-                # (an argument the script's own assignment makes known counts as known)
-                if functions.expands(view.command, view.context) or \
+                # (a call in a function's body reached from a call, and an argument the
+                # script's own assignment makes known, count as known arguments)
+                if active or functions.expands(view.command, view.context) or \
                         any(not a.dynamic for a in argv[1:]):
                     self.call_function(layer, view, argv, depth, stdin, where, functions, fdef,
                                        active)
@@ -459,16 +462,22 @@ class _Builder:
         arguments on is followed with them put in, one level deeper (a function calling itself
         is not followed again). The layers it opens belong to the call: its position, its
         loop, its redirections; their chain names the function."""
-        if any(d is fdef for d in active) or depth + 1 >= self.limits.max_layers + 1:
+        if any(d is fdef for d in active):
+            return
+        go = self.calls.take(layer.id, not active)
+        if not go:
+            if go is False and layer.script is not None:
+                same = view.context.script.text is layer.script.text
+                span = view.command.span if same else (0, len(layer.script.text))
+                layer.script.problems.append(Problem(
+                    "QC002", span[0], span[1],
+                    f"more than {CallBudget.LIMIT} calls of the script's functions from one "
+                    "call: the rest are not analysed"))
             return
         params = argv[1:]
         bindings = Bindings()
-        if fdef.offset >= 0:
-            label = f"{fdef.name}() at line {self.source.count(chr(10), 0, fdef.offset) + 1}"
-        else:
-            found = self.sources.texts.get(id(fdef.commands[0][1].script.text)) \
-                if self.sources is not None and fdef.commands else None
-            label = f"{fdef.name}() in {found.name if found is not None else 'a sourced file'}"
+        # The chain of calls, outermost first: `x0() at line 1 -> x1() at line 2`.
+        label = " -> ".join(self.function_label(d) for d in (*active, fdef))
         bridge = Compound("call", view.command.span, [("body", fdef.node)],
                           redirects=list(view.command.redirects))
         outer = view.context
@@ -524,6 +533,13 @@ class _Builder:
                 if x.parent == layer.id and x.through is None:
                     x.through = label
             view.opens.extend(body_view.opens)
+
+    def function_label(self, fdef: FunctionDef) -> str:
+        if fdef.offset >= 0:
+            return f"{fdef.name}() at line {self.source.count(chr(10), 0, fdef.offset) + 1}"
+        found = self.sources.texts.get(id(fdef.commands[0][1].script.text)) \
+            if self.sources is not None and fdef.commands else None
+        return f"{fdef.name}() in {found.name if found is not None else 'a sourced file'}"
 
     def ssh(self, layer: Layer, view: CommandView, argv: list[Arg], h: ho.SshHandoff,
             depth: int, stdin: Feed | None) -> None:

@@ -13,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import strategies  # noqa: F401  (loads the hypothesis profile for every test module)
+from harness import cleanup
 from harness.sshd import SshServer
 from harness.stubs import StubDir
 
@@ -22,6 +23,9 @@ TEST_ADDRESS_SPACE = 6 << 30
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # sshd and the shells the harness starts in sessions of their own are stopped by pid
+    # however the run ends: SIGTERM, SIGINT, a normal exit (in each xdist worker too).
+    cleanup.install()
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -29,6 +33,10 @@ def pytest_configure(config: pytest.Config) -> None:
                                                                          TEST_ADDRESS_SPACE)
     if soft == resource.RLIM_INFINITY or soft > limit:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    cleanup.stop_all()
 
 
 @pytest.fixture(scope="session")

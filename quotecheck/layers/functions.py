@@ -5,7 +5,8 @@ A name the script defines as a function is that function wherever it is called (
 call of a function whose body passes its positional parameters on (`remote() { ssh "$1" "$2";
 }`) is a hand-off of its own: the body's command with the call's arguments put in where the
 body reads `$1`, `"$@"`, after `shift`, or through `local h=$1`. This module finds the
-definitions and builds those argvs; the trace follows them one level per call.
+definitions and builds those argvs; the trace follows them one level per call, through a
+chain of the script's functions (`x0() { x1 "$@"; }`) up to the max-layers limit.
 
 Only what the body states is used: a parameter read through an operator (`${1:-x}`, `${@:2}`)
 or a variable set from anything else stays as written, unknown.
@@ -74,13 +75,26 @@ class FunctionTable:
                 self.by_node[id(fn)] = found
                 self.by_name.setdefault(fn.name, []).append(found)
             found.commands.append((command, context))
-        expanded: set[str] = set()
-        partly: set[str] = set()
-        for command, context in calls:
-            name = command.words[0].value
-            if name in self.by_name:
-                (expanded if self.expands(command, context) else partly).add(name)
-        self.called = expanded - partly
+        sites = [(c, ctx, self.expands(c, ctx)) for c, ctx in calls
+                 if c.words[0].value in self.by_name]
+        # A call in the body of a called function that passes its parameters on (`x1 "$@"`,
+        # not in a substitution, where the trace puts no arguments in) is analysed at each
+        # call of that function, with that call's arguments: it counts as analysed, which may
+        # make its function called in turn (chains of wrappers). The least such set: a
+        # function reached only through a cycle (`f() { f "$@"; }`) keeps its own analysis.
+        self.called: set[str] = set()
+        while True:
+            expanded: set[str] = set()
+            partly: set[str] = set()
+            for command, context, plain in sites:
+                name = command.words[0].value
+                handed = plain or (not context.in_substitution
+                                   and self.passes_on(command, context, self.called))
+                (expanded if handed else partly).add(name)
+            grown = expanded - partly
+            if grown == self.called:
+                break
+            self.called = grown
 
     @staticmethod
     def expands(command: SimpleCommand, context: Context) -> bool:
@@ -95,8 +109,12 @@ class FunctionTable:
     def wrapped(self, command: SimpleCommand, context: Context) -> bool:
         """``command`` reads the parameters of a function that the script calls: its
         hand-offs are analysed at the calls, with their arguments."""
+        return self.passes_on(command, context, self.called)
+
+    def passes_on(self, command: SimpleCommand, context: Context, called: set[str]) -> bool:
+        """``command`` reads the parameters of its function, one of ``called``."""
         fn = innermost_function(context)
-        if fn is None or fn.name not in self.called:
+        if fn is None or fn.name not in called:
             return False
         fdef = self.by_node.get(id(fn))
         if fdef is None:
@@ -127,6 +145,28 @@ class FunctionTable:
             if before:
                 return max(before, key=lambda d: d.offset)
         return min(defs, key=lambda d: d.offset)
+
+
+class CallBudget:
+    """How many calls of the script's functions one call from outside them may lead to, per
+    shell layer. A chain costs one per level; wrappers that each call the next twice would
+    cost twice as much per level, 2**32 at the max-layers default, without a bound."""
+
+    __slots__ = ("left",)
+    LIMIT = 256
+
+    def __init__(self) -> None:
+        self.left: dict[int, int] = {}
+
+    def take(self, layer: int, outermost: bool) -> bool | None:
+        """Whether a call may be followed: True, False the first time the budget of the
+        outermost call is spent (to be reported), None after that."""
+        if outermost:
+            self.left[layer] = self.LIMIT
+            return True
+        left = self.left.get(layer, 0)
+        self.left[layer] = max(left - 1, -1)
+        return True if left > 0 else False if left == 0 else None
 
 
 def _reads_input(loop: Compound) -> bool:
@@ -343,4 +383,5 @@ def _merge(ranges: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-__all__ = ["Bindings", "FunctionDef", "FunctionTable", "defines_functions", "substitute"]
+__all__ = ["Bindings", "CallBudget", "FunctionDef", "FunctionTable", "defines_functions",
+           "substitute"]

@@ -18,6 +18,8 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 
+from . import cleanup
+
 __all__ = [
     "ShellWordsError",
     "bash_words",
@@ -79,6 +81,8 @@ def run_shell(
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
+    # Its own group gets no signal sent to pytest's: a killed run stops it by its pid.
+    token = cleanup.on_exit(lambda: _kill_group(proc))
     try:
         out, err = proc.communicate(data, timeout=timeout)
     except subprocess.TimeoutExpired as exc:
@@ -103,8 +107,9 @@ def run_shell(
         if proc.poll() is None:  # only reached on an unexpected exception
             _kill_group(proc)
             proc.wait()
-    # Background jobs left in the group (``cmd &`` with output redirected) die here.
-    _kill_group(proc)
+        # Background jobs left in the group (``cmd &`` with output redirected) die here.
+        _kill_group(proc)
+        cleanup.forget(token)
     return subprocess.CompletedProcess(
         argv,
         proc.returncode,

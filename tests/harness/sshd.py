@@ -53,6 +53,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import NamedTuple
 
+from . import cleanup
 from .stubs import StubDir
 
 __all__ = ["SshServer", "SshServerError"]
@@ -207,6 +208,7 @@ class SshServer:
         self.port = 0
         self.start_timeout = start_timeout
         self._proc: subprocess.Popen[bytes] | None = None
+        self._cleanup: int | None = None  # harness.cleanup's token for stopping sshd
         self._shell = resolve_login_shell(login_shell)
         self._path_prefix: list[str] = []
         self._bash_env: str | None = None
@@ -259,6 +261,9 @@ class SshServer:
         if os.geteuid() == 0:
             # sshd refuses to start without its privilege separation directory.
             Path("/run/sshd").mkdir(mode=0o755, parents=True, exist_ok=True)
+        if self._cleanup is None:
+            # sshd has a session of its own: a signal to pytest's group does not reach it.
+            self._cleanup = cleanup.on_exit(self._stop_proc)
         last_error = ""
         for _ in range(5):  # the free port may be taken between probing and binding
             self.port = _free_port()
@@ -376,6 +381,9 @@ class SshServer:
     def close(self) -> None:
         """Stop sshd (by its pid) and everything it started; remove a temp dir we created."""
         self._stop_proc()
+        if self._cleanup is not None:
+            cleanup.forget(self._cleanup)
+            self._cleanup = None
         if self._own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
 
