@@ -383,9 +383,34 @@ class _Builder:
                     if not same:
                         self._syntax_error(start, masked, a, token_error)
                     recovery.failed_to = start + b
+                    if token_error is not None:
+                        work -= self._around_token(start, depth, masked, a, at, nodes)
                 a = b
         self._nested_in(start, end, depth)
         return nodes
+
+    def _around_token(self, start: int, depth: int, masked: str, a: int, at: int,
+                      nodes: list[Node]) -> int:
+        """Add to ``nodes`` the commands on either side of the token at ``at`` that stopped
+        the parse of the command from ``a``: the text before it, and the rest of its line after
+        the next command separator, each where it parses whole; return the characters parsed.
+
+        The shell runs none of them (it stops at the syntax error), but they are what the
+        author wrote: `ssh h "kill $! ;;"` still hands `$!` to the wrong shell, and without
+        them one stray token hides every finding of its line (the rest of a line that does
+        not parse alone, and the lines of a construct left open, stay unanalysed)."""
+        cost = 0
+        for lo, hi in ((a, at), (splitter.after_separator(masked, at), masked.find("\n", at))):
+            hi = len(masked) if hi < 0 else hi
+            piece = masked[lo:hi]
+            limit = self._limit()
+            if not piece.strip() or limit <= 0:
+                continue
+            cost += len(piece)
+            outcome = bashlex_adapter.safe_parse(piece, limit, expand=False)
+            if outcome.nodes is not None:
+                nodes.extend(self.convert(outcome.nodes, start + lo, start + hi, depth))
+        return cost
 
     def _syntax_error(self, start: int, masked: str, a: int,
                       token_error: tuple[bashlex_adapter.ParseOutcome, int] | None) -> None:
