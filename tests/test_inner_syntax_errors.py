@@ -137,6 +137,31 @@ def test_a_multi_line_inner_text_keeps_the_lines_before_the_error() -> None:
     assert ("QC001", 3, 10, "error") in found, found
 
 
+# (command, the wrong closing word, the right one, the QC101 it keeps: column)
+WRONG_CLOSERS = [
+    ('ssh h "if true; then echo $HOME; done"', "done", "fi", 27),
+    ('ssh h "for f in *; do rm $f; fi"', "fi", "done", 26),
+    ('ssh h "for f in *; do if true; then rm $f; done"', "done", "fi; done", 40),
+    ('ssh h "{ kill $!; fi"', "fi", "}", 15),
+]
+
+
+@needs_shells
+@pytest.mark.parametrize(("command", "wrong", "right", "column"), WRONG_CLOSERS,
+                         ids=[c[0] for c in WRONG_CLOSERS])
+def test_a_construct_closed_with_the_wrong_word_keeps_its_commands(
+        command: str, wrong: str, right: str, column: int) -> None:
+    fixed = command[:command.rindex(wrong)] + right + command[command.rindex(wrong) +
+                                                              len(wrong):]
+    for shell in (BASH, DASH):
+        assert not parses(shell, received(quoted_word(command)))
+        assert parses(shell, received(quoted_word(fixed)))
+    found = findings(command)
+    assert any(f[:3] == ("QC101", 1, column) for f in found), found
+    assert any(f[:3] == ("QC001", 1, command.rindex(wrong) + 1) for f in found), found
+    assert {f for f in findings(fixed) if f[0] == "QC101"} <= set(found)
+
+
 @needs_shells
 def test_a_value_where_code_goes_makes_it_a_warning() -> None:
     # Only a value that is itself unbalanced code could close it: `cmd='echo $(date'`.
