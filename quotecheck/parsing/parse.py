@@ -383,9 +383,66 @@ class _Builder:
                     if not same:
                         self._syntax_error(start, masked, a, token_error)
                     recovery.failed_to = start + b
+                    if token_error is not None:
+                        work -= self._around_token(start, depth, masked, a, at, nodes, work)
                 a = b
         self._nested_in(start, end, depth)
         return nodes
+
+    def _around_token(self, start: int, depth: int, masked: str, a: int, at: int,
+                      nodes: list[Node], budget: float) -> int:
+        """Add to ``nodes`` the commands on either side of the token at ``at`` that stopped
+        the parse of the command from ``a``: the text before it, and the rest of its line after
+        the next command separator, each where it parses whole; return the characters handed
+        to the parser (``budget`` at most, give or take a piece).
+
+        The shell runs none of them (it stops at the syntax error), but they are what the
+        author wrote: `ssh h "kill $! ;;"` still hands `$!` to the wrong shell, and without
+        them one stray token hides every finding of its line. A construct closed with the wrong
+        word (`done` for `fi`) is read as closed there; what does not parse on its own even so
+        stays unanalysed."""
+        cost = 0
+        token = syntax_errors.token_at(masked, masked, at)
+        for lo, hi in ((a, at), (splitter.after_separator(masked, at), masked.find("\n", at))):
+            hi = len(masked) if hi < 0 else hi
+            piece = masked[lo:hi]
+            limit = self._limit()
+            if not piece.strip() or limit <= 0:
+                continue
+            cost += len(piece)
+            outcome = bashlex_adapter.safe_parse(piece, limit, expand=False)
+            found = outcome.nodes
+            if found is None and lo == a and token in syntax_errors.CLOSING_WORDS and \
+                    _at_end_of_input(outcome):
+                # `if x; then echo $HOME; done`: the construct closed with the wrong word
+                found, tried = self._closed(piece, at - a + len(token), budget - cost)
+                cost += tried
+                hi = at + len(token)
+            if found is not None:
+                nodes.extend(self.convert(found, start + lo, start + hi, depth))
+        return cost
+
+    def _closed(self, piece: str, end: int, budget: float) -> tuple[list[Any] | None, int]:
+        """The parse of ``piece``, a command left open at its end where a closing word stood
+        (the wrong one), with the closing words it lacks put there instead (two at most); its
+        nodes end by ``end``, that word's end. Also the characters handed to the parser."""
+        cost = 0
+        for first in syntax_errors.CLOSING_WORDS:
+            for second in ("", *syntax_errors.CLOSING_WORDS):
+                limit = self._limit()
+                if limit <= 0 or cost > budget:
+                    return None, cost
+                text = f"{piece}{first}; {second}" if second else f"{piece}{first}"
+                cost += len(text)
+                outcome = bashlex_adapter.safe_parse(text, limit, expand=False)
+                if outcome.nodes is not None:
+                    for n in bashlex_adapter.iter_nodes(outcome.nodes):
+                        # (the closing words put in stand where the wrong one is)
+                        n.pos = (min(n.pos[0], end), min(n.pos[1], end))
+                    return outcome.nodes, cost
+                if not second and not _at_end_of_input(outcome):
+                    break  # not this word: no second one helps
+        return None, cost
 
     def _syntax_error(self, start: int, masked: str, a: int,
                       token_error: tuple[bashlex_adapter.ParseOutcome, int] | None) -> None:

@@ -139,3 +139,18 @@ def pieces(masked: str, lines: int) -> list[tuple[int, int]]:
             seen = 0
     cuts.append(len(masked))
     return [(a, b) for a, b in pairwise(cuts) if a < b]
+
+
+_SEPARATORS = frozenset({";", ";;", ";&", ";;&", "&", "&&", "||", "|", "|&"})
+
+
+def after_separator(masked: str, at: int) -> int:
+    """Where the next command of the line starts after the token at ``at``: past that token
+    if it is a command separator (`;;`, `&&`, `|`...), else past the next one on its line;
+    the line's end when there is none."""
+    line_end = masked.find("\n", at)
+    line_end = len(masked) if line_end < 0 else line_end
+    for m in _TOKEN.finditer(masked, at, line_end):
+        if m.group() in _SEPARATORS:
+            return m.end()
+    return line_end

@@ -38,7 +38,9 @@ def reached_end(message: str) -> bool:
     return NEVER_ENDS in message
 
 
-_CLOSING_WORDS = frozenset({"}", "fi", "done", "esac", ")"})
+# The words that close a compound command, in the order a parse tries them in place of a wrong
+# one (parse._closed).
+CLOSING_WORDS = ("fi", "done", "esac", "}", ")")
 
 
 def closes_line(masked: str, at: int) -> bool:
@@ -47,7 +49,7 @@ def closes_line(masked: str, at: int) -> bool:
     line_start = masked.rfind("\n", 0, at) + 1
     if masked[line_start:at].strip():
         return False
-    return token_at(masked, masked, at) in _CLOSING_WORDS
+    return token_at(masked, masked, at) in CLOSING_WORDS
 
 
 def token_at(text: str, masked: str, at: int) -> str:

@@ -4,7 +4,8 @@ Not for a zsh layer: the parser reads bash's grammar, and much valid zsh (``for 
 ``files=(**/*(N.))``) is not bash; what it cannot parse there is a QC002 note instead.
 
 A text built at run time (an inner layer whose text holds outer expansions) is judged with the
-values it could hold (``parsing.runtime_text``): only an error no plain value avoids is one.
+values it could hold (``parsing.runtime_text``): only an error no plain value avoids is one, and
+one that only a value read as code could avoid (by being unbalanced code itself) is a warning.
 An inner layer whose shell has extglob on (`bash -O extglob -c`, or `eval` in a file that turns
 it on) is judged with extglob patterns allowed."""
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from quotecheck.layers.model import Layer
-from quotecheck.parsing.runtime_text import certain_errors
+from quotecheck.parsing.runtime_text import RunTimeError, run_time_errors
 from quotecheck.parsing.shell_options import argv_enables_extglob, enables_extglob
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
@@ -37,15 +38,16 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if layer.script is None or layer.dialect == "zsh":
             continue
         inner = layer.parent is not None
-        problems = [p for p in layer.script.problems if p.code == "QC001"]
-        if problems and inner:
-            text = layer.script.text
+        text = layer.script.text
+        errors = [RunTimeError(p) for p in layer.script.problems if p.code == "QC001"]
+        if errors and inner:
             extglob = layer.script.dialect == "bash" and (
                 enables_extglob(text) or _extglob_from_outside(ctx, layer))
             if layer.dynamic_ranges or extglob:
-                problems = certain_errors(text, layer.script.dialect, layer.dynamic_ranges,
-                                          extglob)
-        for n, p in enumerate(problems):
+                errors = run_time_errors(text, layer.script.dialect, layer.dynamic_ranges,
+                                         extglob)
+        for n, e in enumerate(errors):
+            p = e.problem
             span = ctx.span_in_source(layer, p.start, p.end)
             if inner:
                 message = (f"{p.message} in the text the {layer.label()} receives: "
@@ -56,10 +58,15 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 # bash stops at the first syntax error; a later one is where the parser picked
                 # up again, and may follow from the first (precision corpus: judged noise).
                 yield Finding(span, message + _LATER, layer, severity="info")
+            elif e.code_values:
+                shown = ", ".join(f"`{text[a:b]}`" for a, b in e.code_values[:3])
+                yield Finding(span, message + _UNLESS.format(shown), layer, severity="warning")
             else:
                 yield Finding(span, message, layer)
 
 
+_UNLESS = (", unless the value of {} (pasted in where the shell reads code) is itself shell "
+           "code that makes it valid")
 _LATER = " (a later syntax error: bash stops reading at the first one above)"
 
 
