@@ -89,6 +89,13 @@ _LOCAL_SHELL = Param("shell", ("--shell",), SHELL_OPTION_VALUES,
                      "Read every input in this shell, and check named files of any type "
                      "(default: each file's shell= directive, #! line or extension, else bash).")
 
+_EXIT_ZERO = Param("exit_zero", ("--exit-zero",), "flag",
+                   "Exit 0 even when there are findings (2 still means an error).", False)
+_STDIN_FILENAME = Param(
+    "stdin_filename", ("--stdin-filename",), "text",
+    "The path standard input stands for: shown in the output, and used for the configuration "
+    "(per-path-ignores) and the shell (its extension).", metavar="PATH")
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "explain", "Show, layer by layer, the exact text or argv every layer receives.",
@@ -149,12 +156,8 @@ COMMANDS: tuple[Command, ...] = (
                   "Print the number of findings of each code instead of the findings.", False),
             Param("quiet", ("--quiet", "-q"), "flag",
                   "Print the findings only: no closing summary line, no notes.", False),
-            Param("exit_zero", ("--exit-zero",), "flag",
-                  "Exit 0 even when there are findings (2 still means an error).", False),
-            Param("stdin_filename", ("--stdin-filename",), "text",
-                  "The path standard input stands for: shown in the output, and used for the "
-                  "configuration (per-path-ignores) and the shell (its extension).",
-                  metavar="PATH"),
+            _EXIT_ZERO,
+            _STDIN_FILENAME,
             Param("output_file", ("--output-file",), "path",
                   "Write the report to this file instead of standard output."),
             _EXTERNAL_SOURCES,
@@ -188,7 +191,12 @@ COMMANDS: tuple[Command, ...] = (
             Param("unsafe_fixes", ("--unsafe-fixes",), "flag",
                   "Also apply fixes that change behaviour.", False),
             Param("diff", ("--diff",), "flag", "Print a unified diff.", False),
-            Param("write", ("--write",), "flag", "Rewrite the files in place.", False),
+            Param("write", ("--write",), "flag", "Rewrite the files in place (refused for a "
+                  "file with several hard links).", False),
+            Param("output_format", ("--format",), CHECK_FORMATS,
+                  "Also report the findings left after fixing, on standard error, as check "
+                  "--format prints them for the fixed text (json, sarif: that document "
+                  "alone). Default: only the fixes not applied, as suggestions."),
             Param("severity", ("--severity",), SEVERITIES,
                   "Findings at or above this decide the exit status."),
             _codes("select", "Only these codes or prefixes."),
@@ -197,6 +205,11 @@ COMMANDS: tuple[Command, ...] = (
             _CONFIG,
             _NO_CONFIG,
             _LOCAL_SHELL,
+            Param("quiet", ("--quiet", "-q"), "flag",
+                  "Print the fixed text, the suggestions and the findings only: no \"fixed "
+                  "FILE\" lines, no closing line, no notes.", False),
+            _EXIT_ZERO,
+            _STDIN_FILENAME,
         ),
     ),
     Command(

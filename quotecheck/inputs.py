@@ -32,15 +32,25 @@ class LoadedText(FrozenRecord):
         object.__setattr__(self, "binary", binary)
 
 
+# What check (QC002), fix and explain say of a binary input.
+BINARY_NOTE = "binary file, not analysed: it holds NUL bytes"
+
+
+def is_binary(data: bytes) -> bool:
+    """Whether an input is a binary file, not a script: it holds a NUL byte, which no shell
+    script has (bash drops them, dash stops reading the line)."""
+    return b"\0" in data
+
+
 def decode(data: bytes) -> LoadedText:
     """UTF-8 with replacement characters, remembering where the first bad byte was."""
     try:
-        return LoadedText(data.decode("utf-8"), binary=b"\0" in data)
+        return LoadedText(data.decode("utf-8"), binary=is_binary(data))
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", errors="replace")
         # Offset in the decoded text of the first bad byte: decode the prefix before it.
         offset = len(data[: exc.start].decode("utf-8", errors="replace"))
-        return LoadedText(text, undecodable=offset, binary=b"\0" in data)
+        return LoadedText(text, undecodable=offset, binary=is_binary(data))
 
 
 def too_large(what: str, limit: int | None = None) -> str:

@@ -6,6 +6,11 @@ replaces the original by ``os.replace`` only if the file is still the one that w
 interrupted run (killed, out of disk, a file-size limit) leaves either the original bytes or the
 whole new contents, never a mix, and a change made meanwhile by someone else is not lost.
 Symbolic links are never followed, and only regular files are read or written.
+
+The new file gets the old one's owner (when allowed) and every mode bit, set-user-ID,
+set-group-ID and sticky included. A file with several hard links is refused: replacing one name
+would leave the other names with the old contents, and writing in place could not be undone
+half-way.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ class Snapshot:
     mode: int
     uid: int
     gid: int
+    nlink: int = 1
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -83,7 +89,7 @@ def read_snapshot(path: Path, max_bytes: int) -> Snapshot:
     finally:
         os.close(fd)
     return Snapshot(path, b"".join(chunks), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
-                    stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid)
+                    stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, st.st_nlink)
 
 
 def _os_error(path: Path, exc: OSError, what: str) -> str:
@@ -101,7 +107,8 @@ def unchanged_since(snapshot: Snapshot) -> bool:
     try:
         st = os.lstat(snapshot.path)
         if not stat.S_ISREG(st.st_mode) or _identity(st) != (
-                snapshot.device, snapshot.inode, snapshot.size, snapshot.mtime_ns):
+                snapshot.device, snapshot.inode, snapshot.size, snapshot.mtime_ns) \
+                or st.st_nlink != snapshot.nlink:  # a hard link made meanwhile
             return False
         fd = os.open(snapshot.path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK)
     except OSError:
@@ -119,8 +126,13 @@ def unchanged_since(snapshot: Snapshot) -> bool:
 def replace_contents(snapshot: Snapshot, data: bytes) -> None:
     """Give the file of ``snapshot`` the contents ``data``, keeping its mode bits (and its owner
     when allowed); raises NotWritten, leaving the file as it was, if it changed since it was
-    read or the new contents cannot be written whole."""
+    read, has several hard links, or the new contents cannot be written whole with its
+    owner's set-ID bits."""
     path = snapshot.path
+    if snapshot.nlink > 1:
+        raise NotWritten(f"{path}: has {snapshot.nlink} hard links: not fixed (the fixed file "
+                         "would replace this name only, the other names keeping the old "
+                         "contents)")
     try:
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                     suffix=TEMP_SUFFIX)
@@ -131,9 +143,10 @@ def replace_contents(snapshot: Snapshot, data: bytes) -> None:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fchmod(fd, snapshot.mode)
+            # The owner first: chown clears the set-ID bits (on Linux even for root).
             with contextlib.suppress(OSError):  # only root may give a file away
                 os.fchown(fd, snapshot.uid, snapshot.gid)
+            _keep_mode(fd, snapshot)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -152,6 +165,23 @@ def replace_contents(snapshot: Snapshot, data: bytes) -> None:
         _remove(temp)
         raise
     _sync_directory(path.parent)
+
+
+def _keep_mode(fd: int, snapshot: Snapshot) -> None:
+    """Give the new file ``snapshot.mode``, or raise NotWritten: a set-user-ID (set-group-ID)
+    bit on a file whose owner (group) could not be kept would run it as someone else."""
+    st = os.fstat(fd)
+    if snapshot.mode & stat.S_ISUID and st.st_uid != snapshot.uid:
+        raise NotWritten(f"{snapshot.path}: set-user-ID, and its owner (uid {snapshot.uid}) "
+                         "cannot be kept: not fixed")
+    if snapshot.mode & stat.S_ISGID and st.st_gid != snapshot.gid:
+        raise NotWritten(f"{snapshot.path}: set-group-ID, and its group (gid {snapshot.gid}) "
+                         "cannot be kept: not fixed")
+    os.fchmod(fd, snapshot.mode)
+    kept = stat.S_IMODE(os.fstat(fd).st_mode)
+    if kept != snapshot.mode:  # the kernel may drop set-group-ID for a group we are not in
+        raise NotWritten(f"{snapshot.path}: its mode {snapshot.mode:04o} cannot be kept (the "
+                         f"new file would be {kept:04o}): not fixed")
 
 
 def _remove(temp: str) -> None:

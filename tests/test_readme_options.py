@@ -110,3 +110,13 @@ def test_every_check_option_is_documented() -> None:
     missing = [p.flags[0] for p in check.params
                if p.flags and not re.search(rf"`{re.escape(p.flags[0])}\b", README)]
     assert not missing, missing
+
+
+def test_every_fix_option_is_documented_in_its_section() -> None:
+    start = README.index("## `quotecheck fix`")
+    section = README[start:README.index("\n## ", start + 1)]
+    fix = next(c for c in COMMANDS if c.name == "fix")
+    missing = [p.flags[0] for p in fix.params
+               if p.flags and not re.search(rf"(?<![\w-]){re.escape(p.flags[0])}(?![\w-])",
+                                            section)]
+    assert not missing, missing

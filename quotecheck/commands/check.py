@@ -16,15 +16,22 @@ import os
 import stat
 import sys
 from collections import deque
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from quotecheck.checker import Options, check_source
-from quotecheck.commands.inputs import Input, PendingInput
+from quotecheck.commands.findings_report import (
+    FileReport,
+    ItemWriter,
+    item_writer,
+    render_findings,
+    terminal_width,
+)
+from quotecheck.commands.inputs import Input, PendingInput, check_stdin_filename
 from quotecheck.commands.request import Request
 from quotecheck.commands.settings import (
     SettingsCache,
@@ -36,9 +43,11 @@ from quotecheck.commands.settings import (
 from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageProblem
 from quotecheck.config import ConfigError
 from quotecheck.diagnostics import Diagnostic
+from quotecheck.inputs import BINARY_NOTE
 from quotecheck.positions import Encoding, LineIndex
 
 if TYPE_CHECKING:
+    from quotecheck.commands.destination import ReportFile
     from quotecheck.parallel import Handle
 
 PROGRESS_AFTER = 200  # files; below this a run is quick enough to need no progress display
@@ -48,34 +57,6 @@ IN_FLIGHT_PER_WORKER = 32
 # Without --jobs, files are checked in worker processes only if together they are at least this
 # large (~400 lines, ~0.1 s to check): below it starting the workers costs what they save.
 PARALLEL_MIN_BYTES = 16 * 1024
-
-
-@dataclass
-class FileReport:
-    """One input checked and rendered: all the parent process does with it is write it out."""
-
-    error: str | None = None  # not read, not configured, or not analysed: exit status 2
-    findings: int = 0
-    text: str = ""  # the full, concise or github output
-    items: list[dict[str, Any]] = field(default_factory=list)  # json file entry, sarif results
-    severities: dict[str, int] = field(default_factory=dict)  # findings per severity
-    codes: dict[str, int] = field(default_factory=dict)  # findings per code
-    names: dict[str, str] = field(default_factory=dict)  # code -> rule name
-    fixable: int = 0  # findings `quotecheck fix` fixes
-    unsafe_fixable: int = 0  # findings only `quotecheck fix --unsafe-fixes` fixes
-
-
-def _counted(report: FileReport, diagnostics: list[Diagnostic]) -> FileReport:
-    for d in diagnostics:
-        report.severities[d.severity] = report.severities.get(d.severity, 0) + 1
-        report.codes[d.code] = report.codes.get(d.code, 0) + 1
-        report.names[d.code] = d.name
-        kinds = {f.applicability for f in d.fixes}
-        if "safe" in kinds:
-            report.fixable += 1
-        elif "unsafe" in kinds:
-            report.unsafe_fixable += 1
-    return report
 
 
 def load_notes(item: Input) -> list[Diagnostic]:
@@ -91,11 +72,6 @@ def load_notes(item: Input) -> list[Diagnostic]:
 
 def check_one(request: Request, settings: SettingsCache, pending: PendingInput) -> FileReport:
     """Read, check and render one input (in a worker process when there are many)."""
-    from quotecheck.output.check_json import file_entry
-    from quotecheck.output.check_text import render_concise, render_text
-    from quotecheck.output.github import render_github
-    from quotecheck.output.style import Style
-
     # Read now, not all up front: a file that went away or became unreadable since the run
     # started is an error for that file (every other file is still checked).
     loaded = pending.read()
@@ -109,8 +85,7 @@ def check_one(request: Request, settings: SettingsCache, pending: PendingInput) 
     # A binary file's finding shows no line: its bytes are not worth printing.
     index = LineIndex("" if item.loaded.binary else item.loaded.text)
     if item.loaded.binary:
-        diagnostics = [Diagnostic("QC002", "not-analysed", "warning",
-                                  "binary file, not analysed: it holds NUL bytes", (0, 0))]
+        diagnostics = [Diagnostic("QC002", "not-analysed", "warning", BINARY_NOTE, (0, 0))]
     else:
         try:
             result = check_source(item.loaded.text, options,
@@ -121,27 +96,7 @@ def check_one(request: Request, settings: SettingsCache, pending: PendingInput) 
             return FileReport(error=f"{item.display}: internal error, not analysed "
                                     f"({type(exc).__name__}: {exc}); please report it")
         diagnostics = load_notes(item) + result.diagnostics
-    report = _counted(FileReport(findings=len(diagnostics)), diagnostics)
-    named = item.config_path
-    uri = named.resolve().as_uri() if named else f"untitled:{item.display}"
-    if request.statistics:
-        pass  # counts only
-    elif request.output_format in ("full", "text"):
-        report.text = render_text(item.display, index, diagnostics, Style(request.colour),
-                                  request.width)
-    elif request.output_format == "concise":
-        report.text = render_concise(item.display, index, diagnostics, Style(request.colour))
-    elif request.output_format == "github":
-        report.text = render_github(item.display, index, diagnostics)
-    elif request.output_format == "json":
-        report.items = [file_entry(uri, item.display, index, diagnostics, request.encoding)]
-    else:
-        from quotecheck.output.sarif import artifact_uri
-        from quotecheck.output.sarif import result as sarif_result
-
-        rel = artifact_uri(item.display) if named else uri
-        report.items = [sarif_result(d, rel, index) for d in diagnostics]
-    return report
+    return render_findings(request, item.display, item.config_path, index, diagnostics)
 
 
 def default_jobs() -> int:
@@ -218,61 +173,6 @@ def reports(request: Request, settings: SettingsCache,
                                        f"({died}); please report it")
 
 
-class _ItemWriter:
-    """Writes ``json_text.dumps(document, indent=2)`` byte for byte, with one list of it (the json
-    format's files, sarif's results) written one item at a time as the items come."""
-
-    MARKER = "\0quotecheck: the items go here\0"
-
-    def __init__(self, out: TextIO, document: Callable[[list[Any]], dict[str, Any]],
-                 ensure_ascii: bool) -> None:
-        self.out = out
-        self.document = document  # builds the document around a list of items
-        self.ensure_ascii = ensure_ascii
-        self.count = 0
-        self.pad = ""  # the indentation of the items
-        self.tail = ""  # what follows the last item
-
-    def _dumps(self, value: Any) -> str:
-        from quotecheck.output.json_text import dumps
-
-        return dumps(value, ensure_ascii=self.ensure_ascii, indent=2)
-
-    def write(self, item: dict[str, Any]) -> None:
-        if self.count == 0:
-            text = self._dumps(self.document([self.MARKER]))
-            marker = self._dumps(self.MARKER)
-            at = text.index(marker)
-            line_start = text.rindex("\n", 0, at) + 1
-            self.pad = text[line_start:at]
-            self.out.write(text[:line_start])
-            self.tail = text[at + len(marker):]
-        else:
-            self.out.write(",\n")
-        self.out.write("\n".join(self.pad + line for line in self._dumps(item).split("\n")))
-        self.count += 1
-
-    def close(self) -> None:
-        if self.count == 0:
-            self.out.write(self._dumps(self.document([])) + "\n")
-        else:
-            self.out.write(self.tail + "\n")
-
-
-def _sarif_document() -> Callable[[list[Any]], dict[str, Any]]:
-    from quotecheck.output.sarif import document as sarif_document
-    from quotecheck.rules.registry import all_rules, doc_path
-
-    rules = []
-    for code, rule in all_rules().items():
-        try:
-            doc: str | None = doc_path(code).read_text()
-        except OSError:
-            doc = None
-        rules.append((rule, doc))
-    return partial(sarif_document, rules)
-
-
 def run(*, paths: list[str] | None, command: str | None, output_format: str,
         severity: str | None, select: list[str] | None, ignore: list[str] | None,
         remote_shell: str | None, position_encoding: str, config: Path | None, no_config: bool,
@@ -288,14 +188,14 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
         raise UsageProblem(f"--jobs {jobs}: give a number of processes, 1 or more")
     if statistics and output_format not in ("full", "text", "concise", "json"):
         raise UsageProblem(f"--statistics is printed as text or json, not {output_format}")
-    if stdin_filename is not None and paths and any(p != "-" for p in paths):
-        raise UsageProblem("--stdin-filename names standard input: give no paths, or -")
-    out: TextIO = sys.stdout
-    if output_file is not None:
-        try:
-            out = open(output_file, "w", encoding="utf-8")  # noqa: SIM115  (closed below)
-        except OSError as exc:
-            raise UsageProblem(f"--output-file {output_file}: {exc.strerror or exc}") from exc
+    check_stdin_filename(stdin_filename, paths)
+    from quotecheck.commands.destination import GuardedStream, ReportFile
+
+    # The report file is opened only once the inputs are known, and written only once every
+    # one of them has been read (destination.py): until then the report waits in a spool.
+    destination = ReportFile(output_file) if output_file is not None else None
+    out: TextIO = cast(TextIO, destination.stream if destination is not None
+                       else GuardedStream(sys.stdout))
     try:
         request = Request(
             paths=paths or [],
@@ -320,25 +220,16 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
             statistics=statistics,
             external_sources=external_sources or None,
         )
-        status = run_check(request, out, sys.stderr, sys.stdin, quiet=quiet)
+        status = run_check(request, out, sys.stderr, sys.stdin, quiet=quiet,
+                           destination=destination)
+        if destination is not None:
+            destination.commit()
+        else:
+            out.flush()  # a write error said here, not when the interpreter exits
     finally:
-        if out is not sys.stdout:
-            out.close()
+        if destination is not None:
+            destination.close()
     return EXIT_OK if exit_zero and status == EXIT_FINDINGS else status
-
-
-def terminal_width(out: TextIO) -> int:
-    """The columns to wrap explanations to: the terminal's, when writing to one; else
-    ``COLUMNS`` if set; else DEFAULT_WIDTH (so a pipe or a file gets the same text anywhere)."""
-    from quotecheck.output.check_text import DEFAULT_WIDTH
-
-    isatty = getattr(out, "isatty", None)
-    if isatty is not None and isatty():
-        import shutil
-
-        return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
-    columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else DEFAULT_WIDTH
 
 
 @dataclass
@@ -389,22 +280,18 @@ class Totals:
 
 
 def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO, *,
-              quiet: bool = False) -> int:
-    from quotecheck.output.check_json import document
-
+              quiet: bool = False, destination: ReportFile | None = None) -> int:
+    """Check every input, writing the reports to ``stdout``; the exit status. ``destination``
+    (``--output-file``) is opened once the inputs are known (it may refuse them)."""
     errors: list[str] = []
     started = start_run(request, stdin, stderr, "nothing to check: give files or directories, "
                         "- for standard input, or --command 'CMD'", quiet=quiet)
     if started is None:
         return EXIT_ERROR
     settings, inputs = started
-    items: _ItemWriter | None = None
-    if request.statistics:
-        pass
-    elif request.output_format == "json":
-        items = _ItemWriter(stdout, partial(document, encoding=request.encoding), False)
-    elif request.output_format == "sarif":
-        items = _ItemWriter(stdout, _sarif_document(), True)
+    if destination is not None:
+        destination.open(inputs, stdin)
+    items = None if request.statistics else item_writer(request, stdout)
     totals = Totals()
     # closing(): whatever ends the loop (a closed pipe, Ctrl-C) stops the workers at once
     with closing(reports(request, settings, inputs)) as checked:
@@ -438,7 +325,7 @@ def _write_statistics(request: Request, totals: Totals, stdout: TextIO) -> None:
 
 
 def _write_reports(checked: Iterator[FileReport], total: int, stdout: TextIO, stderr: TextIO,
-                   items: _ItemWriter | None, errors: list[str], totals: Totals) -> int:
+                   items: ItemWriter | None, errors: list[str], totals: Totals) -> int:
     """Write the reports out as they come; the number of findings reported."""
     reported = 0
     show_progress = total > PROGRESS_AFTER and stderr.isatty()

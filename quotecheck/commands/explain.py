@@ -6,9 +6,17 @@ import sys
 from pathlib import Path
 
 from quotecheck.analysis import analyse
+from quotecheck.commands.destination import writing_to
 from quotecheck.commands.status import EXIT_OK, UsageProblem
 from quotecheck.files import local_dialect
-from quotecheck.inputs import MAX_INPUT_BYTES, read_text_file, too_large
+from quotecheck.inputs import (
+    BINARY_NOTE,
+    MAX_INPUT_BYTES,
+    LoadedText,
+    decode,
+    read_text_file,
+    too_large,
+)
 from quotecheck.output.explain_json import explain_document
 from quotecheck.output.explain_text import render_explain
 from quotecheck.output.json_text import dumps
@@ -22,18 +30,25 @@ def read_input(command: str | None, file: Path | None) -> tuple[str, str | None]
     if file is not None and command is not None:
         raise UsageProblem("give either a command or --file, not both")
     if file is not None:
-        loaded = read_text_file(file)
-        if loaded.error:
-            raise UsageProblem(loaded.error)
-        return loaded.text, str(file)
+        return _text(read_text_file(file), str(file)), str(file)
     if command is None:
         raise UsageProblem("nothing to explain: give a command, - for standard input, or --file")
     if command == "-":
         data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)  # `explain - < /dev/zero`
         if len(data) > MAX_INPUT_BYTES:
             raise UsageProblem(too_large("standard input"))
-        return data.decode("utf-8", errors="replace"), None
+        return _text(decode(data), "standard input"), None
     return command, None
+
+
+def _text(loaded: LoadedText, name: str) -> str:
+    """The text read, or UsageProblem if it could not be read or is binary (what `check`
+    reports as QC002: its NUL bytes are no script's, and no trace of them is meaningful)."""
+    if loaded.error:
+        raise UsageProblem(loaded.error)
+    if loaded.binary:
+        raise UsageProblem(f"{name}: {BINARY_NOTE}")
+    return loaded.text
 
 
 def run(*, command: str | None, file: Path | None, output_format: str, remote_shell: str | None,
@@ -47,8 +62,11 @@ def run(*, command: str | None, file: Path | None, output_format: str, remote_sh
         index = LineIndex(text)
         uri = Path(path).resolve().as_uri() if path else "untitled:command"
         diags = [lsp_diagnostic(d, index, "utf-16", uri) for d in result.diagnostics]
-        sys.stdout.write(dumps(explain_document(result.trace, diags), indent=2) + "\n")
+        shown = dumps(explain_document(result.trace, diags), indent=2) + "\n"
     else:
         style = Style(want_colour(sys.stdout, color))
-        sys.stdout.write(render_explain(result.trace, result.diagnostics, style))
+        shown = render_explain(result.trace, result.diagnostics, style)
+    with writing_to("standard output", sys.stdout):
+        sys.stdout.write(shown)
+        sys.stdout.flush()  # a write error said here, not when the interpreter exits
     return EXIT_OK

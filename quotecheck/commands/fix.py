@@ -1,9 +1,16 @@
 """``quotecheck fix``: print, diff or write the corrected scripts.
 
 Exit status: 0 when no finding is left at or above the chosen severity after fixing, 1 when some
-remain (their unapplied fixes are shown as suggestions on stderr), 2 on a usage, configuration or
-input error. ``--write`` rewrites files in place, as pre-commit's fixer convention expects (the
-hook fails when a file changed, so the author reviews the change).
+remain (their unapplied fixes are shown as suggestions on stderr; ``--exit-zero`` makes it 0),
+2 on a usage, configuration or input error. ``--write`` rewrites files in place, as
+pre-commit's fixer convention expects (the hook fails when a file changed, so the author
+reviews the change).
+
+Standard output carries the fixed text or the diff, nothing else. Standard error carries what
+was done: the files fixed, the fixes not applied (as suggestions) and a closing line (``-q``
+leaves out all but the suggestions); with ``--format``, also the findings left after fixing as
+``check --format`` prints them for the fixed text (json and sarif: that document alone, the
+fixes not applied attached to their findings).
 """
 
 from __future__ import annotations
@@ -13,38 +20,61 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from quotecheck.commands.inputs import Input, PendingInput
+from quotecheck.commands.destination import GuardedStream, WriteFailed, writing_to
+from quotecheck.commands.findings_report import (
+    ItemWriter,
+    item_writer,
+    render_findings,
+    terminal_width,
+)
+from quotecheck.commands.inputs import Input, PendingInput, check_stdin_filename
 from quotecheck.commands.request import Request
 from quotecheck.commands.settings import SettingsCache, codes_option, options_for, start_run
 from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from quotecheck.config import ConfigError
+from quotecheck.diagnostics import Diagnostic
 from quotecheck.fixed_bytes import DecodedBytes, decode_bytes, encode_fixed, unified_patch
 from quotecheck.fixer import fix_source
-from quotecheck.inputs import LoadedText
+from quotecheck.inputs import BINARY_NOTE, LoadedText, is_binary
 from quotecheck.positions import LineIndex
 from quotecheck.records import replace
 from quotecheck.safe_write import NotWritten, Snapshot, read_snapshot, replace_contents
 
+DOCUMENT_FORMATS = ("json", "sarif")  # stderr holds the document alone
+
 
 def run(*, paths: list[str] | None, command: str | None, unsafe_fixes: bool, diff: bool,
-        write: bool, severity: str | None, select: list[str] | None, ignore: list[str] | None,
-        remote_shell: str | None, config: Path | None, no_config: bool,
-        shell: str | None) -> int:
+        write: bool, output_format: str | None, severity: str | None,
+        select: list[str] | None, ignore: list[str] | None, remote_shell: str | None,
+        config: Path | None, no_config: bool, shell: str | None, quiet: bool,
+        exit_zero: bool, stdin_filename: str | None) -> int:
     """``quotecheck fix``, with the command line's values."""
+    from quotecheck.output.style import want_colour
+
+    check_stdin_filename(stdin_filename, paths)
     request = Request(
-        paths=paths or [], command=command, output_format="text", severity=severity,
-        select=codes_option(select), ignore=codes_option(ignore), remote_shell=remote_shell,
-        encoding="utf-16", config=config, no_config=no_config, colour=False, shell=shell,
+        paths=paths or [], command=command, output_format=output_format or "full",
+        severity=severity, select=codes_option(select), ignore=codes_option(ignore),
+        remote_shell=remote_shell, encoding="utf-16", config=config, no_config=no_config,
+        colour=output_format is not None and want_colour(sys.stderr), shell=shell,
+        stdin_filename=stdin_filename, width=terminal_width(sys.stderr),
     )
-    return run_fix(request, unsafe=unsafe_fixes, diff=diff, write=write, stdout=sys.stdout,
-                   stderr=sys.stderr, stdin=sys.stdin)
+    out = GuardedStream(sys.stdout)
+    status = run_fix(request, unsafe=unsafe_fixes, diff=diff, write=write,
+                     stdout=out,  # type: ignore[arg-type]
+                     stderr=sys.stderr, stdin=sys.stdin, quiet=quiet,
+                     report=output_format is not None)
+    out.flush()  # a write error said here, not when the interpreter exits
+    return EXIT_OK if exit_zero and status == EXIT_FINDINGS else status
 
 
 def run_fix(request: Request, *, unsafe: bool, diff: bool, write: bool, stdout: TextIO,
-            stderr: TextIO, stdin: TextIO) -> int:
+            stderr: TextIO, stdin: TextIO, quiet: bool = False, report: bool = False) -> int:
+    """Fix every input; the exit status. ``report``: also the findings left, in
+    ``request.output_format``, on ``stderr``."""
     # A symbolic link met walking a directory may lead out of the tree: fix leaves it alone.
     started = start_run(request, stdin, stderr, "nothing to fix: give files, - for standard "
-                        "input, or --command 'CMD'", walk_symlinks=False)
+                        "input, or --command 'CMD'", walk_symlinks=False, quiet=quiet)
     if started is None:
         return EXIT_ERROR
     settings, pending = started
@@ -53,21 +83,53 @@ def run_fix(request: Request, *, unsafe: bool, diff: bool, write: bool, stdout: 
         return EXIT_ERROR
     errors: list[str] = []
     tally = _Tally()
+    said = _Said(request, stderr, quiet=quiet, report=report)
     for item in pending:
         try:
             _fix_one(request, settings, item, unsafe=unsafe, diff=diff, write=write,
-                     stdout=stdout, stderr=stderr, tally=tally)
+                     stdout=stdout, said=said, tally=tally)
         except _InputError as exc:
             errors.append(str(exc))
+        except WriteFailed:
+            raise  # standard output is gone: so is every later file's output
         except Exception as exc:  # a bug must not stop the other files, nor exit 1
             errors.append(f"{item.display}: internal error, not fixed "
                           f"({type(exc).__name__}: {exc}); please report it")
+    said.close()
     for e in dict.fromkeys(errors):  # one configuration error is said once
         stderr.write(f"quotecheck: error: {e}\n")
-    stderr.write(tally.summary(write) + "\n")
+    if said.chatty:
+        stderr.write(tally.summary(write) + "\n")
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if tally.remaining else EXIT_OK
+
+
+class _Said:
+    """What fix says on stderr, by --quiet and --format."""
+
+    def __init__(self, request: Request, stderr: TextIO, *, quiet: bool, report: bool) -> None:
+        self.request = request
+        self.stderr = stderr
+        self.report = report  # the findings left, in request.output_format
+        document = report and request.output_format in DOCUMENT_FORMATS
+        self.items: ItemWriter | None = item_writer(request, stderr) if document else None
+        self.chatty = not (quiet or document)  # the files fixed, the closing line
+        self.suggest = not document  # (json and sarif attach the fixes to the findings)
+
+    def findings(self, display: str, named: Path | None, index: LineIndex,
+                 diagnostics: list[Diagnostic]) -> None:
+        if not self.report:
+            return
+        shown = render_findings(self.request, display, named, index, diagnostics)
+        self.stderr.write(shown.text)
+        if self.items is not None:
+            for item in shown.items:
+                self.items.write(item)
+
+    def close(self) -> None:
+        if self.items is not None:
+            self.items.close()
 
 
 class _InputError(Exception):
@@ -110,19 +172,24 @@ def _read(settings: SettingsCache, item: PendingInput
 
 
 def _fix_one(request: Request, settings: SettingsCache, item: PendingInput, *, unsafe: bool,
-             diff: bool, write: bool, stdout: TextIO, stderr: TextIO, tally: _Tally) -> None:
+             diff: bool, write: bool, stdout: TextIO, said: _Said, tally: _Tally) -> None:
     source, snapshot = _read(settings, item)
-    if b"\0" in source.data:  # as `check` reports it: a finding, the file left alone
-        stderr.write(f"{item.display}:1:1: warning QC002 binary file, not analysed "
-                     "(it holds NUL bytes), not fixed\n")
+    named = item.path if item.path is not None else item.named  # --stdin-filename
+    if is_binary(source.data):  # as `check` reports it: a finding, the file left alone
         tally.remaining += 1
+        if said.report:
+            said.findings(item.display, named, LineIndex(""), [Diagnostic(
+                "QC002", "not-analysed", "warning", BINARY_NOTE, (0, 0))])
+        else:
+            said.stderr.write(f"{item.display}:1:1: warning QC002 {BINARY_NOTE}: not fixed\n")
         if not (diff or write):
             _write_bytes(stdout, source.data)
         return
     loaded = LoadedText(source.text)
     try:
-        configured = settings.for_path(item.path)
-        options = options_for(request, configured, Input(item.display, item.path, loaded))
+        configured = settings.for_path(named)
+        options = options_for(request, configured, Input(item.display, item.path, loaded,
+                                                         item.named))
     except ConfigError as exc:
         raise _InputError(str(exc)) from exc
     threshold = options.severity
@@ -131,7 +198,7 @@ def _fix_one(request: Request, settings: SettingsCache, item: PendingInput, *, u
         # shows them); only warnings and errors left decide the exit status, as for `check`.
         options = replace(options, severity="info")
     result = fix_source(source.text, options, unsafe=unsafe,
-                        path=str(item.path) if item.path else None)
+                        path=str(named) if named else None)
     fixed = encode_fixed(source, result.text)
     changed = fixed != source.data
     if changed:
@@ -146,20 +213,25 @@ def _fix_one(request: Request, settings: SettingsCache, item: PendingInput, *, u
             except NotWritten as exc:
                 raise _InputError(str(exc)) from exc
             n = len(result.applied)
-            stderr.write(f"fixed {item.display} ({n} fix{'es' if n != 1 else ''})\n")
+            if said.chatty:
+                said.stderr.write(f"fixed {item.display} ({n} fix{'es' if n != 1 else ''})\n")
     elif not diff:
         _write_bytes(stdout, fixed)
         if item.path is None and not fixed.endswith(b"\n"):
             stdout.write("\n")  # a command line: end it for the terminal
     index = LineIndex(result.text)
+    left = [d for d in result.remaining if d.at_least(threshold)]
+    said.findings(item.display, named, index, left)
     for d, fix in result.suggestions():
+        tally.suggestions += 1
+        if not said.suggest:
+            continue
         line, col = index.position(d.span[0])
         how = ("needs --unsafe-fixes" if fix.applicability == "unsafe"
                else "shown only")
-        stderr.write(f"{item.display}:{line + 1}:{col + 1}: suggestion {d.code}: "
-                     f"{fix.title} ({how})\n")
-        tally.suggestions += 1
-    tally.remaining += sum(1 for d in result.remaining if d.at_least(threshold))
+        said.stderr.write(f"{item.display}:{line + 1}:{col + 1}: suggestion {d.code}: "
+                          f"{fix.title} ({how})\n")
+    tally.remaining += len(left)
 
 
 def _write_bytes(stream: TextIO, data: bytes) -> None:
@@ -169,5 +241,6 @@ def _write_bytes(stream: TextIO, data: bytes) -> None:
         stream.write(data.decode("utf-8", errors="replace"))
         return
     stream.flush()
-    buffer.write(data)
-    buffer.flush()
+    with writing_to("standard output", buffer):
+        buffer.write(data)
+        buffer.flush()

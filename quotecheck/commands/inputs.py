@@ -8,12 +8,15 @@ A directory in which no shell script is found says so."""
 
 from __future__ import annotations
 
+import errno
+import stat
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TextIO
 
 from quotecheck.commands.request import Request
+from quotecheck.commands.status import UsageProblem
 from quotecheck.files import SHELL_EXTENSIONS, is_shell_script
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
 from quotecheck.records import Record
@@ -47,13 +50,15 @@ class PendingInput(Record):
     path: Path | None
     read: Callable[[], LoadedText]
     named: Path | None  # the path standard input stands for (--stdin-filename)
+    stdin: bool  # reads standard input
 
     def __init__(self, display: str, path: Path | None, read: Callable[[], LoadedText],
-                 named: Path | None = None) -> None:
+                 named: Path | None = None, *, stdin: bool = False) -> None:
         self.display = display
         self.path = path
         self.read = read
         self.named = named
+        self.stdin = stdin
 
 
 def _given(loaded: LoadedText) -> LoadedText:
@@ -65,6 +70,20 @@ def _read_stdin(stdin: TextIO, limit: int = MAX_INPUT_BYTES) -> LoadedText:
     if len(data) > limit:
         return LoadedText("", error=too_large("standard input", limit))
     return decode(data)
+
+
+def _stat_error(exc: OSError) -> str:
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+        return "no such file or directory"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return f"cannot read ({exc.strerror or exc})"
+
+
+def check_stdin_filename(stdin_filename: str | None, paths: list[str] | None) -> None:
+    """UsageProblem if --stdin-filename is given with paths other than ``-``."""
+    if stdin_filename is not None and paths and any(p != "-" for p in paths):
+        raise UsageProblem("--stdin-filename names standard input: give no paths, or -")
 
 
 def not_shell_note(raw: str) -> str:
@@ -98,14 +117,17 @@ def pending_inputs(request: Request, stdin: TextIO,
     for raw in paths:
         if raw == "-":
             inputs.append(PendingInput(request.stdin_filename or "<stdin>", None,
-                                       partial(_read_stdin, stdin, limit(named)), named))
+                                       partial(_read_stdin, stdin, limit(named)), named,
+                                       stdin=True))
             continue
         path = Path(raw)
-        if not path.exists():
-            missing = LoadedText("", error=f"{raw}: no such file or directory")
-            inputs.append(PendingInput(raw, None, partial(_given, missing)))
+        try:
+            mode = path.stat().st_mode
+        except OSError as exc:  # a directory on the way that may not be searched, too
+            unread = LoadedText("", error=f"{raw}: {_stat_error(exc)}")
+            inputs.append(PendingInput(raw, None, partial(_given, unread)))
             continue
-        if path.is_dir():
+        if stat.S_ISDIR(mode):
             before = len(inputs)
             for found in walk(path, walk_rules(path) if walk_rules else WalkRules(),
                               follow_symlinks=walk_symlinks):
@@ -115,7 +137,7 @@ def pending_inputs(request: Request, stdin: TextIO,
                 skipped.append(f"no shell scripts found in {raw}")
             continue
         # Only a regular file is looked into: a FIFO (`<(generate)`) can be read only once.
-        if request.shell is None and path.is_file() and not is_shell_script(path):
+        if request.shell is None and stat.S_ISREG(mode) and not is_shell_script(path):
             skipped.append(not_shell_note(raw))
             continue
         inputs.append(PendingInput(str(path), path, partial(read_text_file, path, limit(path))))
