@@ -456,3 +456,70 @@ def test_quotecheck_starts_no_program() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         assert _calls_out(tree) == [], path
+
+
+# -- configuration files: bounded before they are parsed ------------------------------------------
+
+def _bombs() -> list[tuple[str, str, str]]:
+    """(file name, text, what the error says)."""
+    return [
+        (".quotecheck.toml", "[" + ".".join(["a"] * 200_000) + "]\n", "too large"),
+        (".quotecheck.toml", "[" + ".".join(["a"] * 100_000) + "]\n", "dotted parts"),
+        (".quotecheck.toml", ".".join(["a"] * 17) + " = 1\n", "dotted parts"),
+        (".quotecheck.toml", "x = " + "[" * 5000 + "]" * 5000 + "\n", "nested deeper"),
+        (".quotecheck.toml", "x = " + "{a = " * 2000 + "1" + "}" * 2000 + "\n",
+         "nested deeper"),
+        (".quotecheck.toml", "x = [" * 33 + "\n", "nested deeper"),
+        (".quotecheck.toml", "x = 1\n" * 50_000, "too large"),
+        ("pyproject.toml", "[tool.black]\n" + "# x\n" * 150_000, "too large"),
+        ("pyproject.toml", "[tool." + ".".join(["a"] * 30) + "]\n", "dotted parts"),
+        ("pyproject.toml", "[tool.black]\nx = " + "[" * 2000 + "\n", "nested deeper"),
+        (".quotecheck.toml", "x = [1,,]\n", "invalid TOML"),
+    ]
+
+
+@pytest.mark.parametrize(("name", "text", "says"), _bombs(),
+                         ids=[f"{n}-{s}-{i}" for i, (n, _, s) in enumerate(_bombs())])
+def test_a_configuration_bomb_is_a_clear_error(tmp_path: Path, name: str, text: str,
+                                               says: str) -> None:
+    (tmp_path / "a.sh").write_text("true\n")
+    (tmp_path / name).write_text(text)
+    done = quotecheck_run(["check", "a.sh"], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert f"{tmp_path / name}: " in done.stderr and says in done.stderr, done.stderr
+    assert "internal error" not in done.stderr
+    done = quotecheck_run(["check", "--config", name, "a.sh"], tmp_path)
+    assert done.returncode == 2 and says in done.stderr, done.stderr
+
+
+def test_real_configurations_are_within_the_bounds(tmp_path: Path) -> None:
+    from quotecheck.config import load, parse_config
+
+    assert "tool" in parse_config(TREE / "pyproject.toml")
+    text = ("[tool.poetry.group.dev.dependencies]\npytest = {version = \"^8\", extras = "
+            "[\"a\", \"b\"]}\n[tool.hatch.envs.default.scripts.nested.a.b]\nx = 1.5\n"
+            "y = [[1.0, 2.0], [3.0, {z = [4, [5, [6]]]}]]\n"
+            "\"a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s\" = 'dots in a [quoted] key'\n"
+            "w = \"\"\"\n[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p\n"
+            "\"\"\"  # in a string: [[[[ a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q\n"
+            "[tool.quotecheck]\nignore = [\"QC208\"]  # {[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n")
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert load(tmp_path / "pyproject.toml").ignore == ["QC208"]
+
+
+@pytest.mark.parametrize("text", ["x = " + "[" * 5000 + "]" * 5000 + "\n",
+                                  "[" + ".".join(["a"] * 100_000) + "]\n"],
+                         ids=["nested", "dotted"])
+def test_the_guard_and_the_editor_read_the_configuration_the_same_way(
+        tmp_path: Path, text: str) -> None:
+    from quotecheck.config import ConfigError
+    from quotecheck.lsp.engine import options_for
+
+    (tmp_path / ".quotecheck.toml").write_text(text)
+    with pytest.raises(ConfigError, match=r"\.quotecheck\.toml: line 1: "):
+        options_for(tmp_path / "a.sh", "true\n", None)
+    # The guard allows the command, with a note saying why the configuration was not used.
+    done = quotecheck_run(["guard", "--command", "ssh h rm $f"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "configuration not read" in done.stderr and ".quotecheck.toml: line 1" in done.stderr
+    assert "internal error" not in done.stderr
