@@ -9,6 +9,7 @@ command-line flags override it. Unknown keys and bad values are errors (exit 2),
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -93,29 +94,69 @@ def find_config(start: Path) -> Path | None:
 
 
 def _has_section(pyproject: Path) -> bool:
-    import tomllib  # here, not at the top: a run that reads no configuration file never needs it
-
     # A pyproject.toml that cannot be read may hold our settings as well as one that does not
     # parse: either is an error, as for a .quotecheck.toml, never silently skipped.
-    try:
-        return "quotecheck" in tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{pyproject}: cannot read: not UTF-8 ({exc})") from exc
-    except OSError as exc:
-        raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        # It may hold our settings; guessing it does not would silently change the result.
-        raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from exc
+    tool = parse_config(pyproject).get("tool", {})
+    return isinstance(tool, dict) and "quotecheck" in tool
 
 
-# No configuration file is this large: past it `--config /dev/zero` would fill the memory.
-MAX_CONFIG_BYTES = 1024 * 1024
+# What a real configuration file needs, checked before tomllib reads it: past these its time
+# grows faster than the text (a 400 KB dotted header took minutes) or it runs out of stack.
+# quotecheck's own settings are a few lines; a pyproject.toml holds other tools' too, and the
+# largest real ones are tens of KiB.
+MAX_CONFIG_BYTES = 256 * 1024  # a .quotecheck.toml, or any file --config names
+MAX_PYPROJECT_BYTES = 512 * 1024
+MAX_CONFIG_NESTING = 32  # arrays and inline tables inside one another
+MAX_KEY_PARTS = 16  # the dotted parts of one key or table header
+
+# The pre-scan's tokens: strings and comments (whose brackets and dots do not count; each
+# always matches, an unclosed one to the end of its line or of the text, so the scan is
+# linear), and the characters that nest, separate keys or end a key.
+_TOML_TOKENS = re.compile(r"""
+    "{3}(?:[^"\\]|\\.|"{1,2}(?!"))*+(?:"{3,5}|\Z)
+  | '{3}(?:[^']|'{1,2}(?!'))*+(?:'{3,5}|\Z)
+  | "(?:[^"\\\n]|\\[^\n])*+"?
+  | '[^'\n]*+'?
+  | \#[^\n]*+
+  | [\[\]{}=,.\n]
+""", re.VERBOSE | re.DOTALL)
+
+
+def _within_bounds(path: Path, text: str) -> None:
+    """Raise ConfigError for brackets nested deeper than MAX_CONFIG_NESTING or a key of more
+    than MAX_KEY_PARTS parts (dots between two of ``[ ] { } = ,`` and line ends: a value
+    holds at most one, a float's)."""
+    depth = 0
+    dots = 0
+    for token in _TOML_TOKENS.finditer(text):
+        c = token.group()[0]
+        if c in "[{":
+            depth += 1
+            if depth > MAX_CONFIG_NESTING:
+                line = text.count("\n", 0, token.start()) + 1
+                raise ConfigError(f"{path}: line {line}: arrays or tables nested deeper than "
+                                  f"{MAX_CONFIG_NESTING}: not read")
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        if c == ".":
+            dots += 1
+            if dots >= MAX_KEY_PARTS:
+                line = text.count("\n", 0, token.start()) + 1
+                raise ConfigError(f"{path}: line {line}: a key or table header of more than "
+                                  f"{MAX_KEY_PARTS} dotted parts: not read")
+        elif c in "[]{}=,\n":
+            dots = 0
 
 
 def read_config_text(path: Path) -> str:
-    """The text of a configuration file that is a regular file of at most MAX_CONFIG_BYTES;
-    anything else (a FIFO that would block, a device that never ends) raises ConfigError."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    """The text of a configuration file that is a regular file of at most MAX_CONFIG_BYTES
+    (MAX_PYPROJECT_BYTES for a pyproject.toml); anything else (a FIFO that would block, a
+    device that never ends) raises ConfigError."""
+    limit = MAX_PYPROJECT_BYTES if path.name == "pyproject.toml" else MAX_CONFIG_BYTES
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ConfigError(f"{path}: not a regular file: not read")
@@ -123,23 +164,38 @@ def read_config_text(path: Path) -> str:
         total = 0
         while chunk := os.read(fd, 1 << 16):
             total += len(chunk)
-            if total > MAX_CONFIG_BYTES:
-                raise ConfigError(f"{path}: too large (more than 1 MiB): not read")
+            if total > limit:
+                raise ConfigError(f"{path}: too large (more than {limit // 1024} KiB): "
+                                  "not read")
             chunks.append(chunk)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
-    return b"".join(chunks).decode("utf-8")
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read: not UTF-8 ({exc})") from exc
+
+
+def parse_config(path: Path) -> dict[str, Any]:
+    """The TOML document of a configuration file, read within the bounds above; whatever
+    goes wrong is a ConfigError naming the file (the guard, the editor and check share it)."""
+    import tomllib  # here, not at the top: a run that reads no configuration file never needs it
+
+    text = read_config_text(path)
+    _within_bounds(path, text)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # It may hold our settings; guessing it does not would silently change the result.
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except Exception as exc:  # past the bounds above tomllib should never fail otherwise
+        raise ConfigError(f"{path}: not read as TOML ({type(exc).__name__})") from exc
 
 
 def load(path: Path) -> Settings:
-    import tomllib
-
-    try:
-        data = tomllib.loads(read_config_text(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    data = parse_config(path)
     table: Any = data.get("tool", {}).get("quotecheck", {}) if path.name == "pyproject.toml" \
         else data.get("tool", {}).get("quotecheck", data)
     if not isinstance(table, dict):

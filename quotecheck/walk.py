@@ -11,13 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from quotecheck.files import is_shell_script
+from quotecheck.gitignore import Ignores, ignores_at
 from quotecheck.globs import glob_match
 from quotecheck.records import FrozenRecord
 
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__",
                    ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache")
-# git check-ignore on a huge tree: past this the walk goes on without .gitignore.
-GIT_TIMEOUT = 60.0
 
 
 class WalkRules(FrozenRecord):
@@ -48,37 +47,26 @@ def _relative(path: Path, base: Path | None) -> str:
 
 def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True) -> Iterator[Path]:
     """The shell scripts below ``directory``, in sorted order (without ``follow_symlinks``, a
-    symbolic link met in the walk is skipped: it may lead out of the tree)."""
-    found: list[Path] = []
+    symbolic link met in the walk is skipped: it may lead out of the tree). What .gitignore
+    leaves out is read by gitignore.py (never by running git); an ignored directory is not
+    entered."""
+    top = ignores_at(directory) if rules.respect_gitignore else Ignores((), ())
+    if top is None:
+        return
+    # Each directory's ignore rules, read when the walk gets there (never through a link).
+    pending: dict[str, tuple[Ignores, str]] = {}
     for root, dirs, names in os.walk(directory):
         here = Path(root)
-        dirs[:] = sorted(d for d in dirs if not rules.excluded(here / d))
+        parent = pending.pop(root, None)
+        ignores = top if parent is None else parent[0].child(here, parent[1])
+        dirs[:] = sorted(d for d in dirs if not rules.excluded(here / d)
+                         and not ignores.ignored(d, is_dir=True))
+        for d in dirs:
+            pending[os.path.join(root, d)] = (ignores, d)
         for name in sorted(names):
             candidate = here / name
             if not follow_symlinks and candidate.is_symlink():
                 continue
-            if not rules.excluded(candidate) and candidate.is_file() \
-                    and is_shell_script(candidate):
-                found.append(candidate)
-    if rules.respect_gitignore and found:
-        ignored = git_ignored(directory, found)
-        found = [p for p in found if str(p) not in ignored]
-    yield from found
-
-
-def git_ignored(directory: Path, paths: list[Path]) -> set[str]:
-    """Which of ``paths`` (as given) git ignores, when ``directory`` is in a git work tree; an
-    empty set outside one, or without git."""
-    import subprocess  # here: a run given files only, the common case, never starts git
-
-    # Absolute paths: git reads relative ones from its -C directory, not from ours.
-    absolute = {os.path.abspath(p): str(p) for p in paths}
-    data = b"".join(os.fsencode(p) + b"\0" for p in absolute)
-    try:
-        done = subprocess.run(["git", "-C", str(directory), "check-ignore", "--stdin", "-z"],
-                              input=data, capture_output=True, timeout=GIT_TIMEOUT, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    if done.returncode not in (0, 1):  # 128: not a work tree
-        return set()
-    return {absolute.get(os.fsdecode(p), os.fsdecode(p)) for p in done.stdout.split(b"\0") if p}
+            if not rules.excluded(candidate) and not ignores.ignored(name, is_dir=False) \
+                    and candidate.is_file() and is_shell_script(candidate):
+                yield candidate

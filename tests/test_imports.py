@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("checker", "fixer", "fixed_bytes", "analysis"),
     ("output",),
     # What the commands use to find, read and spread inputs; none of it reads the settings.
-    ("inputs", "files", "walk", "parallel", "safe_write"),
+    ("inputs", "files", "walk", "gitignore", "parallel", "safe_write"),
     ("config",),
     ("commands", "lsp"),
     ("cli", "cli_app", "cli_options", "__main__"),
