@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from quotecheck.rules import (
+    qc201_kills_itself,
+    qc202_grep_finds_itself,
+    qc210_relaunch_without_wait,
+)
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.unevaluated import Report
+
+# The rules that match kill and grep patterns, and what a pattern they could not evaluate
+# leaves unknown.
+_EVALUATORS: tuple[tuple[Callable[[CheckContext], list[Report]], str], ...] = (
+    (qc201_kills_itself.not_evaluated, "the kill also kills that shell (QC201)"),
+    (qc202_grep_finds_itself.not_evaluated, "`ps` lists that process of the pipeline itself "
+                                            "(QC202)"),
+    (qc210_relaunch_without_wait.not_evaluated,
+     "the program is started again while the old one may still run (QC210)"),
+)
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -19,6 +36,33 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 yield Finding(ctx.span_in_source(layer, p.start, p.end),
                               f"zsh syntax not analysed here ({p.message}); the commands "
                               "around it are analysed", layer, severity="info")
+    yield from _not_evaluated(ctx)
+
+
+def _not_evaluated(ctx: CheckContext) -> Iterator[Finding]:
+    """One note per pattern word a rule needed matched but did not match."""
+    by_span: dict[tuple[int, int], list[tuple[Report, str]]] = {}
+    for evaluate, left_open in _EVALUATORS:
+        try:
+            reports = evaluate(ctx)
+        except Exception:  # the rule itself reports its failure when it runs
+            continue
+        for report in reports:
+            by_span.setdefault(report.what.span, []).append((report, left_open))
+    for span, found in sorted(by_span.items()):
+        first = found[0][0].what
+        parts: list[str] = []
+        for report, what_for in found:
+            size = f" (a line of {report.what.length} characters)" if report.what.length else ""
+            # Another rule's matcher may give up for another reason: say it there.
+            why = f" ({report.what.reason})" if report.what.reason != first.reason else ""
+            text = (f"it was not matched against {report.against}{size}{why}, so whether "
+                    f"{what_for} is not known")
+            if text not in parts:
+                parts.append(text)
+        message = (f"the pattern `{one_line_escaped(first.pattern, 40)}` of `{first.tool}` "
+                   f"was not evaluated: {first.reason}; {'; '.join(parts)}")
+        yield Finding(span, message, found[0][0].layer, severity="info")
 
 
 RULE = Rule("QC002", "not-analysed", "Part of the input was not analysed", "warning", check)

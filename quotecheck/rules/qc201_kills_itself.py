@@ -31,6 +31,7 @@ from quotecheck.rules.runtime.processes import (
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.selectors import Match
 from quotecheck.rules.runtime.toolcalls import exit_status_for
+from quotecheck.rules.runtime.unevaluated import NotEvaluated, Report
 
 
 def _who(trace: Trace, layer: Layer) -> str:
@@ -91,8 +92,24 @@ def _printed_before(ctx: CheckContext, layer: Layer, item: Node, view: CommandVi
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    yield from _analysis(ctx)[0]
+
+
+def not_evaluated(ctx: CheckContext) -> list[Report]:
+    """The kill patterns whose match against a shell's command line was not computed."""
+    return _analysis(ctx)[1]
+
+
+def _analysis(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
+    # Computed once for QC201 and QC002 (which may run first).
+    return ctx.memo.get_or_compute("qc201", ctx.trace, lambda: _analyse(ctx))
+
+
+def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
     trace = ctx.trace
     where = Locator(ctx.source)
+    findings: list[Finding] = []
+    reports: list[Report] = []
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
@@ -106,12 +123,19 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             for cand in candidates:
                 if sel.pgrep is not None and sel.pgrep.ignore_ancestors:
                     continue
-                m = sel.match(cand.argv, blocked_ranges(cand.layer, cand.argv))
+                try:
+                    m = sel.match(cand.argv, blocked_ranges(cand.layer, cand.argv))
+                except NotEvaluated as exc:
+                    seen = sel.line_of(cand.argv)
+                    whose = "process name" if seen is not None and seen[1] < 0 else "command line"
+                    reports.extend(Report(what, f"the {whose} of {_who(trace, cand.layer)}",
+                                          "QC201", layer) for what in exc.whats)
+                    continue
                 if m is not None:
                     hits.append((cand, m))
-            if not hits:
-                continue
-            yield _finding(ctx, trace, where, layer, site, hits)
+            if hits:
+                findings.append(_finding(ctx, trace, where, layer, site, hits))
+    return findings, reports
 
 
 def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,

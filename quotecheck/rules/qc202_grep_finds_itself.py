@@ -26,6 +26,7 @@ from quotecheck.rules.runtime.regex import UnsupportedPattern, can_match_quickly
 from quotecheck.rules.runtime.selectors import Filter, Selector, selector_from_stages
 from quotecheck.rules.runtime.slots import local_chain, views_by_command
 from quotecheck.rules.runtime.toolcalls import parse_grep
+from quotecheck.rules.runtime.unevaluated import NotEvaluated, Report
 
 _KINDS = ("grep", "egrep", "fgrep", "awk", "gawk", "mawk", "nawk")
 
@@ -77,6 +78,22 @@ def _use(pipeline: Pipeline, first: CommandView, sel: Selector,
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    yield from _analysis(ctx)[0]
+
+
+def not_evaluated(ctx: CheckContext) -> list[Report]:
+    """The grep patterns whose match against grep's own command line was not computed."""
+    return _analysis(ctx)[1]
+
+
+def _analysis(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
+    # Computed once for QC202 and QC002 (which may run first).
+    return ctx.memo.get_or_compute("qc202", ctx.trace, lambda: _analyse(ctx))
+
+
+def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
+    findings: list[Finding] = []
+    reports: list[Report] = []
     for layer in ctx.layers:
         if layer.kind != "shell" or layer.script is None:
             continue
@@ -93,28 +110,36 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if found is None:
                 continue
             sel, end = found
-            if not sel.filters or sel.ps is None or sel.positive() is None:
+            if sel.ps is None or (sel.positive() is None and not sel.refused):
                 continue
             use = _use(pipeline, first, sel, views, end)
             if use is None:
                 continue
-            finding = _self_match(ctx, layer, sel, use)
+            finding = _self_match(ctx, layer, sel, use, reports)
             if finding is not None:
-                yield finding
+                findings.append(finding)
+    return findings, reports
 
 
-def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str) -> Finding | None:
+def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str,
+                reports: list[Report]) -> Finding | None:
     for view in sel.views[1:]:
         eff = view_effective(view)
         if eff is None or eff.name not in _KINDS:
             continue
         argv = eff.argv
         own = [f for f in sel.filters if f.view is view]
-        if not own:
+        if not own and not any(r.view is view for r in sel.refused):
             continue
         dynamic = any(f.arg is not None and f.arg.dynamic for f in own)
-        m = sel.match(argv)
-        if m is None:
+        try:
+            m = sel.match(argv)
+        except NotEvaluated as exc:
+            own_line = one_line_escaped(render_cmdline(argv), 40)
+            reports.extend(Report(what, f"`{own_line}`, the pipeline's own `{eff.name}`",
+                                  "QC202", layer) for what in exc.whats)
+            continue
+        if m is None or not own:
             continue
         flt = own[0]
         tool = eff.name

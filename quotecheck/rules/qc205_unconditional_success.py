@@ -74,8 +74,16 @@ _TIME_STAMP = lazy_compile(r"\$\(\s*date\b[^)]*\)|`\s*date\b[^`]*`"
 # its time stamp.
 _RUN_END = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)[\W_]*"
                         r"(?:at|on)?[\W_]*", re.IGNORECASE)
+# `$?` or `${?}` read in a command's text: the status of the command before it.
+_READS_STATUS = lazy_compile(r"\$(?:\?|\{\?\})")
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
 _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
+
+
+def _reads_status(script: Script, node: Node) -> bool:
+    """Whether ``node`` reads `$?` (`echo "rc=$?"`, `status=$?`, `if [ $? -ne 0 ]`, `case $?
+    in`): right after a step, the script looks at the step's status itself."""
+    return _READS_STATUS.search(script.text[node.span[0]:node.span[1]]) is not None
 
 
 def _claims(text: str) -> list[str]:
@@ -485,6 +493,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         return None
     if _run_end_marker(text, slot, views):
         return None
+    if _reads_status(slot.script, view.command):
+        return None  # `echo "done (rc=$?)"` reports a status, whatever it is
     j = i - 1
     lo = hi = -1
     while j >= 0:
@@ -495,6 +505,10 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
             continue
         break
     if j < 0:
+        return None
+    if hi + 1 < len(slot.items) and _reads_status(slot.script, slot.items[hi + 1]):
+        # `cp a b; echo "rc=$?"` or `status=$?`: the script reads the step's status itself,
+        # and a fix joined to the step would leave it nothing to read.
         return None
     if _cleanup(slot.items[lo:hi + 1], views) and _checked_before(
             slot, lo - 1, views, layer, _then_branch(view)):

@@ -32,8 +32,10 @@ from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_marked
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.runtime.regex import too_costly
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.slots import slot_of, views_by_command
+from quotecheck.rules.runtime.unevaluated import Report, Unevaluated
 
 TERMINATING = frozenset({"TERM", "KILL", "INT", "QUIT", "ABRT", "15", "9", "2", "3", "6"})
 NOT_A_LAUNCH = frozenset({
@@ -61,20 +63,33 @@ class Matcher(FrozenRecord):
     ignore_case: bool
     fixed: bool  # grep -F
     launched: tuple[str, ...] | None  # `$!` of this argv
+    arg: Arg | None  # the word holding the pattern
+    tool: str  # how the pattern is applied, for a message: "pkill -f", "grep"
+    written: str  # the pattern as the tool reads it ("": ``pattern``), for a message
 
     def __init__(self, pattern: str, full: bool, exact: bool = False, ignore_case: bool = False,
-                 fixed: bool = False, launched: tuple[str, ...] | None = None) -> None:
+                 fixed: bool = False, launched: tuple[str, ...] | None = None,
+                 arg: Arg | None = None, tool: str = "", written: str = "") -> None:
         object.__setattr__(self, "pattern", pattern)
         object.__setattr__(self, "full", full)
         object.__setattr__(self, "exact", exact)
         object.__setattr__(self, "ignore_case", ignore_case)
         object.__setattr__(self, "fixed", fixed)
         object.__setattr__(self, "launched", launched)
-
-    def regex(self) -> re.Pattern[str] | None:
-        return _compile(self.pattern, self.ignore_case, self.fixed)
+        object.__setattr__(self, "arg", arg)
+        object.__setattr__(self, "tool", tool)
+        object.__setattr__(self, "written", written)
 
     def matches(self, argv: list[str]) -> bool:
+        """Whether the process with ``argv`` is selected (False when that is not known)."""
+        try:
+            return self.evaluate(argv)
+        except GaveUp:
+            return False
+
+    def evaluate(self, argv: list[str]) -> bool:
+        """Whether the process with ``argv`` is selected; raises GaveUp when that is not
+        known (the pattern is too costly on that command line, or cannot be compiled)."""
         if not argv:
             return False
         if self.launched is not None:
@@ -84,10 +99,13 @@ class Matcher(FrozenRecord):
         if self.exact:
             return name == self.pattern or (len(self.pattern) >= 15
                                             and name[:15] == self.pattern[:15])
-        rx = self.regex()
-        if rx is None:
-            return False
         subject = " ".join(argv) if self.full else name[:15]
+        rx = _compile(self.pattern, self.ignore_case, self.fixed)
+        if isinstance(rx, str):
+            raise GaveUp(self, rx, None)
+        why = too_costly(rx, subject)
+        if why is not None:
+            raise GaveUp(self, why, len(subject))
         return rx.search(subject) is not None
 
     def describe(self) -> str:
@@ -97,19 +115,31 @@ class Matcher(FrozenRecord):
         return f"the processes whose {how} matches `{self.pattern}`"
 
 
+class GaveUp(Exception):
+    """A Matcher's pattern was not matched, and why."""
+
+    def __init__(self, matcher: Matcher, reason: str, length: int | None) -> None:
+        super().__init__(reason)
+        self.matcher = matcher
+        self.reason = reason
+        self.length = length
+
+
 @lru_cache(maxsize=1024)
-def _compile(pattern: str, ignore_case: bool, fixed: bool) -> re.Pattern[str] | None:
+def _compile(pattern: str, ignore_case: bool, fixed: bool) -> re.Pattern[str] | str:
+    """The pattern as a Python regex, or why there is none."""
     flags = re.I if ignore_case else 0
     if fixed:
         return re.compile(re.escape(pattern), flags)
+    error = ""
     for text in (pattern, _bre_to_python(pattern)):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", FutureWarning)  # `[[`: "possible nested set"
                 return re.compile(text, flags)
-        except (re.error, RecursionError, OverflowError):
-            continue
-    return None
+        except (re.error, RecursionError, OverflowError) as exc:
+            error = error or str(exc)
+    return f"Python's `re` rejects it, as written and read as a basic regex ({error})"
 
 
 def _bre_to_python(pattern: str) -> str:
@@ -170,15 +200,18 @@ def _signal_ok(sig: str | None) -> bool:
     return s in TERMINATING
 
 
-def _pgrep_matchers(values: list[str]) -> list[Matcher]:
+def _pgrep_matchers(argv: list[Arg]) -> list[Matcher]:
+    values = _values(argv)
     full = exact = icase = False
     pattern: str | None = None
+    at = 0
     i = 1
     takes_value = set("gGPstuUFrdOq")
     while i < len(values):
         v = values[i]
         if v == "--":
             pattern = values[i + 1] if i + 1 < len(values) else None
+            at = i + 1
             break
         if v.startswith("--"):
             full |= v == "--full"
@@ -204,21 +237,26 @@ def _pgrep_matchers(values: list[str]) -> list[Matcher]:
                     break
         else:
             pattern = v
+            at = i
             break
         i += 1
     if pattern is None:
         return []
-    return [Matcher(pattern, full, exact and not full, icase)]
+    tool = basename(values[0]) + (" -f" if full else "")
+    return [Matcher(pattern, full, exact and not full, icase, arg=argv[at], tool=tool)]
 
 
-def _grep_matcher(values: list[str]) -> Matcher | None:
+def _grep_matcher(argv: list[Arg]) -> Matcher | None:
+    values = _values(argv)
     invert = fixed = icase = extended = False
     pattern: str | None = None
+    at = 0
     i = 1
     while i < len(values):
         v = values[i]
         if v in ("-e", "--regexp") and i + 1 < len(values):
             pattern = values[i + 1]
+            at = i + 1
             break
         if v.startswith("--"):
             invert |= v == "--invert-match"
@@ -232,13 +270,17 @@ def _grep_matcher(values: list[str]) -> Matcher | None:
             extended |= "E" in v
         else:
             pattern = v
+            at = i
             break
         i += 1
     if pattern is None or invert:
         return None
+    written = pattern
     if not extended and not fixed:
         pattern = _bre_to_python(pattern)
-    return Matcher(pattern, True, ignore_case=icase, fixed=fixed)
+    tool = basename(values[0]) + (" -F" if fixed else " -E" if extended else "")
+    return Matcher(pattern, True, ignore_case=icase, fixed=fixed, arg=argv[at], tool=tool,
+                   written=written)
 
 
 _AWK_PATTERN = lazy_compile(r"\s*(!?)/((?:[^/\\]|\\.)+)/")
@@ -254,18 +296,18 @@ def finder_matchers(views: list[CommandView], pidfiles: dict[str, tuple[str, ...
         values = _values(v.argv)
         name = basename(values[0])
         if name == "pgrep":
-            out.extend(_pgrep_matchers(values))
+            out.extend(_pgrep_matchers(v.argv))
         elif name == "pidof":
             out.extend(Matcher(x, False, exact=True) for x in values[1:] if not x.startswith("-"))
         elif name in ("grep", "egrep", "fgrep"):
-            m = _grep_matcher(values)
+            m = _grep_matcher(v.argv)
             if m is not None:
                 out.append(m)
         elif name in ("awk", "gawk", "mawk") and len(values) > 1:
-            prog = next((x for x in values[1:] if not x.startswith("-")), "")
-            am = _AWK_PATTERN.match(prog)
+            at = next((k for k, x in enumerate(values) if k and not x.startswith("-")), 0)
+            am = _AWK_PATTERN.match(values[at]) if at else None
             if am and not am.group(1):
-                out.append(Matcher(am.group(2), True))
+                out.append(Matcher(am.group(2), True, arg=v.argv[at], tool=name))
         elif name == "cat" and len(values) == 2 and values[1] in pidfiles:
             out.append(Matcher(values[1], False, launched=pidfiles[values[1]]))
     for v in views:  # `$(< file)`
@@ -328,6 +370,8 @@ class _Scan:
         self.pidfiles: dict[str, tuple[str, ...]] = {}
         self.last_bg: tuple[str, ...] | None = None
         self.indexes: dict[int, _LayerIndex] = {}
+        self.reports: list[Report] = []  # patterns not matched against a relaunch
+        self.gave_up: set[int] = set()  # ids of their matchers: one report each
 
     def index(self, layer: Layer) -> _LayerIndex:
         found = self.indexes.get(layer.id)
@@ -359,7 +403,7 @@ class _Scan:
             sig = _option_signal(values)
             if not _signal_ok(sig):
                 return None
-            ms = _pgrep_matchers(values)
+            ms = _pgrep_matchers(argv)
             flag = " -f" if ms and ms[0].full else ""
             return Kill(e, span, f"`pkill{flag}`", ms, sig) if ms else None
         if name == "killall":
@@ -372,7 +416,8 @@ class _Scan:
             regex = any(v in ("-r", "--regexp") for v in values[1:])
             names = _operands(values, {"-s", "--signal", "-u", "--user", "-o", "-y",
                                        "--older-than", "--younger-than", "-n", "--ns"})
-            ms = [Matcher(n, False, exact=not regex) for n in names]
+            ms = [Matcher(n, False, exact=not regex, tool="killall -r",
+                          arg=next((a for a in argv[1:] if a.value == n), None)) for n in names]
             return Kill(e, span, "`killall`", ms, _option_signal(values)) if ms else None
         return None
 
@@ -458,7 +503,8 @@ class _Scan:
                 # the scan linear on scripts with hundreds of kills.
                 hit = next(((k_i, k) for k_i, k in reversed(kills[-RECENT_KILLS:])
                             if k.event.offset < e.offset and k.event.view is not e.view
-                            and any(m.matches(launch[1]) for m in k.matchers)), None)
+                            and any(self._selects(k, m, e, launch[1]) for m in k.matchers)),
+                           None)
                 if hit is not None and e.offset not in reported:
                     k_i, kill = hit
                     if waits[i] - waits[k_i + 1] == 0:
@@ -471,6 +517,24 @@ class _Scan:
             if found is not None:
                 kills.append((i, found))
             self.learn(e)
+
+    def _selects(self, kill: Kill, matcher: Matcher, launch: Event, argv: list[str]) -> bool:
+        """Whether the kill's ``matcher`` selects the relaunched ``argv``; a pattern not
+        matched is recorded for QC002 (once) and selects nothing."""
+        try:
+            return matcher.evaluate(argv)
+        except GaveUp as exc:
+            if id(matcher) not in self.gave_up:
+                self.gave_up.add(id(matcher))
+                what = Unevaluated(matcher.tool or kill.how.strip("`"),
+                                   matcher.written or matcher.pattern, matcher.arg,
+                                   kill.event.view, exc.reason, exc.length)
+                line = self.lines.line_of(launch.offset) + 1
+                whose = "command line" if matcher.full else "name"
+                self.reports.append(Report(
+                    what, f"the {whose} of `{one_line_marked(' '.join(argv), 40)}` started on "
+                          f"line {line}", "QC210", kill.event.layer))
+            return False
 
     def _launch_argv(self, e: Event) -> tuple[Arg, list[str]] | None:
         view = e.view
@@ -658,6 +722,20 @@ def _kill_signal(values: list[str]) -> str | None:
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    yield from _analysis(ctx)[0]
+
+
+def not_evaluated(ctx: CheckContext) -> list[Report]:
+    """The kill patterns whose match against a relaunched command was not computed."""
+    return _analysis(ctx)[1]
+
+
+def _analysis(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
+    # Computed once for QC210 and QC002 (which may run first).
+    return ctx.memo.get_or_compute("qc210", ctx.trace, lambda: _analyse(ctx))
+
+
+def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
     groups: dict[str, list[Event]] = {}
     for layer in ctx.layers:
         if layer.kind != "shell":
@@ -667,9 +745,14 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             groups.setdefault(layer.where, []).append(Event(layer, view, view.source_span[0]))
     lines = LineIndex(ctx.source)
+    findings: list[Finding] = []
+    reports: list[Report] = []
     for events in groups.values():
         events.sort(key=lambda ev: ev.offset)
-        yield from _Scan(ctx, events, lines).run()
+        scan = _Scan(ctx, events, lines)
+        findings.extend(scan.run())
+        reports.extend(scan.reports)
+    return findings, reports
 
 
 RULE = Rule("QC210", "relaunch-without-wait",

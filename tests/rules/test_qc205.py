@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 from _support import Finder
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quotecheck.checker import Options
+from quotecheck.fixer import fix_source
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
@@ -316,3 +322,80 @@ def test_a_step_that_rarely_fails_unseen_is_info(src: str) -> None:
     [(_, _, d)] = found(src)
     assert d.severity == "info", src
     assert "may be meant as progress" in d.message
+
+
+# -- a status the script reads itself: no finding, and no fix that would take the read away ------
+
+def run_in(tmp: Path, script: str, *, source_there: bool) -> tuple[str, int]:
+    """Run ``script`` with real bash in ``tmp`` (holding the file `a` or not): stdout, status."""
+    (tmp / "b").unlink(missing_ok=True)
+    if source_there:
+        (tmp / "a").write_text("x\n")
+    else:
+        (tmp / "a").unlink(missing_ok=True)
+    (tmp / "s.sh").write_text(script)
+    res = subprocess.run(["bash", "s.sh"], cwd=tmp, capture_output=True, text=True,
+                         timeout=30)
+    return res.stdout, res.returncode
+
+
+def fixed(script: str) -> str:
+    return fix_source(script, Options(select=[CODE]), unsafe=True, path="s.sh").text
+
+
+# Each reads the status of `cp a b` in the command right after it, and prints `rc=1` when the
+# copy failed.
+STATUS_READS = [
+    '#!/bin/bash\ncp a b\necho "rc=$?"\necho "done"\n',
+    '#!/bin/bash\ncp a b\nstatus=$?\necho "done"\necho "rc=$status"\n',
+    '#!/bin/bash\ncp a b\nret=$?; echo done; echo "rc=$ret"\n',
+    '#!/bin/bash\ncp a b\nrc=${?}\necho "Deploy complete"\necho "rc=$rc"\n',
+    '#!/bin/bash\ncp a b\nif [ $? -ne 0 ]; then echo "rc=1"; exit 1; fi\necho "done"\n',
+    '#!/bin/bash\ncp a b\n[ $? -eq 0 ] || { echo "rc=1"; exit 1; }\necho "done"\n',
+    '#!/bin/bash\ncp a b\ncase $? in 0) ;; *) echo "rc=1"; exit 1;; esac\necho "done"\n',
+    '#!/bin/bash\ncp a b\necho "done (rc=$?)"\n',
+    '#!/bin/bash\ncp a b; printf "copy done, rc=%s\\n" "$?"\n',
+]
+
+
+@pytest.mark.parametrize("script", STATUS_READS)
+def test_a_status_read_after_the_step_is_kept(script: str, tmp_path: Path) -> None:
+    assert found(script) == [], script
+    after = fixed(script)
+    assert after == script
+    for there in (False, True):
+        before_run = run_in(tmp_path, script, source_there=there)
+        assert run_in(tmp_path, after, source_there=there) == before_run
+    assert "rc=1" in run_in(tmp_path, script, source_there=False)[0]
+
+
+def test_the_fix_still_stops_a_claim_nothing_checks(tmp_path: Path) -> None:
+    """The control: with no status read, the fix is offered and changes what runs."""
+    script = '#!/bin/bash\ncp a b\necho "done"\n'
+    after = fixed(script)
+    assert after != script and "exit 1" in after
+    assert run_in(tmp_path, script, source_there=False) == ("done\n", 0)
+    assert run_in(tmp_path, after, source_there=False) == ("", 1)
+    assert run_in(tmp_path, after, source_there=True) == ("done\n", 0)
+
+
+READERS = ['echo "rc=$?"', "rc=$?", "rc=${?}", "local_rc=$? rc=$?",
+           'if [ $? -ne 0 ]; then echo "rc=1"; fi', '[ $? -eq 0 ] || echo "rc=1"',
+           'case $? in 0) ;; *) echo "rc=1";; esac', "(( rc = $? ))"]
+CLAIMS = ['echo "done"', "echo 'Deploy complete'", 'printf "OK\\n"', "echo copied successfully"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(reader=st.sampled_from(READERS), claim=st.sampled_from(CLAIMS),
+       joined=st.sampled_from(["\n", "; "]), neutral=st.sampled_from(["", "sleep 0\n"]))
+def test_a_fix_never_takes_a_status_read_away(reader: str, claim: str, joined: str,
+                                              neutral: str) -> None:
+    """Whatever QC205 does with a script whose step's status is read right after it, the
+    fixed script, run with real bash, reports the failed copy as the original does."""
+    script = (f"#!/bin/bash\ncp a b{joined}{reader}\n{neutral}{claim}\n"
+              'echo "rc=${rc:-$local_rc}"\n')
+    after = fixed(script)
+    with tempfile.TemporaryDirectory() as tmp:
+        before_run = run_in(Path(tmp), script, source_there=False)
+        assert "rc=1" in before_run[0]
+        assert run_in(Path(tmp), after, source_there=False) == before_run, after

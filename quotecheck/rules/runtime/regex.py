@@ -366,29 +366,30 @@ _REPEATS = frozenset({sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT})
 
 
 @lru_cache(maxsize=256)
-def _backtracks(pattern: str, flags: int) -> bool:
+def _backtracks(pattern: str, flags: int) -> str | None:
     try:
         tree = sre_parse.parse(pattern, flags)
     except (re.error, RecursionError, OverflowError):
-        return True
-    return _risky(tree, repeated=False)
+        return "a structure Python's `re` cannot take apart"
+    return _risk(tree, repeated=False)
 
 
-def _risky(tree: Any, *, repeated: bool) -> bool:
-    """Whether ``tree`` (inside a repetition when ``repeated``) holds a back-reference, or a
-    repetition or an alternation inside a repetition."""
+def _risk(tree: Any, *, repeated: bool) -> str | None:
+    """What in ``tree`` (inside a repetition when ``repeated``) makes matching it take time
+    exponential in the line's length: a back-reference, or a repetition or an alternation
+    inside a repetition; None when nothing does."""
     for op, av in tree:
         if op in (sre_constants.GROUPREF, sre_constants.GROUPREF_EXISTS):
-            return True  # back-references: matching them is not linear in any engine
+            return "a back-reference"  # matching them is not linear in any engine
         if op in _REPEATS:
             high, body = av[1], av[2]
             many = high is sre_constants.MAXREPEAT or high > 1
             inner = [(body, repeated or many)]
             if repeated and many:
-                return True
+                return "a repetition inside a repetition"
         elif op == sre_constants.BRANCH:
             if repeated:
-                return True
+                return "an alternation inside a repetition"
             inner = [(branch, False) for branch in av[1]]
         elif op == sre_constants.SUBPATTERN:
             inner = [(av[-1], repeated)]
@@ -396,17 +397,33 @@ def _risky(tree: Any, *, repeated: bool) -> bool:
             inner = [(av[1], repeated)]
         else:
             continue
-        if any(_risky(sub, repeated=r) for sub, r in inner):
-            return True
-    return False
+        for sub, r in inner:
+            found = _risk(sub, repeated=r)
+            if found is not None:
+                return found
+    return None
 
 
 def may_backtrack(regex: re.Pattern[str]) -> bool:
     """Whether matching ``regex`` may take time exponential in the length of the line."""
-    return _backtracks(regex.pattern, regex.flags)
+    return _backtracks(regex.pattern, regex.flags) is not None
+
+
+def too_costly(regex: re.Pattern[str], line: str) -> str | None:
+    """Why ``regex`` is not tried on ``line`` (it may backtrack exponentially and the line is
+    longer than BACKTRACKING_LINE_MAX), said for a message; None when it is tried. The line's
+    own length is for the caller to say (it knows what the line is)."""
+    if len(line) <= BACKTRACKING_LINE_MAX:
+        return None
+    risk = _backtracks(regex.pattern, regex.flags)
+    if risk is None:
+        return None
+    return (f"it has {risk}, on which Python's backtracking `re` can take time exponential in "
+            f"the length of the line, so the matcher tries it only on lines of at most "
+            f"{BACKTRACKING_LINE_MAX} characters")
 
 
 def can_match_quickly(regex: re.Pattern[str], line: str) -> bool:
     """Whether matching ``regex`` on ``line`` is bounded: the pattern does not backtrack
     exponentially, or the line is short enough for it to be cheap anyway."""
-    return len(line) <= BACKTRACKING_LINE_MAX or not may_backtrack(regex)
+    return too_costly(regex, line) is None

@@ -14,7 +14,7 @@ from quotecheck.parsing.tree import Node, SimpleCommand
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules.runtime.cmdline import comm_name, render_cmdline
 from quotecheck.rules.runtime.effective import view_effective
-from quotecheck.rules.runtime.regex import UnsupportedPattern, can_match_quickly, translate
+from quotecheck.rules.runtime.regex import UnsupportedPattern, too_costly, translate
 from quotecheck.rules.runtime.toolcalls import (
     GrepCall,
     PgrepCall,
@@ -24,6 +24,7 @@ from quotecheck.rules.runtime.toolcalls import (
     parse_pgrep,
     parse_ps,
 )
+from quotecheck.rules.runtime.unevaluated import NotEvaluated, Unevaluated, unsupported
 
 
 class Filter(FrozenRecord):
@@ -56,22 +57,26 @@ class Filter(FrozenRecord):
         object.__setattr__(self, "arg", arg)
 
     def describe(self) -> str:
+        return f"{self.tool_flags()} {shlex.quote(self.pattern)}"
+
+    def tool_flags(self) -> str:
+        """The tool with the options that decide how the pattern is read: `pkill -f`."""
         flags = ""
         if self.tool in ("pgrep", "pkill"):
             eff = view_effective(self.view)
             call = parse_pgrep(eff.values, eff.start) if eff is not None else None
             if call is not None:
-                flags = "".join(f"-{c} " for c, on in (("f", call.full), ("i", call.ignore_case),
+                flags = "".join(f" -{c}" for c, on in (("f", call.full), ("i", call.ignore_case),
                                                         ("x", call.exact)) if on)
         elif self.tool == "grep":
             eff = view_effective(self.view)
             call2 = parse_grep(eff.values, eff.start) if eff is not None else None
             if call2 is not None:
-                flags = "".join(f"-{c} " for c, on in (
+                flags = "".join(f" -{c}" for c, on in (
                     ("E", call2.syntax == "extended"), ("F", call2.syntax == "fixed"),
                     ("P", call2.syntax == "perl"), ("i", call2.ignore_case),
                     ("w", call2.word), ("x", call2.line)) if on)
-        return f"{self.tool} {flags}{'-v ' if self.invert else ''}{shlex.quote(self.pattern)}"
+        return f"{self.tool}{flags}{' -v' if self.invert else ''}"
 
 
 class Match(FrozenRecord):
@@ -98,6 +103,9 @@ class Selector(Record):
     uncertain: bool
     partial: bool  # head/tail/-n/-o: only some of the matches are used
     transformed: bool
+    # Filters whose pattern the translator does not model: not applied, so ``match`` raises
+    # NotEvaluated where the answer depends on them.
+    refused: list[Unevaluated]
 
     def __init__(
         self,
@@ -109,6 +117,7 @@ class Selector(Record):
         uncertain: bool = False,
         partial: bool = False,
         transformed: bool = False,
+        refused: list[Unevaluated] | None = None,
     ) -> None:
         self.source = source
         self.filters = filters
@@ -118,6 +127,7 @@ class Selector(Record):
         self.uncertain = uncertain
         self.partial = partial
         self.transformed = transformed
+        self.refused = [] if refused is None else refused
 
     def positive(self) -> Filter | None:
         for f in self.filters:
@@ -146,16 +156,22 @@ class Selector(Record):
         """Whether the process with ``argv`` is selected, and where the pattern matched.
 
         ``blocked`` are ranges of the command line known only at run time: a match inside
-        them does not count.
+        them does not count. Raises NotEvaluated when the answer depends on a pattern that was
+        not matched (too costly on this line, or refused).
         """
         got = self.line_of(argv)
-        if got is None or not self.filters:
+        if got is None or not (self.filters or self.refused):
             return None
         line, base = got
         first: Match | None = None
+        # A filter not applied decides only if every other one lets the process through.
+        pending = list(self.refused)
         for f in self.filters:
-            if not can_match_quickly(f.regex, line):
-                return None  # not known whether it matches: too costly to find out
+            why = too_costly(f.regex, line)
+            if why is not None:
+                pending.append(Unevaluated(f.tool_flags(), f.pattern, f.arg, f.view, why,
+                                           len(line)))
+                continue
             found: re.Match[str] | None = None
             for m in f.regex.finditer(line):
                 s, e = m.start() - base, m.end() - base
@@ -173,20 +189,24 @@ class Selector(Record):
                 s = found.start() - base if base >= 0 else -1
                 e = found.end() - base if base >= 0 else -1
                 first = Match(f, s, e, found.group(0))
+        if pending:
+            raise NotEvaluated(pending)
         return first
 
 
-def _filter_from_grep(view: CommandView, call: GrepCall) -> Filter | None:
-    try:
-        regex = call.regex()
-    except UnsupportedPattern:
-        return None
-    names = {"basic": "basic regex", "extended": "extended regex", "fixed": "fixed string",
-             "perl": "Perl regex"}
+def _filter_from_grep(view: CommandView, call: GrepCall) -> Filter | Unevaluated:
     idx = call.pattern_indices[0] if call.pattern_indices else None
     arg = view.argv[idx] if idx is not None and idx < len(view.argv) else None
-    return Filter("grep", "\n".join(call.patterns), regex, call.invert, names[call.syntax], view,
-                  arg)
+    pattern = "\n".join(call.patterns)
+    try:
+        regex = call.regex()
+    except UnsupportedPattern as exc:
+        flags = {"extended": " -E", "fixed": " -F", "perl": " -P"}.get(call.syntax, "")
+        return Unevaluated(f"grep{flags}{' -v' if call.invert else ''}", pattern, arg, view,
+                           unsupported(str(exc)))
+    names = {"basic": "basic regex", "extended": "extended regex", "fixed": "fixed string",
+             "perl": "Perl regex"}
+    return Filter("grep", pattern, regex, call.invert, names[call.syntax], view, arg)
 
 
 _NEUTRAL_STAGES = frozenset({"sort", "uniq", "cat", "tee"})
@@ -232,10 +252,14 @@ def selector_start(view: CommandView) -> Selector | None:
             sel.uncertain = True
         try:
             regex = call.regex()
-        except UnsupportedPattern:
-            return None
-        sel.filters.append(Filter(eff.name, values[call.pattern_index], regex, call.invert,
-                                  "extended regex" if call.full else "process name", view, arg))
+        except UnsupportedPattern as exc:
+            sel.refused.append(Unevaluated(
+                eff.name + (" -f" if call.full else ""), values[call.pattern_index], arg, view,
+                unsupported(str(exc))))
+        else:
+            sel.filters.append(Filter(eff.name, values[call.pattern_index], regex, call.invert,
+                                      "extended regex" if call.full else "process name", view,
+                                      arg))
         sel.partial = call.partial or call.restricted
         return sel
     return None
@@ -258,8 +282,8 @@ def extend_selector(sel: Selector, view: CommandView) -> bool:
             sel.views.append(view)
             return True
         flt = _filter_from_grep(view, call)
-        if flt is None:
-            sel.uncertain = True
+        if isinstance(flt, Unevaluated):
+            sel.refused.append(flt)
         else:
             if flt.arg is not None and flt.arg.dynamic:
                 sel.uncertain = True
@@ -282,12 +306,12 @@ def extend_selector(sel: Selector, view: CommandView) -> bool:
             if sel.transformed or sel.source != "ps":
                 sel.uncertain = True
                 break
+            arg = view.argv[h.program] if h.program < len(view.argv) else None
             try:
                 regex = translate(ere, "extended")
-            except UnsupportedPattern:
-                sel.uncertain = True
+            except UnsupportedPattern as exc:
+                sel.refused.append(Unevaluated("awk", ere, arg, view, unsupported(str(exc))))
                 continue
-            arg = view.argv[h.program] if h.program < len(view.argv) else None
             sel.filters.append(Filter("awk", ere, regex, inverted, "awk regex", view, arg))
         sel.transformed = sel.transformed or prog.transforms
         sel.views.append(view)
