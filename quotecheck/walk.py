@@ -45,17 +45,20 @@ def _relative(path: Path, base: Path | None) -> str:
     return absolute.as_posix().lstrip("/")
 
 
-def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True) -> Iterator[Path]:
+def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True,
+         unreadable: list[OSError] | None = None) -> Iterator[Path]:
     """The shell scripts below ``directory``, in sorted order (without ``follow_symlinks``, a
     symbolic link met in the walk is skipped: it may lead out of the tree). What .gitignore
     leaves out is read by gitignore.py (never by running git); an ignored directory is not
-    entered."""
+    entered. A directory that cannot be listed is added to ``unreadable`` (its scripts would
+    otherwise be left out without a word)."""
     top = ignores_at(directory) if rules.respect_gitignore else Ignores((), ())
     if top is None:
         return
     # Each directory's ignore rules, read when the walk gets there (never through a link).
     pending: dict[str, tuple[Ignores, str]] = {}
-    for root, dirs, names in os.walk(directory):
+    for root, dirs, names in os.walk(directory, onerror=None if unreadable is None
+                                     else unreadable.append):
         here = Path(root)
         parent = pending.pop(root, None)
         ignores = top if parent is None else parent[0].child(here, parent[1])

@@ -190,6 +190,35 @@ def test_an_input_behind_a_directory_that_may_not_be_searched_is_an_input_error(
         assert "internal error" not in said
 
 
+def test_a_directory_the_walk_cannot_list_is_an_input_error(
+        open_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its scripts are not checked, so the run may not pass as if they were."""
+    (open_dir / "ok.sh").write_text("echo ok\n")
+    locked = open_dir / "locked"
+    locked.mkdir(mode=0o700)
+    (locked / "a.sh").write_text(SCRIPT)
+    assert main(["check", str(open_dir)]) == 1  # as root: a.sh is found and has findings
+    capsys.readouterr()
+    status, said = _as_nobody(lambda: main(["check", str(open_dir)]))
+    assert status == 2, said
+    assert said == f"quotecheck: error: {locked}: permission denied (directory not walked)\n"
+
+
+def test_a_parser_that_cannot_be_loaded_is_no_syntax_error(tmp_path: Path) -> None:
+    """Without bashlex nothing parses: that is an installation error (status 2), never a QC001
+    that calls a valid script broken."""
+    (tmp_path / "ok.sh").write_text("echo ok\n")
+    blocked = ("import sys; sys.modules['bashlex'] = None\n"  # import bashlex: ImportError
+               "from quotecheck.cli import main; sys.exit(main(sys.argv[1:]))")
+    for args in (["check", "ok.sh"], ["explain", "echo ok"]):
+        proc = subprocess.run([sys.executable, "-c", blocked, *args], cwd=tmp_path, text=True,
+                              capture_output=True, timeout=120, check=False,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert proc.returncode == 2, proc
+        assert "cannot load bashlex" in proc.stderr and "Traceback" not in proc.stderr
+        assert "QC001" not in proc.stdout + proc.stderr
+
+
 @pytest.mark.parametrize("args", [["check", "d.sh"], ["check", "--format", "json", "d.sh"],
                                   ["explain", "--file", "d.sh"], ["fix", "d.sh"]])
 def test_a_full_standard_output_is_one_line_and_status_2(tmp_path: Path,

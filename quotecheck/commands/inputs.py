@@ -129,10 +129,16 @@ def pending_inputs(request: Request, stdin: TextIO,
             continue
         if stat.S_ISDIR(mode):
             before = len(inputs)
+            unlisted: list[OSError] = []
             for found in walk(path, walk_rules(path) if walk_rules else WalkRules(),
-                              follow_symlinks=walk_symlinks):
+                              follow_symlinks=walk_symlinks, unreadable=unlisted):
                 inputs.append(PendingInput(str(found), found,
                                            partial(read_text_file, found, limit(found))))
+            for exc in unlisted:  # an input error: what it holds was not checked
+                where = exc.filename or raw
+                unread = LoadedText("", error=f"{where}: {_stat_error(exc)} (directory not "
+                                              "walked)")
+                inputs.append(PendingInput(str(where), None, partial(_given, unread)))
             if len(inputs) == before:
                 skipped.append(f"no shell scripts found in {raw}")
             continue

@@ -345,12 +345,21 @@ def table_source() -> str | None:
     return None if _LOADED is None else _LOADED.table_source
 
 
+class ParserUnavailable(RuntimeError):
+    """bashlex cannot be loaded: nothing can be parsed, which is an installation error, never a
+    syntax error of the text (that would call every script broken)."""
+
+
 def _bashlex() -> _Bashlex:
     global _LOADED
     if _LOADED is None:
         with _LOCK:
             if _LOADED is None:
-                _LOADED = _load()
+                try:
+                    _LOADED = _load()
+                except Exception as exc:
+                    raise ParserUnavailable(f"cannot load bashlex ({type(exc).__name__}: "
+                                            f"{exc}): reinstall quotecheck") from exc
     return _LOADED
 
 
@@ -772,7 +781,7 @@ def safe_parse(
     def attempt() -> ParseOutcome:
         try:
             nodes = parser(text) if parser is not None else parse_masked(text, expand=expand)
-        except _Timeout:
+        except (_Timeout, ParserUnavailable):
             raise
         except Exception as exc:
             return _failure(exc, text)
@@ -789,10 +798,7 @@ def safe_parse(
         # Load bashlex before the clock starts: an import cut off by the time limit would leave
         # a half-initialised `bashlex` in sys.modules (and on a loaded machine the first load,
         # tables included, can take longer than a short limit).
-        try:
-            _bashlex()
-        except Exception as exc:
-            return ParseOutcome(None, f"cannot load bashlex: {type(exc).__name__}: {exc}")
+        _bashlex()  # ParserUnavailable if it cannot be loaded
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
         outcome = _with_alarm(attempt, time_limit, _parse_places(parser))
         if outcome is not None:
@@ -803,6 +809,8 @@ def safe_parse(
 def _guarded(attempt: Callable[[], ParseOutcome]) -> ParseOutcome:
     try:
         return attempt()
+    except ParserUnavailable:
+        raise
     except Exception as exc:  # only _failure/_check_tree themselves failing could get here
         return ParseOutcome(None, f"internal error: {type(exc).__name__}: {exc}")
 
