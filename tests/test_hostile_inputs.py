@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -1044,3 +1045,20 @@ def test_a_construct_nested_too_deep_is_skipped_to_where_it_closes(text: str, sk
     assert found.ends[start] == start + len(skipped)
     assert [p.code for p in found.problems] == ["QC002"]
     assert "".join(found.mask).endswith(" after\n")
+
+
+def test_known_values_that_grow_without_bound_stay_bounded(tmp_path: Path) -> None:
+    """`B=$A$A...` eight names deep would be 63 MB of known text (and its source maps): past the
+    value budget a value is known only at run time, and the analysis goes on."""
+    names = "ABCDEFGH"
+    lines = ["A=" + "a" * 30] + [f"{n}=" + f"${p}" * 8 for p, n in pairwise(names)]
+    lines += ['A=(x)'] + ['A=("${A[@]}" "${A[@]}")'] * 40 + ['C=a'] + ['C="$C$C"'] * 60
+    lines += [f'{SSH} "echo $H ${{A[@]}} $C; kill $!"']
+    (tmp_path / "bomb.sh").write_text("\n".join(lines) + "\n")
+    done = run(["check", "--no-config", "--format", "json", "--severity", "info", "bomb.sh"],
+               tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr
+    codes = {d["code"] for d in done.diagnostics("bomb.sh")}
+    assert "QC101" in codes  # the rest of the line is still judged
+    assert done.peak_mb < 1024, done.peak_mb

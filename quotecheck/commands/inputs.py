@@ -134,9 +134,9 @@ def pending_inputs(request: Request, stdin: TextIO,
                               follow_symlinks=walk_symlinks, unreadable=unlisted):
                 inputs.append(PendingInput(str(found), found,
                                            partial(read_text_file, found, limit(found))))
-            for exc in unlisted:  # an input error: what it holds was not checked
-                where = exc.filename or raw
-                unread = LoadedText("", error=f"{where}: {_stat_error(exc)} (directory not "
+            for failure in unlisted:  # an input error: what it holds was not checked
+                where = failure.filename or raw
+                unread = LoadedText("", error=f"{where}: {_stat_error(failure)} (directory not "
                                               "walked)")
                 inputs.append(PendingInput(str(where), None, partial(_given, unread)))
             if len(inputs) == before:

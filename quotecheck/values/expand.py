@@ -17,6 +17,7 @@ from quotecheck.programs import NUMBER_SPECIALS, NUMBER_VARIABLES
 from quotecheck.records import FrozenRecord
 from quotecheck.values.knowledge import (
     MAX_ALTERNATIVES,
+    MAX_VALUE_CHARS,
     SAFE_KINDS,
     Alternative,
     Element,
@@ -211,6 +212,14 @@ def _join_kinds(a: Val, b: Val) -> Val:
 
 # -- whole words -------------------------------------------------------------------------------
 
+def _within_budget(vals: Sequence[Val], combinations: int) -> bool:
+    """Whether every combination of ``vals``' alternatives, put together, stays within
+    MAX_VALUE_CHARS (a bound from the longest alternative of each, without building any)."""
+    longest = sum(max((sum(len(e[0]) + 1 for e in alt) for alt in v.alts or ()), default=0)
+                  for v in vals)
+    return longest * combinations <= MAX_VALUE_CHARS
+
+
 def _joined(alt: Alternative) -> Element:
     text = " ".join(e[0] for e in alt)
     offs: list[int | None] = []
@@ -231,7 +240,7 @@ def assigned_value(word: Word, lookup: Lookup,
         total = 1
         for c in choices:
             total *= max(len(c), 1)
-        if total <= MAX_ALTERNATIVES:
+        if total <= MAX_ALTERNATIVES and _within_budget(vals, total):
             alts: list[Alternative] = []
             for combo in product(*choices):
                 text = "".join(e[0] for e in combo)
@@ -267,7 +276,7 @@ def word_fields(parts: Sequence[Part], vals: Sequence[Val], ifs_default: bool,
     total = 1
     for v in vals:
         total *= max(len(v.alts or ()), 1)
-    if total > limit:
+    if total > limit or not _within_budget(vals, total):
         return None
     out: list[list[Field]] = []
     for combo in product(*[v.alts or () for v in vals]):

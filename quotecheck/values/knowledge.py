@@ -29,6 +29,9 @@ READ_NOTE = "read"
 
 # How many alternatives a variable keeps before only its kind is kept.
 MAX_ALTERNATIVES = 16
+# How many characters, all alternatives and elements together, a known value may hold; a value
+# built past it (`B=$A$A$A...` eight names deep is 63 MB) is known only at run time.
+MAX_VALUE_CHARS = 1 << 16
 
 Offsets = tuple[int | None, ...]
 Element = tuple[str, Offsets]
