@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from harness.cleanup import alive
 from harness.shells import ShellWordsError, bash_words, dash_words, run_shell
 from harness.sshd import SshServer
 from harness.stubs import StubDir
@@ -40,20 +41,11 @@ NASTY_ARGS = [
 ]
 
 
-def _alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
-
 
 def _wait_dead(pid: int, timeout: float = 5) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not _alive(pid):
+        if not alive(pid):
             return True
         time.sleep(0.02)
     return False
@@ -320,7 +312,7 @@ def test_records_are_numbered_per_connection(remote: SshServer, stubs: StubDir) 
 def test_server_stops_by_pid_and_reaps_leftovers(tmp_path: Path) -> None:
     with SshServer(tmp_path) as server:
         pid = server.pid
-        assert _alive(pid)
+        assert alive(pid)
         # A background job that outlives its connection (stdio redirected, so ssh returns).
         res = subprocess.run(
             server.ssh_command("h", "sleep 300 >/dev/null 2>&1 </dev/null & echo $!"),
@@ -329,8 +321,8 @@ def test_server_stops_by_pid_and_reaps_leftovers(tmp_path: Path) -> None:
             timeout=20,
         )
         job = int(res.stdout)
-        assert _alive(job)
-    assert not _alive(pid)
+        assert alive(job)
+    assert not alive(pid)
     assert _wait_dead(job)
 
 
@@ -343,6 +335,6 @@ def test_hanging_ssh_is_bounded_and_cleaned_up(remote: SshServer, stubs: StubDir
         )
     assert time.monotonic() - start < 6
     job = int((remote.home / "job.pid").read_text())
-    assert _alive(job)  # killing the local ssh did not stop the remote job
+    assert alive(job)  # killing the local ssh did not stop the remote job
     assert job in remote.kill_sessions()
     assert _wait_dead(job)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from harness import cleanup
+from harness.cleanup import alive
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -47,19 +48,10 @@ def test_holds_sshd_and_a_master(sshd, tmp_path):
 '''
 
 
-def _alive(pid: int) -> bool:
-    """``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rfind(b")") + 2:].split()[0] != b"Z"
-
 
 def _gone(pid: int, within: float = 30) -> bool:
     deadline = time.monotonic() + within
-    while _alive(pid):
+    while alive(pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
@@ -113,7 +105,7 @@ def _finish(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
 def _kill_leftovers(*pids: int) -> None:
     """Should the cleanup fail, the test still must not leave them running."""
     for pid in pids:
-        if _alive(pid):
+        if alive(pid):
             os.kill(pid, signal.SIGKILL)
 
 

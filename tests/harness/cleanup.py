@@ -33,6 +33,16 @@ _installed = False
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
+def alive(pid: int) -> bool:
+    """``pid`` exists and is not a zombie (a zombie has stopped; only its parent's wait is due)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(b")") + 2:].split()[0] != b"Z"
+
+
 def on_exit(stop: Callable[[], None]) -> int:
     """Run ``stop`` when the run ends or is killed, unless :func:`forget` is called first
     with the token returned."""
