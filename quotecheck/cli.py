@@ -17,6 +17,7 @@ on every commit, editors on every save), so:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from pathlib import Path
@@ -187,9 +188,9 @@ def main(argv: list[str] | None = None, *, fast: bool = True) -> int:
         gc.set_threshold(10_000, 20, 20)
     try:
         parsed = fast_parse(args) if fast else None
-        if parsed is not None:
-            return _run_fast(*parsed)
-        return _run_typer(args)
+        status = _run_fast(*parsed) if parsed is not None else _run_typer(args)
+        sys.stdout.flush()  # a failing write is said here, not by the interpreter at exit
+        return status
     except UsageProblem as exc:
         sys.stderr.write(f"quotecheck: error: {exc}\n")
         return EXIT_ERROR
@@ -198,10 +199,27 @@ def main(argv: list[str] | None = None, *, fast: bool = True) -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return EXIT_OK
-    except Exception as exc:  # a traceback would exit 1, which means "findings"
-        sys.stderr.write(f"quotecheck: error: internal error ({type(exc).__name__}: {exc}); "
-                         "please report it\n")
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_FULL or exc.filename is not None:
+            return _internal_error(exc)
+        # Only a write fails this way (`quotecheck rules > /dev/full`): the output is cut.
+        from quotecheck.commands.destination import silence_stdout
+
+        silence_stdout()
+        sys.stderr.write(f"quotecheck: error: standard output: cannot write ({exc.strerror})\n")
         return EXIT_ERROR
+    except Exception as exc:  # a traceback would exit 1, which means "findings"
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    sys.stderr.write(f"quotecheck: error: internal error ({type(exc).__name__}: {exc}); "
+                     "please report it\n")
+    return EXIT_ERROR
+
+
+# The errors only a write gives: the disk or the quota is full, the file too large.
+_OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 if __name__ == "__main__":

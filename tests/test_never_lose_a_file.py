@@ -446,3 +446,14 @@ def test_explain_lists_the_findings_check_reports(tmp_path: Path, shell: list[st
             start = d["range"]["start"]
             assert f"{start['line'] + 1}:{start['character'] + 1}: " \
                    f"{['', 'error', 'warning', 'info', 'hint'][d['severity']]} {d['code']} " in text
+
+
+@pytest.mark.parametrize("args", [["rules"], ["rule", "QC201"], ["quote", "--", "echo", "hi"],
+                                  ["--help"], ["--version"]])
+def test_every_command_says_a_full_standard_output_in_one_line(tmp_path: Path,
+                                                               args: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        proc = qc(tmp_path, *args, stdout=full)
+    assert proc.returncode == 2
+    assert one_error(proc.stderr) == ("quotecheck: error: standard output: cannot write "
+                                      "(No space left on device)\n")

@@ -38,7 +38,7 @@ def _failed(where: str, exc: OSError) -> WriteFailed:
     return WriteFailed(f"{where}: cannot write the report ({exc.strerror or exc})")
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """Point file descriptor 1 at /dev/null: what standard output still buffers would fail
     again when the interpreter flushes it at exit, with a second message and status 120."""
     with contextlib.suppress(OSError):
@@ -60,7 +60,7 @@ def writing_to(where: str, stream: IO[Any] | None = None) -> Iterator[None]:
         if exc.errno == errno.EPIPE:
             raise
         if stream is not None and _is_fd_1(stream):
-            _silence_stdout()
+            silence_stdout()
         raise _failed(where, exc) from exc
 
 
