@@ -1,10 +1,12 @@
 """Which files are shell scripts, and in which dialect each one is read.
 
-A file is a shell script when its name ends in a shell's extension (``SHELL_EXTENSIONS``) or,
-having no extension, its ``#!`` line names a shell (``SCRIPT_SHEBANG_SHELLS``), as pre-commit's
-``types: [shell]`` decides. A file with neither (``README.md``, ``app.py``, ``Makefile``, a file
-with no extension and no ``#!``) is not one: a directory walk leaves it out, and a file named on
-the command line is skipped with a note unless ``--shell`` says how to read it.
+A file is a shell script when its name ends in a shell's extension (``SHELL_EXTENSIONS``) or
+its ``#!`` line names a shell (``SCRIPT_SHEBANG_SHELLS``), whatever else its name holds: dpkg's
+``foo.postinst``, ``python3.11-config`` and ``which.debianutils`` are shell scripts. Only the
+extension of another format (``OTHER_FORMAT_EXTENSIONS``: ``app.py``, ``README.md``,
+``ci.yml``) decides against the ``#!`` line. Anything else (``Makefile``, a file with no ``#!``)
+is not one: a directory walk leaves it out, and a file named on the command line is skipped with
+a note unless ``--shell`` says how to read it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,17 @@ _SHEBANG = lazy_compile(
     + "|".join(SCRIPT_SHEBANG_SHELLS).encode() + rb")\b"
 )
 HEAD_BYTES = 128  # the #! line is read from this much of the file
+# Extensions of formats that are not shell whatever their #! line says (a Python file may start
+# with `#!/bin/sh` and re-exec itself; a Markdown file may begin with a pasted script).
+OTHER_FORMAT_EXTENSIONS = frozenset({
+    ".py", ".pyi", ".pyw", ".md", ".markdown", ".rst", ".txt", ".adoc", ".yml", ".yaml",
+    ".json", ".toml", ".ini", ".cfg", ".xml", ".html", ".htm", ".css", ".js", ".mjs", ".cjs",
+    ".ts", ".tsx", ".jsx", ".c", ".h", ".cc", ".cpp", ".hpp", ".go", ".rs", ".rb", ".pl", ".pm",
+    ".php", ".java", ".kt", ".swift", ".lua", ".r", ".sql", ".csv", ".tsv", ".svg", ".png",
+    ".jpg", ".jpeg", ".gif", ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".tar",
+    ".whl", ".so", ".o", ".a", ".lock", ".tcl", ".el", ".vim", ".fish", ".csh", ".tcsh",
+    ".ps1", ".bat", ".cmd", ".awk", ".sed", ".patch", ".diff", ".tf", ".mk", ".cmake",
+})
 
 
 def shebang_shell(head: bytes) -> str | None:
@@ -52,7 +65,7 @@ def local_dialect(text: str, path: Path | None = None) -> str:
 def is_shell_script(path: Path) -> bool:
     if path.suffix in SHELL_EXTENSIONS:
         return True
-    if path.suffix:  # another extension decides: `app.py`, `README.md`
+    if path.suffix.lower() in OTHER_FORMAT_EXTENSIONS:  # `app.py`, `README.md`
         return False
     try:
         with path.open("rb") as f:

@@ -62,6 +62,46 @@ def test_a_shebang_makes_a_file_without_extension_a_script(
     assert code == 1 and "deploy:3:6" in out and err == ""
 
 
+# Names of real sh scripts on Debian (dpkg maintainer scripts, debianutils, python3-dev).
+DOTTED_SCRIPTS = ("openssh-server.postinst", "ucf.prerm", "which.debianutils",
+                  "python3.11-config", "deploy.sh.in")
+
+
+def test_a_shell_shebang_makes_a_dotted_name_a_script(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in DOTTED_SCRIPTS:
+        (here / name).write_text("#!/bin/sh\n" + BAD)
+    code, out, err = run(capsys, *DOTTED_SCRIPTS)
+    assert code == 1 and err == "", err
+    assert [line.split(":")[0] for line in out.splitlines()[:-1] if ": error " in line] == \
+        list(DOTTED_SCRIPTS)
+
+
+def test_another_formats_extension_decides_against_the_shebang(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "tool.py").write_text('#!/bin/sh\n"exec" "python3" "$0"\nprint(1)\n')
+    (here / "notes.md").write_text("#!/bin/bash\n" + BAD)
+    code, out, err = run(capsys, "tool.py", "notes.md")
+    assert (code, out) == (0, "")
+    assert err.splitlines() == [
+        "quotecheck: tool.py: not a shell script (a .py file): skipped; --shell bash checks it "
+        "anyway",
+        "quotecheck: notes.md: not a shell script (a .md file): skipped; --shell bash checks "
+        "it anyway"]
+
+
+def test_a_walk_finds_dotted_scripts_by_their_shebang(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "d").mkdir()
+    (here / "d" / "pkg.postinst").write_text("#!/bin/sh\n" + BAD)
+    (here / "d" / "pkg.conffiles").write_text("/etc/pkg.conf\n")  # no #!: not a script
+    (here / "d" / "setup.py").write_text("#!/bin/sh\n" + BAD)
+    code, out, _ = run(capsys, "d")
+    assert code == 1
+    assert {line.split(":")[0] for line in out.splitlines() if ": error " in line} == \
+        {"d/pkg.postinst"}
+
+
 def test_shell_option_checks_a_file_of_any_type(
         here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (here / "snippet.txt").write_text(BAD)

@@ -17,7 +17,7 @@ from typing import TextIO
 
 from quotecheck.commands.request import Request
 from quotecheck.commands.status import UsageProblem
-from quotecheck.files import SHELL_EXTENSIONS, is_shell_script
+from quotecheck.files import OTHER_FORMAT_EXTENSIONS, SHELL_EXTENSIONS, is_shell_script
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
 from quotecheck.records import Record
 from quotecheck.walk import WalkRules, walk
@@ -87,9 +87,12 @@ def check_stdin_filename(stdin_filename: str | None, paths: list[str] | None) ->
 
 
 def not_shell_note(raw: str) -> str:
-    extensions = "/".join(sorted(SHELL_EXTENSIONS))
-    return (f"{raw}: not a shell script (no {extensions} extension, no #! line naming a "
-            "shell): skipped; --shell bash checks it anyway")
+    suffix = Path(raw).suffix
+    if suffix.lower() in OTHER_FORMAT_EXTENSIONS:
+        why = f"a {suffix} file"
+    else:
+        why = f"no {'/'.join(sorted(SHELL_EXTENSIONS))} extension, no #! line naming a shell"
+    return f"{raw}: not a shell script ({why}): skipped; --shell bash checks it anyway"
 
 
 def pending_inputs(request: Request, stdin: TextIO,
