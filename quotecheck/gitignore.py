@@ -36,22 +36,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from quotecheck.globs import SLASH, STAR, Glob, Token
+from quotecheck.programs import C_LOCALE_CLASSES
 
 MAX_IGNORE_BYTES = 1024 * 1024
 MAX_IGNORE_LINES = 10_000
 
-# The ASCII sets of the [:name:] classes (git's own ctype, not the locale's).
-_DIGITS = "0123456789"
-_LOWER = "abcdefghijklmnopqrstuvwxyz"
-_UPPER = _LOWER.upper()
-_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-NAMED_CLASSES = {
-    "alnum": _LOWER + _UPPER + _DIGITS, "alpha": _LOWER + _UPPER, "blank": " \t",
-    "cntrl": "".join(map(chr, range(32))) + "\x7f", "digit": _DIGITS,
-    "graph": _LOWER + _UPPER + _DIGITS + _PUNCT, "lower": _LOWER,
-    "print": " " + _LOWER + _UPPER + _DIGITS + _PUNCT, "punct": _PUNCT,
-    "space": " \t\n\r", "upper": _UPPER, "xdigit": _DIGITS + "abcdefABCDEF",
-}
+# The ASCII sets of the [:name:] classes: git's own ctype, not the locale's, whose `space` has
+# no \f or \v.
+NAMED_CLASSES = {**C_LOCALE_CLASSES, "space": " \t\n\r"}
 
 
 class NeverMatches(ValueError):

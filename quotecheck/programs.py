@@ -297,3 +297,16 @@ NEEDS_COMMAND_PREFIX: Final[frozenset[str]] = frozenset({"-"})
 # filetype, sh or bash; Emacs' eglot: the mode name without -mode, sh).
 EDITOR_SHELL_LANGUAGES: Final[frozenset[str]] = frozenset(
     {"shellscript", "sh", "bash", "dash", "ksh", "bats"})
+
+# The members of each `[:name:]` bracket class in the C locale, as grep, awk, sed and fnmatch
+# read them there (git's own ctype differs in `space`: gitignore.py says how).
+_DIGITS = "0123456789"
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+C_LOCALE_CLASSES: Final[dict[str, str]] = {
+    "alnum": _LETTERS + _DIGITS, "alpha": _LETTERS, "blank": " \t",
+    "cntrl": "".join(map(chr, range(32))) + "\x7f", "digit": _DIGITS,
+    "graph": _LETTERS + _DIGITS + _PUNCT, "lower": _LETTERS[:26],
+    "print": " " + _LETTERS + _DIGITS + _PUNCT, "punct": _PUNCT,
+    "space": " \t\n\r\f\v", "upper": _LETTERS[26:], "xdigit": _DIGITS + "abcdefABCDEF",
+}

@@ -65,18 +65,26 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def _session(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int, int]:
-    """Start the inner session; its pytest process, and the pids of its sshd and master."""
+def _inner_run(tmp_path: Path, name: str, body: str, *extra: str
+               ) -> tuple[list[str], Path, dict[str, str], Path]:
+    """A pytest run of the test file ``name`` holding ``body``, with the real conftest: its
+    command line, directory and environment, and the file its test writes pids to."""
     pids = tmp_path / "pids"
     inner = tmp_path / "inner"
     inner.mkdir()
-    (inner / "test_inner.py").write_text(f"PIDS = {str(pids)!r}\n" + INNER)
+    (inner / name).write_text(f"PIDS = {str(pids)!r}\n" + body)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest",
+            "--rootdir", str(inner), *extra, str(inner / name)]
+    return argv, inner, env, pids
+
+
+def _session(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int, int]:
+    """Start the inner session; its pytest process, and the pids of its sshd and master."""
+    argv, inner, env, pids = _inner_run(tmp_path, "test_inner.py", INNER, *extra)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest",
-         "--rootdir", str(inner), *extra, str(inner / "test_inner.py")],
-        cwd=inner, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        argv, cwd=inner, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own group: only this test signals it
     )
@@ -160,16 +168,9 @@ def test_starts_a_server_and_never_closes_it(tmp_path):
 
 
 def test_a_server_left_running_is_stopped_at_the_end_of_the_run(tmp_path: Path) -> None:
-    pids = tmp_path / "pids"
-    inner = tmp_path / "inner"
-    inner.mkdir()
-    (inner / "test_leak.py").write_text(f"PIDS = {str(pids)!r}\n" + LEAK)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
+    argv, inner, env, pids = _inner_run(tmp_path, "test_leak.py", LEAK)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest",
-         "--rootdir", str(inner), str(inner / "test_leak.py")],
-        cwd=inner, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        argv, cwd=inner, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
         timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     sshd = int(pids.read_text())

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.programs import C_LOCALE_CLASSES
 
 with warnings.catch_warnings():  # the parser behind `re`; deprecated as a public name only
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -28,21 +29,6 @@ class UnsupportedPattern(ValueError):
     """A pattern the translator does not model (or that the real tool rejects)."""
 
 
-_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-_CLASSES: dict[str, str] = {
-    "alpha": "a-zA-Z",
-    "digit": "0-9",
-    "alnum": "0-9A-Za-z",
-    "upper": "A-Z",
-    "lower": "a-z",
-    "space": " \\t\\n\\r\\f\\v",
-    "blank": " \\t",
-    "punct": "".join("\\" + c if c in "\\]^-[" else c for c in _PUNCT),
-    "print": "\\x20-\\x7e",
-    "graph": "\\x21-\\x7e",
-    "cntrl": "\\x00-\\x1f\\x7f",
-    "xdigit": "0-9A-Fa-f",
-}
 _INTERVAL_ERE = lazy_compile(r"\{(\d+)(,(\d*))?\}")
 _INTERVAL_BRE = lazy_compile(r"\\\{(\d+)(,(\d*))?\\\}")
 _SPECIAL_ESCAPES = {
@@ -54,6 +40,10 @@ _MAX_REPEAT = 255  # RE_DUP_MAX in glibc is 0x7fff; keep Python's compile cheap
 
 def _class_char(c: str) -> str:
     return "\\" + c if c in "\\]^-[" else c
+
+
+_CLASSES: dict[str, str] = {name: "".join(_class_char(c) for c in members)
+                            for name, members in C_LOCALE_CLASSES.items()}
 
 
 def _bracket(p: str, i: int) -> tuple[str, int]:
