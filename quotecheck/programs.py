@@ -207,6 +207,16 @@ PASSWORD_OPTION_PROGRAMS: Final[frozenset[str]] = frozenset(
 """Take the secret itself as the value of ``--password VALUE`` (each has a way that keeps it off
 the command line: svn's auth cache, a config file, a prompt)."""
 
+ALWAYS_READ_STDIN: Final[frozenset[str]] = frozenset({
+    "read", "mapfile", "readarray", "tee", "sponge", "passwd", "chpasswd", "mysql", "psql",
+    "sqlite3", "tr", "xargs", "less", "more", "parallel", "mail", "sendmail", "crontab",
+    "ftp", "sftp", "nc", "ncat", "socat", "telnet", "expect", "gpg", "openssl", "vipe",
+    "dialog", "whiptail", "select",
+})
+"""Commands that read their standard input whatever their arguments (or may: a password
+prompt, a client without a script file). The programs that read it unless a file operand is
+given are option tables: ``layers/tool_grammars.py``."""
+
 # -- steps whose failure is common and easy to miss ----------------------------------------------
 
 StepKind = Literal["process", "package", "download", "edit", "link"]

@@ -26,6 +26,7 @@ from quotecheck.layers.functions import (
 from quotecheck.layers.known_values import LazyValues, known_args, known_in, written_args
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace, join_args
 from quotecheck.layers.sourced import SourcedFiles
+from quotecheck.layers.wrappers import in_place_command
 from quotecheck.limits import Limits
 from quotecheck.parsing.parse import parse_script
 from quotecheck.parsing.scanner import Problem
@@ -417,13 +418,9 @@ class _Builder:
                                        active)
                 return
         if name in IN_PLACE_BUILTINS and 0 not in dynamic and len(argv) > 1:
-            if name == "command" and values[1].startswith("-") and values[1] not in ("-p", "--"):
-                return  # `command -v x` only looks the name up
-            start = 2 if values[1] in ("-p", "--") and len(argv) > 2 else 1
-            if name == "exec":
-                while start < len(values) and values[start] in ("-c", "-l", "-a"):
-                    start += 2 if values[start] == "-a" else 1
-            inner = argv[start:]
+            # (`command -v x` only looks the name up: no command, no layer)
+            start = in_place_command(values, dynamic)
+            inner = argv[start:] if start is not None else []
             if inner:
                 # `exec prog`/`command prog` run prog as a process with exactly this argv.
                 exec_layer = self.new_layer(Layer(

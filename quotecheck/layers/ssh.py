@@ -41,6 +41,12 @@ _NO_REMOTE_COMMAND = frozenset({"-N", "-W", "-O", "-G", "-V", "-Q"})
 _TTY_LEVEL = {"auto": 0, "no": 0, "yes": 1, "force": 2}
 
 
+def asks_for_tty(config: str) -> bool:
+    """Whether one -o argument sets RequestTTY to ask for a terminal (yes or force)."""
+    keyword, value = parse_config_option(config)
+    return keyword.lower() == "requesttty" and _TTY_LEVEL.get(value.lower(), 0) > 0
+
+
 def _tty_state(options: Iterable[Option]) -> Literal["auto", "no", "yes", "force"]:
     state: str | None = None
     for opt in options:

@@ -214,12 +214,37 @@ WRAPPERS: dict[str, WrapperSpec] = {
     ),
     # expect's unbuffer: [-p] program [args].
     "unbuffer": WrapperSpec(_g("p")),
-    # Shell builtins that run a command without a new shell layer.
-    # bash `exec [-cl] [-a name] [command [args]]`.
+    # Shell builtins that run a command without a new shell layer (`in_place_command`).
+    # bash and zsh `exec [-cl] [-a name] [command [args]]` (`help exec`; `-cl`, `-aNAME` and
+    # `--` verified with bash 5.2). dash's exec takes no options: `exec -a n prog` and
+    # `exec -- prog` run a program named `-a` or `--` there (dash 0.5.12); bash's form is read.
     "exec": WrapperSpec(_g("cl", "a")),
-    # POSIX `command [-p] [-v|-V] command [args]`: -v/-V only look the command up.
-    "command": WrapperSpec(_g("pvV"), no_run=frozenset({"-v", "-V"})),
+    # POSIX `command [-p] [-v|-V] command [args]` (`help command`, dash(1)): -v/-V only look the
+    # command up, in any cluster (`command -pv ls`, verified with bash 5.2 and dash 0.5.12).
+    "command": WrapperSpec(_g("pvV"), no_run=frozenset({"-v", "-V", "--help"})),
 }
+
+
+def in_place_command(
+    argv: Sequence[str], dynamic: AbstractSet[int] = frozenset(), start: int = 0
+) -> int | None:
+    """Index of the command word the in-place builtin `argv[start]` runs (one of
+    `programs.IN_PLACE_BUILTINS`), or None when it runs no command (`command -v ssh`, a lone
+    `exec`, `exec -a` without its value).
+
+    `exec` and `command` are read with their rows of `WRAPPERS`; bash's `builtin` and zsh's
+    `noglob`/`nocorrect` take no options (bash's `builtin` skips one `--`)."""
+    name = basename(argv[start])
+    spec = WRAPPERS.get(name) if name in ("exec", "command") else None
+    if spec is None:
+        at = start + 1
+        if name == "builtin" and at < len(argv) and argv[at] == "--" and at not in dynamic:
+            at += 1
+        return at if at < len(argv) else None
+    sc = scan(argv, spec.grammar, start + 1, len(argv), dynamic)
+    if {o.name for o in sc.options} & spec.no_run or not sc.operands:
+        return None
+    return sc.operands[0]
 
 # -- sudo ------------------------------------------------------------------------------------
 

@@ -10,12 +10,12 @@ hangup.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Related
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer
+from quotecheck.layers.ssh import asks_for_tty
 from quotecheck.programs import HANGUP_DETACHERS
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.effective import view_effective
@@ -33,8 +33,7 @@ def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | Non
         index: int | None = None
         if opt.name == "-t":
             index = opt.index
-        elif opt.name == "-o" and opt.value is not None and re.match(
-                r"(?i)requesttty\s*[= ]\s*(yes|force)", opt.value):
+        elif opt.name == "-o" and opt.value is not None and asks_for_tty(opt.value):
             index = opt.value_index
         if index is not None and index < len(view.argv):
             span = view.argv[index].source_span

@@ -27,11 +27,12 @@ import sys
 from pathlib import Path
 
 from harness.stubs import StubDir
+from quotecheck.layers.ssh import SSH_GRAMMAR
 
 __all__ = ["SSH_ARG_OPTIONS", "WRAPPERS", "install_layer_stubs", "split_ssh"]
 
-#: ssh options that take an argument (ssh(1)).
-SSH_ARG_OPTIONS = "BbcDEeFIiJLlmOoPpQRSWw"
+#: ssh options that take an argument: quotecheck's one table of them (layers/ssh.py).
+SSH_ARG_OPTIONS = SSH_GRAMMAR.short_values
 
 _SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 

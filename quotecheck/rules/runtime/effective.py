@@ -8,6 +8,7 @@ from collections.abc import Set as AbstractSet
 
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import CommandView
+from quotecheck.layers.wrappers import in_place_command
 from quotecheck.programs import IN_PLACE_BUILTINS
 from quotecheck.records import FrozenRecord
 
@@ -53,13 +54,14 @@ def effective(values: Sequence[str], dynamic: AbstractSet[int] = frozenset()) ->
     i = 0
     exec_builtin = False
     while i < len(vals) and vals[i] in IN_PLACE_BUILTINS:
+        inner = in_place_command(vals, dynamic, i)
+        if inner is None:
+            # `command -v ssh` runs no command: the builtin itself is what runs (a lone `exec`
+            # stays unknown, as a missing program word is)
+            return Effective(vals, i, (), False, False) if i + 1 < len(vals) else None
         if vals[i] == "exec":
             exec_builtin = True
-        i += 1
-        while i < len(vals) and vals[i] in ("-p", "-c", "-l", "--"):
-            i += 1
-        if exec_builtin and i < len(vals) and vals[i] == "-a":
-            i += 2
+        i = inner
     if i >= len(vals) or i in dynamic:
         return None
     wrappers: list[str] = []

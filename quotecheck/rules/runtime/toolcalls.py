@@ -9,46 +9,11 @@ from collections.abc import Set as AbstractSet
 from typing import Literal
 
 from quotecheck.layers import handoff_types as ho
-from quotecheck.layers.argv_options import Grammar, scan
+from quotecheck.layers.argv_options import scan
+from quotecheck.layers.tool_grammars import GREP_GRAMMAR, KILL_GRAMMAR, PGREP_GRAMMAR
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.records import FrozenRecord
 from quotecheck.rules.runtime.regex import Syntax, UnsupportedPattern, translate
-
-_GREP = Grammar(
-    short_flags="EFGPiyvwxcLloqsbHhnTZzUaIrRu",
-    short_values="efmABCdD",
-    long_flags=frozenset({
-        "extended-regexp", "fixed-strings", "basic-regexp", "perl-regexp", "ignore-case",
-        "no-ignore-case", "invert-match", "word-regexp", "line-regexp", "count",
-        "files-with-matches", "files-without-match", "only-matching", "quiet", "silent",
-        "no-messages", "byte-offset", "with-filename", "no-filename", "line-number",
-        "initial-tab", "null", "null-data", "text", "recursive", "dereference-recursive",
-        "line-buffered", "binary",
-    }),
-    long_values=frozenset({
-        "regexp", "file", "max-count", "after-context", "before-context", "context",
-        "devices", "directories", "label", "binary-files", "include", "exclude",
-        "exclude-dir", "exclude-from", "group-separator",
-    }),
-    long_optional=frozenset({"color", "colour"}),
-    permute=True,
-)
-_PGREP = Grammar(
-    short_flags="lavwcfinoxLAhVe",
-    short_values="dgGOPstuUFr",
-    long_flags=frozenset({
-        "list-name", "list-full", "inverse", "lightweight", "count", "full", "ignore-case",
-        "newest", "oldest", "exact", "logpidfile", "ignore-ancestors", "help", "version",
-        "echo", "queue", "require-handler",
-    }),
-    long_values=frozenset({
-        "delimiter", "pgroup", "group", "older", "parent", "session", "terminal", "euid",
-        "uid", "pidfile", "runstates", "cgroup", "ns", "nslist", "signal", "env",
-    }),
-    permute=True,
-)
-_KILL = Grammar(short_flags="lLa", short_values="snq", long_flags=frozenset({"list", "table"}),
-                long_values=frozenset({"signal", "queue", "timeout"}))
 
 SIGNALS: dict[str, int] = {
     "HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7, "FPE": 8,
@@ -137,7 +102,7 @@ def parse_grep(values: Sequence[str], start: int = 0) -> GrepCall | None:
     syntax: Syntax = {"egrep": "extended", "fgrep": "fixed"}.get(name, "basic")  # type: ignore[assignment]
     if name not in ("grep", "egrep", "fgrep"):
         return None
-    sc = scan(values, _GREP, start + 1)
+    sc = scan(values, GREP_GRAMMAR, start + 1)
     patterns: list[str] = []
     indices: list[int] = []
     flags = {"i": False, "v": False, "w": False, "x": False, "c": False, "q": False}
@@ -246,7 +211,7 @@ def parse_pgrep(values: Sequence[str], start: int = 0) -> PgrepCall | None:
         if sig is not None and values[first][1:] not in ("f", "n", "o", "x", "v", "i", "c"):
             signal = sig
             first += 1
-    sc = scan(values, _PGREP, first)
+    sc = scan(values, PGREP_GRAMMAR, first)
     flags: dict[str, bool] = {}
     restricted = False
     for opt in sc.options:
@@ -400,7 +365,7 @@ def parse_kill(values: Sequence[str], start: int = 0) -> tuple[str, list[int]] |
         if sig is not None:
             signal = sig
             i += 1
-    sc = scan(values, _KILL, i)
+    sc = scan(values, KILL_GRAMMAR, i)
     for opt in sc.options:
         if opt.name in ("-s", "-n", "--signal") and opt.value is not None:
             signal = signal_name(opt.value) or signal
