@@ -35,18 +35,18 @@ GREP_GRAMMAR = Grammar(
     long_optional=frozenset({"color", "colour"}),
     permute=True,
 )
-# procps-ng pgrep/pkill 4.0 (`pgrep --help`).
+# procps-ng pgrep/pkill 4.0 (`pgrep --help`, `pkill --help`: `-q, --queue <value>`).
 PGREP_GRAMMAR = Grammar(
     short_flags="lavwcfinoxLAhVe",
-    short_values="dgGOPstuUFr",
+    short_values="dgGOPstuUFrq",
     long_flags=frozenset({
         "list-name", "list-full", "inverse", "lightweight", "count", "full", "ignore-case",
         "newest", "oldest", "exact", "logpidfile", "ignore-ancestors", "help", "version",
-        "echo", "queue", "require-handler",
+        "echo", "require-handler",
     }),
     long_values=frozenset({
         "delimiter", "pgroup", "group", "older", "parent", "session", "terminal", "euid",
-        "uid", "pidfile", "runstates", "cgroup", "ns", "nslist", "signal", "env",
+        "uid", "pidfile", "runstates", "cgroup", "ns", "nslist", "signal", "env", "queue",
     }),
     permute=True,
 )

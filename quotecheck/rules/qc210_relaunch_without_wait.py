@@ -35,6 +35,7 @@ from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.regex import too_costly
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.slots import slot_of, views_by_command
+from quotecheck.rules.runtime.toolcalls import parse_grep, parse_pgrep
 from quotecheck.rules.runtime.unevaluated import Report, Unevaluated
 
 TERMINATING = frozenset({"TERM", "KILL", "INT", "QUIT", "ABRT", "15", "9", "2", "3", "6"})
@@ -202,85 +203,27 @@ def _signal_ok(sig: str | None) -> bool:
 
 def _pgrep_matchers(argv: list[Arg]) -> list[Matcher]:
     values = _values(argv)
-    full = exact = icase = False
-    pattern: str | None = None
-    at = 0
-    i = 1
-    takes_value = set("gGPstuUFrdOq")
-    while i < len(values):
-        v = values[i]
-        if v == "--":
-            pattern = values[i + 1] if i + 1 < len(values) else None
-            at = i + 1
-            break
-        if v.startswith("--"):
-            full |= v == "--full"
-            exact |= v == "--exact"
-            icase |= v == "--ignore-case"
-            if "=" not in v and v in ("--signal", "--pgroup", "--group", "--parent",
-                                       "--session", "--terminal", "--euid", "--uid",
-                                       "--pidfile", "--runstates", "--older", "--ns",
-                                       "--nslist", "--cgroup", "--delimiter", "--queue"):
-                i += 1
-        elif v.startswith("-") and len(v) > 1:
-            letters = v[1:]
-            if letters.isdigit() or (letters.isupper() and len(letters) > 1):
-                i += 1
-                continue  # a signal (-9, -TERM)
-            for k, ch in enumerate(letters):
-                full |= ch == "f"
-                exact |= ch == "x"
-                icase |= ch == "i"
-                if ch in takes_value:
-                    if k == len(letters) - 1:
-                        i += 1
-                    break
-        else:
-            pattern = v
-            at = i
-            break
-        i += 1
-    if pattern is None:
+    call = parse_pgrep(values)
+    if call is None or call.pattern is None or call.pattern_index is None:
         return []
-    tool = basename(values[0]) + (" -f" if full else "")
-    return [Matcher(pattern, full, exact and not full, icase, arg=argv[at], tool=tool)]
+    tool = basename(values[0]) + (" -f" if call.full else "")
+    return [Matcher(call.pattern, call.full, call.exact and not call.full, call.ignore_case,
+                    arg=argv[call.pattern_index], tool=tool)]
 
 
 def _grep_matcher(argv: list[Arg]) -> Matcher | None:
     values = _values(argv)
-    invert = fixed = icase = extended = False
-    pattern: str | None = None
-    at = 0
-    i = 1
-    while i < len(values):
-        v = values[i]
-        if v in ("-e", "--regexp") and i + 1 < len(values):
-            pattern = values[i + 1]
-            at = i + 1
-            break
-        if v.startswith("--"):
-            invert |= v == "--invert-match"
-            fixed |= v == "--fixed-strings"
-            icase |= v == "--ignore-case"
-            extended |= v == "--extended-regexp"
-        elif v.startswith("-") and len(v) > 1:
-            invert |= "v" in v
-            fixed |= "F" in v
-            icase |= "i" in v
-            extended |= "E" in v
-        else:
-            pattern = v
-            at = i
-            break
-        i += 1
-    if pattern is None or invert:
+    call = parse_grep(values)
+    if call is None or call.invert or not call.patterns:
         return None
-    written = pattern
+    fixed = call.syntax == "fixed"
+    extended = call.syntax == "extended"
+    written = pattern = call.patterns[0]
     if not extended and not fixed:
         pattern = _bre_to_python(pattern)
     tool = basename(values[0]) + (" -F" if fixed else " -E" if extended else "")
-    return Matcher(pattern, True, ignore_case=icase, fixed=fixed, arg=argv[at], tool=tool,
-                   written=written)
+    return Matcher(pattern, True, ignore_case=call.ignore_case, fixed=fixed,
+                   arg=argv[call.pattern_indices[0]], tool=tool, written=written)
 
 
 _AWK_PATTERN = lazy_compile(r"\s*(!?)/((?:[^/\\]|\\.)+)/")
