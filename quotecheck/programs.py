@@ -175,6 +175,13 @@ chroot keeps the processes in view."""
 HANGUP_DETACHERS: Final[frozenset[str]] = frozenset({"nohup", "setsid"})
 """Run the command out of reach of the terminal's hangup (SIGHUP)."""
 
+AWK_PROGRAMS: Final[tuple[str, ...]] = ("awk", "gawk", "mawk", "nawk", "original-awk", "bwk-awk")
+"""The awk implementations (``layers/awk.py`` reads their argv; Debian's awk and nawk are mawk or
+gawk, original-awk and bwk-awk the one true awk)."""
+
+GREP_PROGRAMS: Final[tuple[str, ...]] = ("grep", "egrep", "fgrep")
+"""GNU grep and its two fixed-syntax names (``egrep`` is ``grep -E``, ``fgrep`` is ``grep -F``)."""
+
 WORD_PRINTERS: Final[frozenset[str]] = frozenset({"echo", "printf"})
 """Print their arguments: `eval echo "$x"` runs only to have the shell expand `$x`'s words."""
 

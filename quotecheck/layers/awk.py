@@ -23,6 +23,7 @@ from typing import Literal
 from quotecheck.layers.argv_options import Grammar, Option, scan
 from quotecheck.layers.handoff_types import AwkAssignment, AwkHandoff, Handler, basename
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.programs import AWK_PROGRAMS
 
 Dialect = Literal["mawk", "gawk"]
 
@@ -202,5 +203,5 @@ def parse_awk(
 
 
 HANDLERS: dict[str, Handler] = {
-    name: parse_awk for name in ("awk", "gawk", "mawk", "nawk", "original-awk", "bwk-awk")
+    name: parse_awk for name in AWK_PROGRAMS
 }

@@ -84,7 +84,8 @@ def _reader(values: str = "", long_values: str = "", leading: int = 0,
 
 _GREP_PROGRAM = "-e -f --regexp --file"
 _SED_PROGRAM = "-e -f --expression --file"
-_SMALL_GREP = _reader("efmABC", leading=1, program_options=_GREP_PROGRAM)
+# egrep and fgrep are `grep -E`/`grep -F`; zgrep hands its options to grep.
+_GREP_READER = FileReader(GREP_GRAMMAR, 1, frozenset(_GREP_PROGRAM.split()))
 
 FILE_READERS: dict[str, FileReader] = {
     "cat": _reader(),
@@ -92,10 +93,10 @@ FILE_READERS: dict[str, FileReader] = {
     "nl": _reader("bdfhinsvw"),
     "head": _reader("nc"),
     "tail": _reader("ncs", "pid"),
-    "grep": FileReader(GREP_GRAMMAR, 1, frozenset(_GREP_PROGRAM.split())),
-    "egrep": _SMALL_GREP,
-    "fgrep": _SMALL_GREP,
-    "zgrep": _SMALL_GREP,
+    "grep": _GREP_READER,
+    "egrep": _GREP_READER,
+    "fgrep": _GREP_READER,
+    "zgrep": _GREP_READER,
     "rg": _reader("efmABCgtT", leading=1, program_options=_GREP_PROGRAM),
     "sed": _reader("efl", leading=1, program_options=_SED_PROGRAM),
     "jq": _reader("f", "arg argjson slurpfile rawfile indent", leading=1),

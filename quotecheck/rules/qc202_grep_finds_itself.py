@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
-from quotecheck.programs import PROCESS_BOUNDARIES
+from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, PROCESS_BOUNDARIES
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.cmdline import render_cmdline
@@ -28,7 +28,7 @@ from quotecheck.rules.runtime.slots import local_chain, views_by_command
 from quotecheck.rules.runtime.toolcalls import parse_grep
 from quotecheck.rules.runtime.unevaluated import NotEvaluated, Report
 
-_KINDS = ("grep", "egrep", "fgrep", "awk", "gawk", "mawk", "nawk")
+_KINDS = (*GREP_PROGRAMS, *AWK_PROGRAMS)
 
 
 def _pipelines(ctx: CheckContext, layer: Layer) -> Iterator[tuple[Pipeline, CommandView]]:
@@ -52,7 +52,7 @@ def _use(pipeline: Pipeline, first: CommandView, sel: Selector,
         eff = view_effective(view)
         if eff is None:
             continue
-        if eff.name in ("grep", "egrep", "fgrep"):
+        if eff.name in GREP_PROGRAMS:
             call = parse_grep(eff.values, eff.start)
             if call is not None and call.count:
                 return "count"
@@ -169,7 +169,7 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str,
                  else "`pgrep -f` with the same pattern as an extended regex")
         own_fix = None
         if fix_pattern is not None and not _still_matches(fix_pattern, flt, argv, pattern):
-            if tool in ("grep", "egrep", "fgrep"):
+            if tool in GREP_PROGRAMS:
                 own_fix = f"`{tool} {shlex.quote(fix_pattern)}`"
             elif flt.arg is not None:
                 own_fix = f"`{tool} {shlex.quote(flt.arg.value.replace(pattern, fix_pattern, 1))}`"

@@ -30,6 +30,7 @@ from quotecheck.parsing.tree import (
 )
 from quotecheck.programs import (
     COMMON_FAILURE_STEPS,
+    GREP_PROGRAMS,
     IN_PLACE_EDIT_OPTIONS,
     PACKAGE_INSTALL_VERBS,
     SCRIPT_INTERPRETERS,
@@ -455,7 +456,7 @@ def _hint(step: list[Node], slot: Slot, views: dict[int, CommandView]) -> str:
     elif isinstance(node, SimpleCommand):
         v = views.get(id(node))
         eff = view_effective(v) if v is not None else None
-        if eff is not None and eff.name in ("grep", "egrep", "fgrep"):
+        if eff is not None and eff.name in GREP_PROGRAMS:
             hints.append("grep exits 1 when nothing matches and 2 when the file is missing")
     if len(step) > 1:
         hints.append("if an earlier part of the `&&` list fails, the rest is skipped and the "

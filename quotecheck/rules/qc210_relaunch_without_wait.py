@@ -27,7 +27,7 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
 from quotecheck.positions import LineIndex
-from quotecheck.programs import basename
+from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, basename
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_marked
@@ -242,11 +242,11 @@ def finder_matchers(views: list[CommandView], pidfiles: dict[str, tuple[str, ...
             out.extend(_pgrep_matchers(v.argv))
         elif name == "pidof":
             out.extend(Matcher(x, False, exact=True) for x in values[1:] if not x.startswith("-"))
-        elif name in ("grep", "egrep", "fgrep"):
+        elif name in GREP_PROGRAMS:
             m = _grep_matcher(v.argv)
             if m is not None:
                 out.append(m)
-        elif name in ("awk", "gawk", "mawk") and len(values) > 1:
+        elif name in AWK_PROGRAMS and len(values) > 1:
             at = next((k for k, x in enumerate(values) if k and not x.startswith("-")), 0)
             am = _AWK_PATTERN.match(values[at]) if at else None
             if am and not am.group(1):

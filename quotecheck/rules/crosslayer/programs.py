@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.programs import AWK_PROGRAMS
 from quotecheck.records import FrozenRecord
 from quotecheck.rules.crosslayer.text import basename
 
@@ -186,7 +187,7 @@ def programs_in_view(layer: Layer, view: CommandView) -> list[Program]:
         found, jq_names = _jq_program(values)
     elif PYTHONS.fullmatch(prog):
         language, found = "python", _python_programs(values)
-    elif prog in ("awk", "gawk", "mawk", "nawk"):
+    elif prog in AWK_PROGRAMS:
         # `gawk -e PROGRAM` / `--source=PROGRAM`: no awk layer is opened for these.
         language = "awk"
         dynamic = frozenset(i for i, a in enumerate(argv) if a.dynamic)

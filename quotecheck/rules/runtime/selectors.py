@@ -11,6 +11,7 @@ from typing import Literal
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers.model import Arg, CommandView
 from quotecheck.parsing.tree import Node, SimpleCommand
+from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules.runtime.cmdline import comm_name, render_cmdline
 from quotecheck.rules.runtime.effective import view_effective
@@ -272,7 +273,7 @@ def extend_selector(sel: Selector, view: CommandView) -> bool:
         sel.uncertain = True
         return False
     name = eff.name
-    if name in ("grep", "egrep", "fgrep"):
+    if name in GREP_PROGRAMS:
         call = parse_grep(eff.values, eff.start)
         if call is None or not call.reads_stdin:
             sel.uncertain = True
@@ -290,7 +291,7 @@ def extend_selector(sel: Selector, view: CommandView) -> bool:
             sel.filters.append(flt)
         sel.views.append(view)
         return True
-    if name in ("awk", "gawk", "mawk", "nawk"):
+    if name in AWK_PROGRAMS:
         h = None
         try:
             h = ho.classify(eff.values, frozenset(view.dynamic), eff.start)

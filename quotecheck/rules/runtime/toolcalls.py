@@ -12,6 +12,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.argv_options import scan
 from quotecheck.layers.tool_grammars import GREP_GRAMMAR, KILL_GRAMMAR, PGREP_GRAMMAR
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.programs import GREP_PROGRAMS
 from quotecheck.records import FrozenRecord
 from quotecheck.rules.runtime.regex import Syntax, UnsupportedPattern, translate
 
@@ -100,7 +101,7 @@ def parse_grep(values: Sequence[str], start: int = 0) -> GrepCall | None:
     """Options of ``grep``/``egrep``/``fgrep`` at ``values[start]``."""
     name = ho.basename(values[start])
     syntax: Syntax = {"egrep": "extended", "fgrep": "fixed"}.get(name, "basic")  # type: ignore[assignment]
-    if name not in ("grep", "egrep", "fgrep"):
+    if name not in GREP_PROGRAMS:
         return None
     sc = scan(values, GREP_GRAMMAR, start + 1)
     patterns: list[str] = []
