@@ -12,6 +12,8 @@ import ast
 import importlib
 import pkgutil
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +22,7 @@ import pytest
 import quotecheck.layers
 from quotecheck.checker import Options, check_source
 from quotecheck.fixer import fix_source
-from quotecheck.layers import ssh
+from quotecheck.layers import dispatch, ssh
 from quotecheck.layers.argv_options import Grammar
 from quotecheck.rules._stdin_readers import reads_stdin
 from quotecheck.rules.runtime.effective import effective
@@ -32,6 +34,53 @@ ROOT = Path(__file__).resolve().parent.parent
 def findings(src: str, rule: str) -> list[tuple[str, str]]:
     result = check_source(src, Options(select=[rule], severity="hint"))
     return [(d.code, d.message) for d in result.diagnostics if d.code == rule]
+
+
+# -- ssh's table is OpenSSH's ------------------------------------------------------------------
+
+SSH = shutil.which("ssh", path="/usr/bin:/bin")
+needs_ssh = pytest.mark.skipif(SSH is None, reason="OpenSSH client not installed")
+# -P takes a tag since OpenSSH 9.4; older clients list it nowhere (9.2 ignores it as a flag).
+NEWER_THAN_THIS_CLIENT = frozenset("P")
+
+
+def _ssh_usage() -> tuple[set[str], set[str]]:
+    """The flags and the value-taking letters of the installed client's usage message."""
+    assert SSH is not None
+    usage = subprocess.run([SSH], capture_output=True, text=True, timeout=10,
+                           stdin=subprocess.DEVNULL).stderr
+    flags = re.search(r"\[-([0-9A-Za-z]+)\]", usage)
+    assert flags is not None, usage
+    return set(flags.group(1)), set(re.findall(r"\[-([A-Za-z]) [^]]+\]", usage))
+
+
+@needs_ssh
+def test_ssh_s_table_is_the_installed_client_s() -> None:
+    flags, values = _ssh_usage()
+    assert set(ssh.SSH_GRAMMAR.short_flags) == flags
+    table = set(ssh.SSH_GRAMMAR.short_values)
+    assert values <= table and table - values <= NEWER_THAN_THIS_CLIENT
+
+
+@needs_ssh
+@pytest.mark.parametrize("option, value", [
+    ("-B", "lo"), ("-b", "127.0.0.1"), ("-c", "aes128-ctr"), ("-i", "/dev/null"),
+    ("-J", "jump"), ("-l", "u"), ("-m", "hmac-sha2-256"), ("-o", "User=u"), ("-p", "2222"),
+    ("-S", "none"), ("-w", "any"), ("-A", None), ("-C", None), ("-n", None), ("-T", None),
+])
+def test_ssh_reads_the_destination_where_the_table_says(option: str, value: str | None) -> None:
+    """`ssh -G` prints the resolved configuration without connecting: the destination it
+    resolves is the one the table finds."""
+    assert SSH is not None
+    argv = ["ssh", option, *([value] if value else []), "desthost", "true"]
+    h = dispatch.classify(argv)
+    assert isinstance(h, dispatch.SshHandoff) and h.destination is not None
+    real = subprocess.run([SSH, "-F", "/dev/null", "-G", *argv[1:]], capture_output=True,
+                          text=True, timeout=10, stdin=subprocess.DEVNULL,
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+    assert real.returncode == 0, real.stderr
+    assert f"hostname {argv[h.destination]}\n" in real.stdout
+    assert h.sends() == "true"
 
 
 # -- ssh: stdin readers read ssh's own table ------------------------------------------------------
