@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from quotecheck.checker import Options, check_source, top_command_spans
+from quotecheck.checker import Options, check_source
 from quotecheck.config import ConfigError, Settings, find_config, load
 from quotecheck.diagnostics import Diagnostic, Edit, Fix
+from quotecheck.directives import top_command_spans
 from quotecheck.files import SHELL_EXTENSIONS, local_dialect, shebang_shell
 from quotecheck.fixer import fix_source
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
