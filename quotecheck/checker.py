@@ -12,11 +12,14 @@ from __future__ import annotations
 import re
 
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Fix, Severity
-from quotecheck.directives import Suppressions, read_directives, scope_directives
+from quotecheck.directives import (
+    Suppressions,
+    named_dialect,
+    read_directives,
+    scope_directives,
+)
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.limits import Limits
-from quotecheck.parsing.shell_directive import directive_shell
-from quotecheck.programs import shell_dialect
 from quotecheck.records import Record
 from quotecheck.rules.api import CheckContext, Rule
 from quotecheck.rules.registry import all_rules, select
@@ -67,14 +70,13 @@ def check_source(source: str, options: Options | None = None,
     options = options or Options()
     remote_shell = options.remote_shell
     directives, problems = read_directives(source)
-    dialect = options.dialect
     for directive in directives:
         if directive.remote_shell and remote_shell is None:
             remote_shell = directive.remote_shell
-    shells = [d.shell for d in directives if d.shell]
-    named = shells[0] if shells else directive_shell(source)  # or ShellCheck's directive
-    if named is not None and not options.dialect_given and shell_dialect(named) != "unknown":
-        dialect = str(shell_dialect(named))
+    # --shell, else the text's own directive, else its #! line or extension (options.dialect:
+    # config.build_options).
+    dialect = options.dialect if options.dialect_given else \
+        named_dialect(directives, source) or options.dialect
     trace = build_trace(source, dialect=dialect, remote_shell=remote_shell, path=path,
                         limits=options.limits, external_sources=options.external_sources)
     if trace.root.script is not None:

@@ -10,8 +10,9 @@ from bisect import bisect_left, bisect_right
 
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.parsing.tree import CommandList, Node, Script
-from quotecheck.programs import SHELL_OPTION_VALUES
+from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
 from quotecheck.records import Record
 from quotecheck.rules.api import Rule
 from quotecheck.rules.registry import all_rules
@@ -105,6 +106,15 @@ def read_directives(source: str) -> tuple[list[Directive], list[Diagnostic]]:
                         "ignored", span))
         offset += len(line)
     return directives, problems
+
+
+def named_dialect(directives: list[Directive], source: str) -> str | None:
+    """The dialect the input's own directive names: its first ``# quotecheck: shell=``, else
+    ShellCheck's ``# shellcheck shell=``; None when there is none or it names a shell
+    quotecheck does not read."""
+    shells = [d.shell for d in directives if d.shell]
+    dialect = shell_dialect(shells[0] if shells else directive_shell(source))
+    return None if dialect == "unknown" else str(dialect)
 
 
 def printable_head(text: str, limit: int = 60) -> str:
