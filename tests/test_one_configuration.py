@@ -123,3 +123,16 @@ def test_explain_refuses_a_broken_configuration_as_check_does(tmp_path: Path) ->
     assert explained.returncode == checked.returncode == 2
     assert "`QC999` matches no rule" in explained.stderr
     assert explained.stderr == checked.stderr
+
+
+def test_the_shell_option_beats_a_shell_directive_in_explain_as_in_check(tmp_path: Path) -> None:
+    """`--shell` is the dialect, whatever the text's directive says, in both commands (explain
+    used to take it as a default that the directive replaced)."""
+    script = tmp_path / "x.sh"
+    script.write_text("# quotecheck: shell=bash\nif [[ -n $x ]]; then :; fi\n")
+    checked = quotecheck(tmp_path, "check", "--format", "json", "--shell", "sh", "x.sh")
+    explained = quotecheck(tmp_path, "explain", "--format", "json", "--shell", "sh", "-f", "x.sh")
+    assert explained.returncode == 0, explained.stderr
+    [file] = json.loads(checked.stdout)["files"]
+    assert findings(file["diagnostics"]) == [("QC207", 1, 3)]  # `[[` in a POSIX sh script
+    assert findings(json.loads(explained.stdout)["diagnostics"]) == [("QC207", 1, 3)]
