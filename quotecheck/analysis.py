@@ -20,14 +20,7 @@ class Analysis:
     diagnostics: list[Diagnostic]
 
 
-def analyse(
-    source: str,
-    *,
-    dialect: str = "bash",
-    remote_shell: str | None = None,
-    path: str | None = None,
-    external_sources: bool = False,
-) -> Analysis:
-    result = check_source(source, Options(remote_shell=remote_shell, dialect=dialect,
-                                          external_sources=external_sources), path)
+def analyse(source: str, options: Options | None = None, path: str | None = None) -> Analysis:
+    """``options``: as ``config.build_options`` makes them (None: the checker's defaults)."""
+    result = check_source(source, options, path)
     return Analysis(source, result.trace, result.diagnostics)

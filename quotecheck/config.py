@@ -4,6 +4,10 @@ The nearest file found walking up from the checked file (or the working director
 command-line flags override it. Unknown keys and bad values are errors (exit 2), not ignored.
 ``[tool.quotecheck.limits]`` holds the ``Limits`` (size, depth, time and memory per input;
 ``limits.py``).
+
+``build_options`` is the one place the checker's ``Options`` for an input are made, from these
+settings and the command line's ``Overrides``: ``check``, ``fix``, ``guard``, ``explain`` and the
+language server all call it, so they read one configuration the same way.
 """
 
 from __future__ import annotations
@@ -12,13 +16,17 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from quotecheck.diagnostics import SEVERITY_ORDER
+from quotecheck.diagnostics import SEVERITY_ORDER, Severity
+from quotecheck.files import local_dialect
 from quotecheck.globs import bad_glob, glob_match
 from quotecheck.limits import LimitError, Limits, limits_from_table
-from quotecheck.programs import SHELL_OPTION_VALUES
+from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
 from quotecheck.records import Record
+
+if TYPE_CHECKING:
+    from quotecheck.checker import Options
 
 KEYS = {"select", "extend-select", "ignore", "severity", "remote-shell", "per-path-ignores",
         "exclude", "extend-exclude", "respect-gitignore", "limits", "external-sources"}
@@ -76,6 +84,74 @@ class Settings(Record):
         extra = [code for pattern, codes in self.per_path_ignores.items()
                  if glob_match(pattern, rel) for code in codes]
         return [*self.ignore, *extra]
+
+
+class Overrides(Record):
+    """What a command line says over the configuration file; None: the file's value."""
+
+    select: list[str] | None  # replaces the file's selection
+    extend_select: list[str] | None  # added to the file's
+    ignore: list[str] | None  # added to the file's
+    severity: str | None
+    remote_shell: str | None
+    shell: str | None  # --shell: every input is read in this shell, whatever it says
+    external_sources: bool | None  # True: on, whatever the file says
+
+    def __init__(self, select: list[str] | None = None, extend_select: list[str] | None = None,
+                 ignore: list[str] | None = None, severity: str | None = None,
+                 remote_shell: str | None = None, shell: str | None = None,
+                 external_sources: bool | None = None) -> None:
+        self.select = select
+        self.extend_select = extend_select
+        self.ignore = ignore
+        self.severity = severity
+        self.remote_shell = remote_shell
+        self.shell = shell
+        self.external_sources = external_sources
+
+
+def build_options(settings: Settings, text: str, path: Path | None, default_severity: Severity,
+                  overrides: Overrides | None = None) -> Options:
+    """The checker's Options for one input: ``settings`` (the configuration file that governs
+    it) with ``overrides`` over them. ``path`` (None: a command line, or standard input with no
+    --stdin-filename) picks the per-path ignores; the dialect is ``overrides.shell``, else the
+    text's #! line or the path's extension (``files.local_dialect``), which a ``shell=``
+    directive in the text still overrides (``checker.check_source``). ``default_severity``
+    is the command's own, for a configuration that sets none."""
+    from quotecheck.checker import Options  # not at the top: reading a file needs no checker
+
+    given = overrides or Overrides()
+    if given.shell is not None:
+        dialect = str(shell_dialect(given.shell))
+    else:
+        dialect = local_dialect(text, path)
+    ignore = [*settings.ignores_for(path), *(given.ignore or [])]
+    select = given.select if given.select is not None else settings.select
+    extend = [*settings.extend_select, *(given.extend_select or [])]
+    if extend:
+        # Added to the selection; a code named here is longer than the prefix it beats in
+        # `ignore` (the longest matching prefix wins), so `extend-select = ["QC201"]` wins
+        # over `ignore = ["QC2"]`.
+        select = [*(select if select is not None else ["QC"]), *extend]
+    # Both checked against SEVERITY_ORDER: the setting by load(), the flag by the CLI.
+    severity = cast(Severity, given.severity or settings.severity or default_severity)
+    return Options(
+        select=select,
+        ignore=ignore,
+        severity=severity,
+        remote_shell=given.remote_shell or settings.remote_shell,
+        dialect=dialect,
+        dialect_given=given.shell is not None,
+        limits=settings.limits,
+        external_sources=bool(given.external_sources or settings.external_sources),
+    )
+
+
+def nearest_settings(start: Path) -> Settings:
+    """The settings of the configuration file nearest above ``start`` (a file or a directory),
+    or the defaults when there is none."""
+    found = find_config(start)
+    return load(found) if found is not None else Settings()
 
 
 def find_config(start: Path) -> Path | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.programs import SCRIPT_SHEBANG_SHELLS, shell_dialect
 
 # Each extension and the shell it stands for when no #! line says otherwise.
@@ -51,11 +50,9 @@ def _dialect(shell: str) -> str:
 
 
 def local_dialect(text: str, path: Path | None = None) -> str:
-    """The dialect a script is read in: its shell directive, else its #! line, else its
-    extension; sh for sh/dash/ash, zsh for zsh, else bash."""
-    shell = directive_shell(text)
-    if shell is not None and shell_dialect(shell) != "unknown":
-        return _dialect(shell)
+    """The dialect a script's #! line names, else its extension; sh for sh/dash/ash, zsh for
+    zsh, else bash. A shell directive in the text beats both: the checker reads the text's
+    directives and applies it (``directives.named_dialect``)."""
     shell = shebang_shell(text[:HEAD_BYTES].encode("utf-8", "replace"))
     if shell is None and path is not None:
         shell = EXTENSION_SHELLS.get(path.suffix)

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("layers",),
     ("trace", "quoting"),
     ("rules",),
-    ("checker", "fixer", "fixed_bytes", "analysis"),
+    ("checker", "directives", "watchdog", "fixer", "fixed_bytes", "analysis"),
     ("output",),
     # What the commands use to find, read and spread inputs; none of it reads the settings.
     ("inputs", "files", "walk", "gitignore", "parallel", "safe_write"),

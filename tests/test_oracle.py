@@ -44,6 +44,7 @@ from harness.stubs import StubDir
 from oracle_commands import CASES, Case
 
 from quotecheck.analysis import analyse
+from quotecheck.checker import Options
 from quotecheck.output.explain_json import explain_document
 
 #: Builtins in every shell: a predicted ``kill -0 $!`` runs the builtin, never the stub.
@@ -132,7 +133,7 @@ def _pattern(text: str, ranges: list[tuple[int, int]]) -> re.Pattern[str]:
 
 
 def predict(case: Case) -> Prediction:
-    analysis = analyse(case.command, dialect=case.shell, remote_shell=case.login)
+    analysis = analyse(case.command, Options(dialect=case.shell, remote_shell=case.login))
     doc = explain_document(analysis.trace, [])
     # Round-trip through JSON: exactly what `explain --format json` prints.
     doc = json.loads(json.dumps(doc, ensure_ascii=False))

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from quotecheck.checker import Directive, Options
+from quotecheck.checker import Options
+from quotecheck.directives import Directive
 from quotecheck.layers.handoff_types import ExecHandoff, SshHandoff
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.limits import Limits

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from quotecheck.checker import Options, check_source
+from quotecheck.checker import check_source
 from quotecheck.commands.findings_report import (
     FileReport,
     ItemWriter,
@@ -148,7 +148,7 @@ def reports(request: Request, settings: SettingsCache,
 
     # Everything a check needs is imported (and bashlex's tables loaded) once, here, before the
     # workers are forked: they start ready, and share those pages with this process.
-    check_source("true", Options())
+    check_source("true")
     n = min(jobs, pooled)
     with Workers(n, partial(check_one, request, settings)) as workers:
         window: deque[tuple[PendingInput, Handle | None]] = deque()

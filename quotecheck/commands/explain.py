@@ -8,7 +8,8 @@ from pathlib import Path
 from quotecheck.analysis import analyse
 from quotecheck.commands.destination import writing_to
 from quotecheck.commands.status import EXIT_OK, UsageProblem
-from quotecheck.files import local_dialect
+from quotecheck.config import ConfigError, Overrides, build_options, nearest_settings
+from quotecheck.diagnostics import Severity
 from quotecheck.inputs import (
     BINARY_NOTE,
     MAX_INPUT_BYTES,
@@ -23,6 +24,9 @@ from quotecheck.output.json_text import dumps
 from quotecheck.output.lsp import lsp_diagnostic
 from quotecheck.output.style import Style, want_colour
 from quotecheck.positions import LineIndex
+
+# explain shows every finding, the notes too, unless the configuration sets a severity.
+EXPLAIN_SEVERITY: Severity = "info"
 
 
 def read_input(command: str | None, file: Path | None) -> tuple[str, str | None]:
@@ -55,9 +59,16 @@ def run(*, command: str | None, file: Path | None, output_format: str, remote_sh
         shell: str | None, color: str, external_sources: bool) -> int:
     """``quotecheck explain``, with the command line's values."""
     text, path = read_input(command, file)
-    dialect = shell if shell else local_dialect(text, Path(path) if path else None)
-    result = analyse(text, dialect=dialect, remote_shell=remote_shell, path=path,
-                     external_sources=external_sources)
+    where = Path(path) if path else None
+    try:
+        # The configuration `check` reads for this file (for a command: the working
+        # directory's), so that explain shows the findings check reports.
+        settings = nearest_settings(where if where is not None else Path.cwd())
+    except ConfigError as exc:
+        raise UsageProblem(str(exc)) from exc
+    options = build_options(settings, text, where, EXPLAIN_SEVERITY, Overrides(
+        remote_shell=remote_shell, shell=shell, external_sources=external_sources or None))
+    result = analyse(text, options, path)
     if output_format == "json":
         index = LineIndex(text)
         uri = Path(path).resolve().as_uri() if path else "untitled:command"

@@ -1,5 +1,6 @@
 """The settings ``check`` and ``fix`` apply to each input: the codes given on the command
-line, the configuration file that governs the input, and the ``Options`` they make together."""
+line, the configuration file that governs the input, and the ``Options`` they make together
+(made by ``config.build_options``)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,21 @@ from quotecheck.checker import Options
 from quotecheck.commands.inputs import Input, PendingInput, pending_inputs
 from quotecheck.commands.request import Request
 from quotecheck.commands.status import UsageProblem
-from quotecheck.config import ConfigError, Settings, find_config, load
-from quotecheck.files import local_dialect
+from quotecheck.config import (
+    ConfigError,
+    Overrides,
+    Settings,
+    build_options,
+    find_config,
+    load,
+)
+from quotecheck.diagnostics import Severity
 from quotecheck.inputs import MAX_INPUT_BYTES
-from quotecheck.programs import shell_dialect
 from quotecheck.walk import DEFAULT_EXCLUDE, WalkRules
 
 # What check and fix report and fail on by default: a commit is stopped by warnings and
 # errors; `--severity info` shows the notes too (the editor shows them: lsp/engine.py).
-DEFAULT_SEVERITY = "warning"
+DEFAULT_SEVERITY: Severity = "warning"
 
 
 def codes_option(values: list[str] | None) -> list[str] | None:
@@ -90,32 +97,17 @@ class SettingsCache:
             return MAX_INPUT_BYTES  # the same error is reported when the file is checked
 
 
+def overrides(request: Request) -> Overrides:
+    """What the command line says over the configuration file."""
+    return Overrides(select=request.select, extend_select=request.extend_select,
+                     ignore=request.ignore, severity=request.severity,
+                     remote_shell=request.remote_shell, shell=request.shell,
+                     external_sources=request.external_sources)
+
+
 def options_for(request: Request, settings: Settings, item: Input) -> Options:
-    if request.shell is not None:
-        dialect = str(shell_dialect(request.shell))
-    elif item.config_path is not None:
-        dialect = local_dialect(item.loaded.text, item.config_path)
-    else:
-        dialect = "bash"  # a `shell=` directive in the text still says otherwise (checker.py)
-    ignore = [*settings.ignores_for(item.config_path), *(request.ignore or [])]
-    select = request.select if request.select is not None else settings.select
-    extend = [*settings.extend_select, *(request.extend_select or [])]
-    if extend:
-        # Added to the selection; a code named here is longer than the prefix it beats in
-        # `ignore` (the longest matching prefix wins), so `extend-select = ["QC201"]` wins
-        # over `ignore = ["QC2"]`.
-        select = [*(select if select is not None else ["QC"]), *extend]
-    return Options(
-        select=select,
-        ignore=ignore,
-        severity=(request.severity or settings.severity  # type: ignore[arg-type]
-                  or DEFAULT_SEVERITY),
-        remote_shell=request.remote_shell or settings.remote_shell,
-        dialect=dialect,
-        dialect_given=request.shell is not None,
-        limits=settings.limits,
-        external_sources=bool(request.external_sources or settings.external_sources),
-    )
+    return build_options(settings, item.loaded.text, item.config_path, DEFAULT_SEVERITY,
+                         overrides(request))
 
 
 def start_run(request: Request, stdin: TextIO, stderr: TextIO, nothing: str, *,

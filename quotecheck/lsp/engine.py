@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from quotecheck.checker import Options, check_source, top_command_spans
-from quotecheck.config import ConfigError, Settings, find_config, load
+from quotecheck.checker import Options, check_source
+from quotecheck.config import ConfigError, build_options, nearest_settings
 from quotecheck.diagnostics import Diagnostic, Edit, Fix
-from quotecheck.files import SHELL_EXTENSIONS, local_dialect, shebang_shell
+from quotecheck.directives import top_command_spans
+from quotecheck.files import SHELL_EXTENSIONS, shebang_shell
 from quotecheck.fixer import fix_source
 from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.lsp.outline import Outline, build_outline
@@ -53,21 +54,12 @@ def is_shell_document(path: Path | None, language_id: str | None, text: str) -> 
 
 
 def options_for(path: Path | None, text: str, directory: Path | None) -> Options:
-    """The options the CLI would use for this file: the nearest ``pyproject.toml`` or
-    ``.quotecheck.toml`` above it (above ``directory`` for a document with no file), the
-    dialect from its #! line. Raises ConfigError for a configuration the CLI would refuse."""
+    """The options ``quotecheck check`` uses for this file: the nearest ``pyproject.toml`` or
+    ``.quotecheck.toml`` above it (above ``directory`` for a document with no file), built as
+    the CLI builds them. Raises ConfigError for a configuration the CLI would refuse."""
     start = path if path is not None else (directory or Path.cwd())
-    found = find_config(start)
-    settings = load(found) if found is not None else Settings()
-    return Options(
-        select=settings.select,
-        ignore=settings.ignores_for(path),
-        # The editor shows info findings too, unless the configuration says otherwise.
-        severity=settings.severity or "info",  # type: ignore[arg-type]  # load() checked it
-        remote_shell=settings.remote_shell,
-        dialect=local_dialect(text),
-        limits=settings.limits,
-    )
+    # The editor shows info findings too, unless the configuration says otherwise.
+    return build_options(nearest_settings(start), text, path, "info")
 
 
 def time_limit(options: Options) -> float:
