@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quotecheck.layers import dispatch as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
@@ -294,12 +294,7 @@ def ssh_calls(ctx: CheckContext) -> list[SshCall]:
             shell = parent
         if shell is None or shell.kind != "shell" or not argv:
             continue
-        values = [a.value for a in argv]
-        dynamic = frozenset(i for i, a in enumerate(argv) if a.dynamic)
-        try:
-            found = ho.classify(values, dynamic)
-        except (ValueError, IndexError, KeyError):
-            continue
+        found = layer.handoff  # read from ``argv``
         if not isinstance(found, ho.SshHandoff):
             continue
         out.append(SshCall(shell, view, layer, list(argv), found, wrappers,

@@ -18,7 +18,6 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer
 from quotecheck.programs import HANGUP_DETACHERS
 from quotecheck.rules.api import CheckContext, Finding, Rule
-from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.ssh import ssh_handoff, ssh_layer_above
@@ -82,7 +81,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             if _ignores_hup(ctx, layer, job.span[0], job):
                 continue
-            first = view_effective(job.views[0])
+            first = job.views[0].effective
             detached = first is not None and bool(HANGUP_DETACHERS & {
                 *first.wrappers, first.name})
             if detached and _busy_after(ctx, layer, job):
