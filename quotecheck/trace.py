@@ -237,6 +237,7 @@ class _Builder:
         origin: SourceMap | None = None,
         known_values: Sequence[tuple[int, int, str]] = (),
         handoff: ho.Handoff | None = None,
+        handoff_argv: list[Arg] | None = None,
     ) -> Layer:
         dialect = shell_dialect(shell_name)
         if origin is None:
@@ -247,7 +248,7 @@ class _Builder:
             origin=origin, dynamic_text=bool(dynamic_ranges),
             dynamic_ranges=list(dynamic_ranges), dialect=dialect, process=process,
             positional=list(positional), stdin_script=stdin_script, opened_by=opened_by,
-            known_values=list(known_values), handoff=handoff,
+            known_values=list(known_values), handoff=handoff, handoff_argv=handoff_argv,
         ))
         # Unknown dialects are parsed as bash (the superset); rules judge portability.
         if parent is None:
@@ -569,7 +570,7 @@ class _Builder:
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
             dynamic_ranges=ranges, via="ssh", destination=dest, sends=sends, options=options,
             opened_by=view, sends_dynamic=sends_dynamic(words), known_values=known_in(words),
-            handoff=h,
+            handoff=h, handoff_argv=argv,
         ))
         view.opens.append(ssh_layer.id)
         if h.spread:
@@ -627,7 +628,7 @@ class _Builder:
             where = f"container:{argv[h.target].value}"
         exec_layer = self.new_layer(Layer(
             id=-1, parent=layer.id, kind="exec", where=where, source_span=view.source_span,
-            via=h.wrapper, argv=inner, opened_by=view, handoff=h,
+            via=h.wrapper, argv=inner, opened_by=view, handoff=h, handoff_argv=argv,
         ))
         view.opens.append(exec_layer.id)
         if inner and not inner[0].dynamic:
@@ -662,7 +663,7 @@ class _Builder:
                 parent=layer.id, where=where, shell_name=shell, text=text, offsets=offsets,
                 process=process, source_span=_span_of(offsets), dynamic_ranges=ranges,
                 depth=depth + 1, stdin=stdin, positional=positional, opened_by=view,
-                known_values=known, handoff=h,
+                known_values=known, handoff=h, handoff_argv=argv,
             )
             view.opens.append(layer_.id)
         elif h.mode == "stdin" and stdin is not None:
@@ -672,7 +673,7 @@ class _Builder:
                 offsets=stdin.offsets, process=process, source_span=stdin.source_span,
                 dynamic_ranges=stdin.dynamic_ranges, depth=depth + 1, stdin=None,
                 positional=positional, stdin_script=True, opened_by=view,
-                known_values=stdin.known_values, handoff=h,
+                known_values=stdin.known_values, handoff=h, handoff_argv=argv,
             )
             view.opens.append(layer_.id)
 
@@ -684,7 +685,7 @@ class _Builder:
             id=-1, parent=layer.id, kind="join", where=where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
             dynamic_ranges=ranges, via=h.wrapper, sends=text, opened_by=view,
-            known_values=known_in(words), handoff=h,
+            known_values=known_in(words), handoff=h, handoff_argv=argv,
         ))
         view.opens.append(join_layer.id)
         same = h.shell == "same"
@@ -708,7 +709,7 @@ class _Builder:
             origin=SourceMap.from_offsets(prog.offsets), dynamic_text=prog.dynamic,
             dynamic_ranges=list(prog.dynamic_ranges), via=argv[0].value.rsplit("/", 1)[-1],
             assignments=[(a.name, a.value) for a in h.assignments], opened_by=view,
-            handoff=h,
+            handoff=h, handoff_argv=argv,
         ))
         view.opens.append(awk_layer.id)
 

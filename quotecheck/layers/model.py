@@ -151,11 +151,12 @@ class Layer(Record):
     opened_by: CommandView | None
     # The function of the script whose call opened this layer (`remote() at line 1`).
     through: str | None
-    # The hand-off that opened it (an ssh layer's SshHandoff, xargs' ExecHandoff...), indices
-    # into the argv it was read from: the exec layer above's ``argv``, else ``opened_by.argv``.
-    # None for the exec layer of an in-place builtin (`exec prog`) and for what an ssh or join
-    # layer opens.
+    # The hand-off that opened it (an ssh layer's SshHandoff, xargs' ExecHandoff...) and the
+    # argv it was read from, which its indices are into: the exec layer above's ``argv``, else
+    # ``opened_by.argv``. None and [] for the exec layer of an in-place builtin (`exec prog`)
+    # and for what an ssh or join layer opens.
     handoff: Handoff | None
+    handoff_argv: list[Arg]
 
     def __init__(
         self,
@@ -187,6 +188,7 @@ class Layer(Record):
         known: Any = None,
         known_values: list[tuple[int, int, str]] | None = None,
         handoff: Handoff | None = None,
+        handoff_argv: list[Arg] | None = None,
     ) -> None:
         self.id = id
         self.parent = parent
@@ -216,6 +218,7 @@ class Layer(Record):
         self.known = known
         self.known_values = [] if known_values is None else known_values
         self.handoff = handoff
+        self.handoff_argv = [] if handoff_argv is None else handoff_argv
 
     def source_offset(self, index: int) -> int | None:
         """Offset in the original input of character ``index`` of this layer's text."""

@@ -282,9 +282,8 @@ def ssh_calls(ctx: CheckContext) -> list[SshCall]:
         view = layer.opened_by
         parent = layers[layer.parent]
         wrappers: list[str] = []
-        argv = view.argv
+        argv = layer.handoff_argv  # what ``layer.handoff``'s indices are into
         if parent.kind == "exec":
-            argv = parent.argv
             p: Layer | None = parent
             while p is not None and p.kind == "exec":
                 wrappers.insert(0, p.via or "")
@@ -294,7 +293,7 @@ def ssh_calls(ctx: CheckContext) -> list[SshCall]:
             shell = parent
         if shell is None or shell.kind != "shell" or not argv:
             continue
-        found = layer.handoff  # read from ``argv``
+        found = layer.handoff
         if not isinstance(found, ho.SshHandoff):
             continue
         out.append(SshCall(shell, view, layer, list(argv), found, wrappers,

@@ -25,9 +25,7 @@ from quotecheck.rules.runtime.toolcalls import signal_name
 
 
 def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | None:
-    view = ssh.opened_by
-    if view is None:
-        return None
+    argv = ssh.handoff_argv  # what ``h``'s indices are into
     for opt in h.parsed:
         index: int | None = None
         if opt.name == "-t":
@@ -35,10 +33,10 @@ def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | Non
         elif opt.name == "-o" and opt.value is not None and re.match(
                 r"(?i)requesttty\s*[= ]\s*(yes|force)", opt.value):
             index = opt.value_index
-        if index is not None and index < len(view.argv):
-            span = view.argv[index].source_span
+        if index is not None and index < len(argv):
+            span = argv[index].source_span
             if span is not None:
-                return span, view.values[index]
+                return span, argv[index].value
     return None
 
 

@@ -145,10 +145,7 @@ def joined_words(trace: Trace, layer: Layer) -> list[Arg] | None:
         pass
     elif not (layer.kind == "join" and layer.via == "watch"):
         return None
-    parent = trace.layers[layer.parent] if layer.parent is not None else None
-    argv = parent.argv if parent is not None and parent.kind == "exec" else (
-        layer.opened_by.argv if layer.opened_by is not None else [])
-    h = layer.handoff  # read from ``argv``
+    argv, h = layer.handoff_argv, layer.handoff
     if isinstance(h, ho.SshHandoff) and layer.kind == "ssh":
         if h.subsystem or h.no_command:
             return None

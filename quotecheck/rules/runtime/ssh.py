@@ -18,11 +18,9 @@ def ssh_layer_above(trace: Trace, layer: Layer) -> Layer | None:
 
 
 def ssh_handoff(ssh: Layer) -> ho.SshHandoff | None:
-    """The ssh that the command opening ``ssh`` runs (past its wrappers), indices into that
-    command's argv."""
-    view = ssh.opened_by
-    eff = view.effective if view is not None else None
-    h = eff.handoff if eff is not None else None
+    """How the ssh that opened the layer ``ssh`` reads its argv (indices into
+    ``ssh.handoff_argv``): the trace's own reading, whatever wrappers it went through."""
+    h = ssh.handoff
     return h if isinstance(h, ho.SshHandoff) else None
 
 
