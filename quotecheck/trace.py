@@ -302,7 +302,7 @@ class _Builder:
                 context,
                 context.script.origin.map_span(command.span),
             )
-            read_handoffs(view)
+            read_handoffs(view, self.limits.max_layers)
             aliases.learn(view.argv)
             layer.commands.append(view)
             own = self.stdin_of(command, context.script, known)
@@ -530,7 +530,7 @@ class _Builder:
                 outer.in_substitution or context.in_substitution,
             )
             body_view = CommandView(new, command, ctx, view.source_span)
-            read_handoffs(body_view)
+            read_handoffs(body_view, self.limits.max_layers)
             first_id = len(self.layers)
             own = self.stdin_of(command, context.script, layer.known)
             self.follow(layer, body_view, new, depth + 1, own or stdin, where, functions,
@@ -714,13 +714,14 @@ class _Builder:
         view.opens.append(awk_layer.id)
 
 
-def read_handoffs(view: CommandView) -> None:
+def read_handoffs(view: CommandView, max_layers: int) -> None:
     """Read what ``view`` hands on, once: the trace follows it, and the rules read it from the
-    view (``handoffs``, ``effective``) instead of classifying the argv again."""
+    view (``handoffs``, ``effective``) instead of classifying the argv again. Wrappers are
+    read as deep as the trace follows them (``max_layers``), no deeper."""
     values = view.values
     dynamic = frozenset(view.dynamic)
-    found = dispatch.chain(values, dynamic)
-    view.effective = effective(values, dynamic, found)
+    found = dispatch.chain(values, dynamic, limit=max_layers)
+    view.effective = effective(values, dynamic, found, max_layers)
     view.handoffs = dispatch.with_other_clauses(found, values, dynamic)
 
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from quotecheck.checker import Options, check_source
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
+from quotecheck.limits import Limits
 from quotecheck.trace import build_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,3 +180,16 @@ def test_no_grammar_raises_on_any_argv(words: list[str], data: st.DataObject) ->
     dispatch.find_exec_clauses(argv, dynamic, start, stop)
     found = dispatch.chain(argv, dynamic, start)
     dispatch.with_other_clauses(found, argv, dynamic)
+
+
+def test_wrappers_are_read_as_deep_as_the_trace_follows_them() -> None:
+    """`sudo sudo ... echo` 10,000 deep: each hand-off holds the words it runs, so reading them
+    all would take memory quadratic in the line; the trace stops at max-layers, and so does the
+    reading it keeps."""
+    limits = Limits(max_layers=5)
+    trace = build_trace("sudo " * 200 + "echo hi\n", limits=limits)
+    view = trace.layers[0].commands[0]
+    assert len(view.handoffs) == 5 and all(h.wrapper == "sudo" for h in view.handoffs
+                                           if isinstance(h, ho.ExecHandoff))
+    assert view.effective is not None and view.effective.wrappers == ("sudo",) * 5
+    assert len(build_trace("sudo " * 3 + "sh -c 'echo hi'\n").layers[0].commands[0].handoffs) == 4

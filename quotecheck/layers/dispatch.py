@@ -107,19 +107,22 @@ def find_exec_clauses(
 
 
 def chain(
-    argv: Sequence[str], dynamic: AbstractSet[int] = frozenset(), start: int = 0
+    argv: Sequence[str], dynamic: AbstractSet[int] = frozenset(), start: int = 0,
+    limit: int | None = None,
 ) -> list[Handoff]:
     """Follow exec wrappers: `sudo -u u timeout 5 sh -c X` gives sudo, timeout, then sh.
 
     Stops at the first non-exec hand-off or when the inner argv is not a plain run of argv
     words (a prefix from env -S, xargs' default echo or docker --entrypoint; permuted words).
     For find it follows the first -exec clause. ``start``: the program word, for a command
-    whose first words are not a program (`exec sudo ...` read past `exec`).
+    whose first words are not a program (`exec sudo ...` read past `exec`). ``limit``: at
+    most this many hand-offs (each holds its run of words: `sudo sudo ... x` read to the end
+    would take memory quadratic in its length).
     """
     words = tuple(argv)
     result: list[Handoff] = []
     end = len(words)
-    while True:
+    while limit is None or len(result) < limit:
         found = classify(words, dynamic, start, end)
         if found is None:
             return result
@@ -129,6 +132,7 @@ def chain(
         if found.words != tuple(range(found.words[0], found.words[-1] + 1)):
             return result
         start, end = found.words[0], found.words[-1] + 1
+    return result
 
 
 def with_other_clauses(

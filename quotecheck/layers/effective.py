@@ -52,11 +52,13 @@ class Effective(FrozenRecord):
 
 
 def effective(values: Sequence[str], dynamic: AbstractSet[int] = frozenset(),
-              found: list[ho.Handoff] | None = None) -> Effective | None:
+              found: list[ho.Handoff] | None = None,
+              limit: int | None = None) -> Effective | None:
     """Follow ``exec``/``command``/``sudo``/``timeout``/``nohup``/``xargs``... to the program.
 
     ``found``: ``dispatch.chain(values, dynamic)`` when the caller has it (the trace does):
-    it is read again only for a command that starts with in-place builtins."""
+    it is read again only for a command that starts with in-place builtins. ``limit``: at
+    most this many wrappers are followed (`dispatch.chain`)."""
     vals = tuple(values)
     i = 0
     exec_builtin = False
@@ -71,7 +73,7 @@ def effective(values: Sequence[str], dynamic: AbstractSet[int] = frozenset(),
     if i >= len(vals) or i in dynamic:
         return None
     if i or found is None:
-        found = ho.chain(vals, dynamic, i)
+        found = ho.chain(vals, dynamic, i, limit)
     wrappers: list[str] = []
     via_xargs = False
     placeholder: str | None = None

@@ -77,9 +77,10 @@ class CommandView(Record):
     context: Context
     source_span: tuple[int, int] | None
     opens: list[int]  # ids of the layers this command opens
-    # What the command hands on, read once by the trace (the rules read these, never the argv):
-    # each hand-off through exec wrappers (`sudo timeout 5 sh -c X`: sudo, timeout, sh), for
-    # find every -exec clause and what it runs; indices into ``argv``. Shared: do not change.
+    # What the command hands on, read once by the trace (rules read it here and never classify
+    # the argv again): each hand-off through exec wrappers (`sudo timeout 5 sh -c X`: sudo,
+    # timeout, sh), for find every -exec clause and what it runs; indices into ``argv``.
+    # Shared by every rule: do not change it.
     handoffs: list[Handoff]
     # The program it ends up running, past in-place builtins and exec wrappers.
     effective: Effective | None
