@@ -1,9 +1,10 @@
 """Build the layer tree for an input: parse each shell layer, follow every hand-off.
 
 For each simple command of a shell layer the argv is computed (values after quote removal,
-dynamic words kept as written), then ``layers.dispatch.classify`` says whether the command opens
-another layer; if it does, the child layer's text is assembled from the argv with a source map
-back to the input, and the child is analysed the same way. Nothing is ever executed.
+dynamic words kept as written), then ``layers.dispatch`` says what the command hands on (kept on
+the command's view, and on each layer it opens, for the rules to read); if it opens another
+layer, the child layer's text is assembled from the argv with a source map back to the input,
+and the child is analysed the same way. Nothing is ever executed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
+from quotecheck.layers.effective import effective
 from quotecheck.layers.functions import (
     Bindings,
     CallBudget,
@@ -235,6 +237,8 @@ class _Builder:
         opened_by: CommandView | None = None,
         origin: SourceMap | None = None,
         known_values: Sequence[tuple[int, int, str]] = (),
+        handoff: ho.Handoff | None = None,
+        handoff_argv: list[Arg] | None = None,
     ) -> Layer:
         dialect = shell_dialect(shell_name)
         if origin is None:
@@ -245,7 +249,7 @@ class _Builder:
             origin=origin, dynamic_text=bool(dynamic_ranges),
             dynamic_ranges=list(dynamic_ranges), dialect=dialect, process=process,
             positional=list(positional), stdin_script=stdin_script, opened_by=opened_by,
-            known_values=list(known_values),
+            known_values=list(known_values), handoff=handoff, handoff_argv=handoff_argv,
         ))
         # Unknown dialects are parsed as bash (the superset); rules judge portability.
         if parent is None:
@@ -299,6 +303,7 @@ class _Builder:
                 context,
                 context.script.origin.map_span(command.span),
             )
+            read_handoffs(view, self.limits.max_layers)
             aliases.learn(view.argv)
             layer.commands.append(view)
             own = self.stdin_of(command, context.script, known)
@@ -432,10 +437,10 @@ class _Builder:
             return
         if 0 in dynamic:
             return
-        try:
+        if argv is view.argv:
+            handoff = view.handoffs[0] if view.handoffs else None  # read with the view
+        else:
             handoff = dispatch.classify(values, frozenset(dynamic))
-        except (ValueError, IndexError, KeyError):
-            handoff = None
         if handoff is None:
             return
         if isinstance(handoff, ho.SshHandoff):
@@ -522,6 +527,7 @@ class _Builder:
                 outer.in_substitution or context.in_substitution,
             )
             body_view = CommandView(new, command, ctx, view.source_span)
+            read_handoffs(body_view, self.limits.max_layers)
             first_id = len(self.layers)
             own = self.stdin_of(command, context.script, layer.known)
             self.follow(layer, body_view, new, depth + 1, own or stdin, where, functions,
@@ -561,6 +567,7 @@ class _Builder:
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
             dynamic_ranges=ranges, via="ssh", destination=dest, sends=sends, options=options,
             opened_by=view, sends_dynamic=sends_dynamic(words), known_values=known_in(words),
+            handoff=h, handoff_argv=argv,
         ))
         view.opens.append(ssh_layer.id)
         if h.spread:
@@ -618,7 +625,7 @@ class _Builder:
             where = f"container:{argv[h.target].value}"
         exec_layer = self.new_layer(Layer(
             id=-1, parent=layer.id, kind="exec", where=where, source_span=view.source_span,
-            via=h.wrapper, argv=inner, opened_by=view,
+            via=h.wrapper, argv=inner, opened_by=view, handoff=h, handoff_argv=argv,
         ))
         view.opens.append(exec_layer.id)
         if inner and not inner[0].dynamic:
@@ -653,7 +660,7 @@ class _Builder:
                 parent=layer.id, where=where, shell_name=shell, text=text, offsets=offsets,
                 process=process, source_span=_span_of(offsets), dynamic_ranges=ranges,
                 depth=depth + 1, stdin=stdin, positional=positional, opened_by=view,
-                known_values=known,
+                known_values=known, handoff=h, handoff_argv=argv,
             )
             view.opens.append(layer_.id)
         elif h.mode == "stdin" and stdin is not None:
@@ -663,7 +670,7 @@ class _Builder:
                 offsets=stdin.offsets, process=process, source_span=stdin.source_span,
                 dynamic_ranges=stdin.dynamic_ranges, depth=depth + 1, stdin=None,
                 positional=positional, stdin_script=True, opened_by=view,
-                known_values=stdin.known_values,
+                known_values=stdin.known_values, handoff=h, handoff_argv=argv,
             )
             view.opens.append(layer_.id)
 
@@ -675,7 +682,7 @@ class _Builder:
             id=-1, parent=layer.id, kind="join", where=where, source_span=view.source_span,
             text=text, origin=SourceMap.from_offsets(offsets), dynamic_text=bool(ranges),
             dynamic_ranges=ranges, via=h.wrapper, sends=text, opened_by=view,
-            known_values=known_in(words),
+            known_values=known_in(words), handoff=h, handoff_argv=argv,
         ))
         view.opens.append(join_layer.id)
         same = h.shell == "same"
@@ -699,8 +706,20 @@ class _Builder:
             origin=SourceMap.from_offsets(prog.offsets), dynamic_text=prog.dynamic,
             dynamic_ranges=list(prog.dynamic_ranges), via=argv[0].value.rsplit("/", 1)[-1],
             assignments=[(a.name, a.value) for a in h.assignments], opened_by=view,
+            handoff=h, handoff_argv=argv,
         ))
         view.opens.append(awk_layer.id)
+
+
+def read_handoffs(view: CommandView, max_layers: int) -> None:
+    """Read what ``view`` hands on, once: the trace follows it, and the rules read it from the
+    view (``handoffs``, ``effective``) instead of classifying the argv again. Wrappers are
+    read as deep as the trace follows them (``max_layers``), no deeper."""
+    values = view.values
+    dynamic = frozenset(view.dynamic)
+    found = dispatch.chain(values, dynamic, limit=max_layers)
+    view.effective = effective(values, dynamic, found, max_layers)
+    view.handoffs = dispatch.with_other_clauses(found, values, dynamic)
 
 
 class Aliases:

@@ -24,8 +24,8 @@ from quotecheck.checker import Options, check_source
 from quotecheck.fixer import fix_source
 from quotecheck.layers import dispatch, ssh
 from quotecheck.layers.argv_options import Grammar
-from quotecheck.rules._stdin_readers import reads_stdin
-from quotecheck.rules.runtime.effective import effective
+from quotecheck.layers.effective import effective
+from quotecheck.layers.stdin_readers import reads_stdin
 from quotecheck.trace import build_trace
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,8 +21,8 @@ from quotecheck.diagnostics import Diagnostic
 from quotecheck.files import local_dialect
 from quotecheck.layers import dispatch as ho
 from quotecheck.layers import shells, wrappers
+from quotecheck.layers.effective import effective
 from quotecheck.rules._text import one_line_escaped, one_line_marked
-from quotecheck.rules.runtime.effective import effective
 from quotecheck.trace import build_trace
 
 PACKAGE = Path(programs.__file__).resolve().parent

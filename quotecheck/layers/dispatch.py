@@ -43,6 +43,7 @@ __all__ = [
     "chain",
     "classify",
     "find_exec_clauses",
+    "with_other_clauses",
 ]
 
 
@@ -75,6 +76,10 @@ def classify(
     Dispatches on the basename of argv[start] (`/usr/bin/ssh` is ssh). `start`/`end` let a
     caller classify an inner argv in place (e.g. the words an ExecHandoff runs) and keep
     indices relative to the full argv. A dynamic program word is never guessed: None.
+
+    Never raises: the grammars are written not to (tests/test_handoffs_read_from_trace.py
+    feeds them generated argvs), and should one still fail on some argv, that command is
+    taken as handing nothing on, here, rather than by each caller.
     """
     words = tuple(argv)
     stop = len(words) if end is None else min(end, len(words))
@@ -83,7 +88,10 @@ def classify(
     handler = _HANDLERS.get(basename(words[start]))
     if handler is None:
         return None
-    return handler(words, dynamic, start, stop)
+    try:
+        return handler(words, dynamic, start, stop)
+    except (ValueError, IndexError, KeyError):
+        return None
 
 
 def find_exec_clauses(
@@ -99,19 +107,22 @@ def find_exec_clauses(
 
 
 def chain(
-    argv: Sequence[str], dynamic: AbstractSet[int] = frozenset()
+    argv: Sequence[str], dynamic: AbstractSet[int] = frozenset(), start: int = 0,
+    limit: int | None = None,
 ) -> list[Handoff]:
     """Follow exec wrappers: `sudo -u u timeout 5 sh -c X` gives sudo, timeout, then sh.
 
     Stops at the first non-exec hand-off or when the inner argv is not a plain run of argv
     words (a prefix from env -S, xargs' default echo or docker --entrypoint; permuted words).
-    For find it follows the first -exec clause.
+    For find it follows the first -exec clause. ``start``: the program word, for a command
+    whose first words are not a program (`exec sudo ...` read past `exec`). ``limit``: at
+    most this many hand-offs (each holds its run of words: `sudo sudo ... x` read to the end
+    would take memory quadratic in its length).
     """
     words = tuple(argv)
     result: list[Handoff] = []
-    start = 0
     end = len(words)
-    while True:
+    while limit is None or len(result) < limit:
         found = classify(words, dynamic, start, end)
         if found is None:
             return result
@@ -121,3 +132,21 @@ def chain(
         if found.words != tuple(range(found.words[0], found.words[-1] + 1)):
             return result
         start, end = found.words[0], found.words[-1] + 1
+    return result
+
+
+def with_other_clauses(
+    found: list[Handoff], argv: Sequence[str], dynamic: AbstractSet[int] = frozenset()
+) -> list[Handoff]:
+    """``found`` (the `chain` of ``argv``), and when ``argv`` is a find command, each of its
+    further -exec clauses, each followed by what it runs: every hand-off of the command."""
+    if not found or not isinstance(found[0], ExecHandoff) or found[0].wrapper != "find":
+        return found
+    extra: list[Handoff] = []
+    for clause in find_exec_clauses(argv, dynamic)[1:]:
+        extra.append(clause)
+        if clause.words and not clause.prefix:
+            inner = classify(argv, dynamic, clause.words[0], clause.words[-1] + 1)
+            if inner is not None:
+                extra.append(inner)
+    return [*found, *extra]

@@ -9,13 +9,17 @@ any depth points back at the input.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from quotecheck.parsing.tree import Context, Script, SimpleCommand
 from quotecheck.parsing.words import Word
 from quotecheck.programs import SHELL_PROGRAMS, Dialect, basename
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.sourcemap import SourceMap, compact_offsets
+
+if TYPE_CHECKING:
+    from quotecheck.layers.effective import Effective
+    from quotecheck.layers.handoff_types import Handoff
 
 LayerKind = Literal["shell", "ssh", "join", "exec", "awk"]
 
@@ -66,12 +70,20 @@ class Arg(FrozenRecord):
 class CommandView(Record):
     """A simple command of a shell layer with its argv after that layer's expansions."""
 
-    __slots__ = ("__weakref__", "argv", "command", "context", "opens", "source_span")
+    __slots__ = ("__weakref__", "argv", "command", "context", "effective", "handoffs", "opens",
+                 "source_span")
     argv: list[Arg]
     command: SimpleCommand
     context: Context
     source_span: tuple[int, int] | None
     opens: list[int]  # ids of the layers this command opens
+    # What the command hands on, read once by the trace (rules read it here and never classify
+    # the argv again): each hand-off through exec wrappers (`sudo timeout 5 sh -c X`: sudo,
+    # timeout, sh), for find every -exec clause and what it runs; indices into ``argv``.
+    # Shared by every rule: do not change it.
+    handoffs: list[Handoff]
+    # The program it ends up running, past in-place builtins and exec wrappers.
+    effective: Effective | None
 
     def __init__(
         self,
@@ -80,12 +92,16 @@ class CommandView(Record):
         context: Context,
         source_span: tuple[int, int] | None,
         opens: list[int] | None = None,
+        handoffs: list[Handoff] | None = None,
+        effective: Effective | None = None,
     ) -> None:
         self.argv = argv
         self.command = command
         self.context = context
         self.source_span = source_span
         self.opens = [] if opens is None else opens
+        self.handoffs = [] if handoffs is None else handoffs
+        self.effective = effective
 
     @property
     def values(self) -> list[str]:
@@ -136,6 +152,12 @@ class Layer(Record):
     opened_by: CommandView | None
     # The function of the script whose call opened this layer (`remote() at line 1`).
     through: str | None
+    # The hand-off that opened it (an ssh layer's SshHandoff, xargs' ExecHandoff...) and the
+    # argv it was read from, which its indices are into: the exec layer above's ``argv``, else
+    # ``opened_by.argv``. None and [] for the exec layer of an in-place builtin (`exec prog`)
+    # and for what an ssh or join layer opens.
+    handoff: Handoff | None
+    handoff_argv: list[Arg]
 
     def __init__(
         self,
@@ -166,6 +188,8 @@ class Layer(Record):
         uncertain: str | None = None,
         known: Any = None,
         known_values: list[tuple[int, int, str]] | None = None,
+        handoff: Handoff | None = None,
+        handoff_argv: list[Arg] | None = None,
     ) -> None:
         self.id = id
         self.parent = parent
@@ -194,6 +218,8 @@ class Layer(Record):
         self.uncertain = uncertain
         self.known = known
         self.known_values = [] if known_values is None else known_values
+        self.handoff = handoff
+        self.handoff_argv = [] if handoff_argv is None else handoff_argv
 
     def source_offset(self, index: int) -> int | None:
         """Offset in the original input of character ``index`` of this layer's text."""

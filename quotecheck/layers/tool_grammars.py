@@ -4,7 +4,7 @@ script interpreters' inline-program options.
 
 The hand-off programs keep their tables with their parsers (`ssh.py`, `wrappers.py`,
 `shells.py`, `joins.py`, `awk.py`); these are read by the rules (`rules/runtime/toolcalls.py`,
-`rules/_stdin_readers.py`) with `argv_options.scan`. A table lists what the readers need: the
+`layers/stdin_readers.py`) with `argv_options.scan`. A table lists what the readers need: the
 options that take a value (so that the value is not taken for a file), and the options that
 give a program its pattern or code (so that no operand is). Letters a table does not list scan
 as flags.

@@ -19,15 +19,14 @@ from collections.abc import Sequence
 
 from quotecheck.diagnostics import Edit
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.layers.stdin_readers import reads_stdin
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
 from quotecheck.programs import basename
 from quotecheck.quoting import quote_word
 from quotecheck.records import FrozenRecord
-from quotecheck.rules._stdin_readers import reads_stdin
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext
-from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.jobs import background_jobs
 from quotecheck.rules.runtime.slots import commands_in
 from quotecheck.rules.runtime.ssh import ssh_handoff
@@ -247,7 +246,7 @@ def _reads_stdin(view: CommandView) -> bool:
     if any(r.fd in (None, 0) and r.op in ("<", "<<", "<<-", "<<<", "<>")
            for r in view.command.redirects):
         return False
-    eff = view_effective(view)
+    eff = view.effective
     if eff is None:
         return bool(view.argv)
     # The wrapper too: xargs reads what the command it runs does not.

@@ -2,7 +2,7 @@
 
 These rules judge what one simple command hands to the next layer: which of its words become
 the text of an inner shell, an ssh remote command, an awk program, or the argv of an exec-style
-wrapper. Everything here reads the trace and `layers.dispatch`; nothing re-parses options.
+wrapper. Everything here reads the trace (`CommandView.handoffs`); nothing re-parses options.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Literal
 
-from quotecheck.layers import dispatch as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.tree import Compound
 from quotecheck.parsing.words import EXPANSION_KINDS, Part, Word
@@ -20,37 +20,6 @@ from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules.api import CheckContext
 
 Span = tuple[int, int]
-
-
-
-def handoffs(ctx: CheckContext, view: CommandView) -> list[ho.Handoff]:
-    """The hand-offs of one command, following exec wrappers (`sudo timeout 5 sh -c X`).
-
-    Nine rules ask it of every command: it is found once per check. The list is shared by
-    every caller: do not change it."""
-    return ctx.memo.get_or_compute("handoffs", view, lambda: _handoffs(view))
-
-
-def _handoffs(view: CommandView) -> list[ho.Handoff]:
-    if not view.argv or view.argv[0].dynamic:
-        return []
-    values = view.values
-    dynamic = frozenset(view.dynamic)
-    try:
-        found = ho.chain(values, dynamic)
-        if found and isinstance(found[0], ho.ExecHandoff) and found[0].wrapper == "find":
-            clauses = ho.find_exec_clauses(values, dynamic)
-            extra: list[ho.Handoff] = []
-            for clause in clauses[1:]:
-                extra.append(clause)
-                if clause.words and not clause.prefix:
-                    inner = ho.classify(values, dynamic, clause.words[0], clause.words[-1] + 1)
-                    if inner is not None:
-                        extra.append(inner)
-            found = [*found, *extra]
-        return found
-    except (ValueError, IndexError, KeyError):
-        return []
 
 
 def script_span(view: CommandView, start: int, end: int) -> Span | None:
@@ -192,7 +161,7 @@ class TextWord(FrozenRecord):
 
 def text_words(ctx: CheckContext, view: CommandView) -> list[TextWord]:
     out: list[TextWord] = []
-    for h in handoffs(ctx, view):
+    for h in view.handoffs:
         if isinstance(h, ho.SshHandoff):
             if h.no_command or h.subsystem:
                 continue

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quotecheck.layers import dispatch as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
@@ -282,9 +282,8 @@ def ssh_calls(ctx: CheckContext) -> list[SshCall]:
         view = layer.opened_by
         parent = layers[layer.parent]
         wrappers: list[str] = []
-        argv = view.argv
+        argv = layer.handoff_argv  # what ``layer.handoff``'s indices are into
         if parent.kind == "exec":
-            argv = parent.argv
             p: Layer | None = parent
             while p is not None and p.kind == "exec":
                 wrappers.insert(0, p.via or "")
@@ -294,12 +293,7 @@ def ssh_calls(ctx: CheckContext) -> list[SshCall]:
             shell = parent
         if shell is None or shell.kind != "shell" or not argv:
             continue
-        values = [a.value for a in argv]
-        dynamic = frozenset(i for i, a in enumerate(argv) if a.dynamic)
-        try:
-            found = ho.classify(values, dynamic)
-        except (ValueError, IndexError, KeyError):
-            continue
+        found = layer.handoff
         if not isinstance(found, ho.SshHandoff):
             continue
         out.append(SshCall(shell, view, layer, list(argv), found, wrappers,

@@ -16,7 +16,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.awk import awk_unescape
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.rules._handoffs import arg_span, code, descendants, handoffs
+from quotecheck.rules._handoffs import arg_span, code, descendants
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 # Escapes an author writes because awk turns them into a character: a value made only of
@@ -80,7 +80,7 @@ def _suggestion(name: str, program_known: bool) -> str:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
-        for h in handoffs(ctx, view):
+        for h in view.handoffs:
             if not isinstance(h, ho.AwkHandoff):
                 continue
             impl = "gawk" if h.implementation == "gawk" else "mawk"

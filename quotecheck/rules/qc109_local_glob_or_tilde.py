@@ -16,7 +16,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.words import Part
 from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS
-from quotecheck.rules._handoffs import code, descendants, handoffs, part_span, where_label
+from quotecheck.rules._handoffs import code, descendants, part_span, where_label
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 _ROOTS = frozenset({"root", "0", "#0"})
@@ -47,7 +47,7 @@ def _runs_as(h: ho.Handoff) -> str | None:
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
         seen: set[int] = set()
-        for h in handoffs(ctx, view):
+        for h in view.handoffs:
             found = _words(h)
             if found is None:
                 continue

@@ -18,7 +18,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import IN_PLACE_BUILTINS
-from quotecheck.rules._handoffs import arg_span, code, descendants, handoffs, sh_quote
+from quotecheck.rules._handoffs import arg_span, code, descendants, sh_quote
 from quotecheck.rules.api import CheckContext, Finding, Rule
 
 # Builtins that only make sense inside a shell: no program by that name exists on most systems,
@@ -78,7 +78,7 @@ def _program(h: ho.ExecHandoff) -> int | None:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
-        for h in handoffs(ctx, view):
+        for h in view.handoffs:
             if isinstance(h, ho.ShellHandoff) and h.script_words:
                 finding = _sudo_shell_word(ctx, layer, view, h)
                 if finding is not None:

@@ -25,7 +25,6 @@ from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS
 from quotecheck.rules._handoffs import (
     code,
     descendants,
-    handoffs,
     script_span,
     sh_quote,
     where_label,
@@ -57,7 +56,7 @@ def _privileged_path(path: str, op: str) -> bool:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
-        hs = handoffs(ctx, view)
+        hs = view.handoffs
         if not hs:
             continue
         yield from _privileged_redirects(ctx, layer, view, hs)
@@ -255,7 +254,7 @@ def _state_only_remote(ctx: CheckContext, layer: Layer, view: CommandView,
         next_span = following.source_span or (0, 0)
         host = inner.where.partition(":")[2]
         then = " ".join(sh_quote(v) for v in following.values)
-        if any(isinstance(h, ho.SshHandoff) for h in handoffs(ctx, following)):
+        if any(isinstance(h, ho.SshHandoff) for h in following.handoffs):
             where = "starts a fresh remote shell, which does not keep that state"
             combined = shown + " && ..."
         else:

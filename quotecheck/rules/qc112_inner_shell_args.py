@@ -26,7 +26,6 @@ from quotecheck.rules._handoffs import (
     code,
     command_span,
     descendants,
-    handoffs,
     in_function,
     outer_dynamic_offsets,
     view_words,
@@ -153,7 +152,7 @@ def _looks_like_name(arg: Arg) -> bool:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
-        for h in handoffs(ctx, view):
+        for h in view.handoffs:
             if not isinstance(h, ho.ShellHandoff) or h.mode != "c" or h.script is None:
                 continue
             if h.wrapper in ("su", "runuser"):

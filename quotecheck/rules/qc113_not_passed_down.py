@@ -29,7 +29,6 @@ from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules._handoffs import (
     between,
     code,
-    handoffs,
     in_function,
     outer_shell,
     owns,
@@ -239,7 +238,7 @@ def _barrier(ctx: CheckContext, outer: Layer, inner: Layer,
             return Barrier("ssh", f"ssh to {m.destination}", frozenset(),
                            _send_env(ctx, m.opened_by or opener))
     values = opener.values
-    for h in handoffs(ctx, opener):
+    for h in opener.handoffs:
         if not isinstance(h, ho.ExecHandoff):
             continue
         first = h.words[0] if h.words else len(values)
@@ -271,7 +270,7 @@ def _given(ctx: CheckContext, opener: CommandView) -> set[str]:
     `sudo X=1 sh -c`."""
     out: set[str] = set()
     values = opener.values
-    for h in handoffs(ctx, opener):
+    for h in opener.handoffs:
         if isinstance(h, ho.ExecHandoff) and h.wrapper in ("env", "sudo", "doas"):
             first = h.words[0] if h.words else len(values)
             out.update(m.group(1) for v in values[1:first] if (m := _ASSIGN_WORD.match(v)))
@@ -282,7 +281,7 @@ def _send_env(ctx: CheckContext, opener: CommandView) -> tuple[str, ...]:
     """Every `-o SendEnv=...` of the ssh command: unlike most options, SendEnv accumulates
     (ssh_config(5): "spread across multiple SendEnv directives")."""
     out: list[str] = []
-    for h in handoffs(ctx, opener):
+    for h in opener.handoffs:
         if isinstance(h, ho.SshHandoff):
             for v in h.option_values("-o"):
                 key, _, value = v.replace("=", " ", 1).partition(" ")

@@ -20,7 +20,6 @@ from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, PROCESS_BOUNDARIES
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.cmdline import render_cmdline
-from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.killsites import loop_kill
 from quotecheck.rules.runtime.regex import UnsupportedPattern, can_match_quickly, translate
 from quotecheck.rules.runtime.selectors import Filter, Selector, selector_from_stages
@@ -49,7 +48,7 @@ def _use(pipeline: Pipeline, first: CommandView, sel: Selector,
     """How the pipeline's result is used, or None when it is only displayed."""
     ctx = first.context
     for view in sel.views[1:]:
-        eff = view_effective(view)
+        eff = view.effective
         if eff is None:
             continue
         if eff.name in GREP_PROGRAMS:
@@ -63,7 +62,7 @@ def _use(pipeline: Pipeline, first: CommandView, sel: Selector,
         if not isinstance(node, SimpleCommand):
             return "kill" if loop_kill(node, views) else "value"
         stage = views.get(id(node))
-        eff = view_effective(stage) if stage is not None else None
+        eff = stage.effective if stage is not None else None
         if eff is None:
             continue
         if eff.name == "wc":
@@ -99,7 +98,7 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
             continue
         views = views_by_command(layer)
         for pipeline, first in _pipelines(ctx, layer):
-            eff = view_effective(first)
+            eff = first.effective
             if eff is None or eff.name != "ps":
                 continue
             if PROCESS_BOUNDARIES.intersection(eff.wrappers):
@@ -124,7 +123,7 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
 def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str,
                 reports: list[Report]) -> Finding | None:
     for view in sel.views[1:]:
-        eff = view_effective(view)
+        eff = view.effective
         if eff is None or eff.name not in _KINDS:
             continue
         argv = eff.argv

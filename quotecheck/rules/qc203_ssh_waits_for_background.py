@@ -17,7 +17,6 @@ from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import CommandList, Compound, Pipeline, SimpleCommand
 from quotecheck.programs import ASH_FAMILY, HANGUP_DETACHERS, SHELL_DIALECTS
 from quotecheck.rules.api import CheckContext, Finding, Rule
-from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.fds import FdTable, apply_redirects, fds_before, fds_of_command
 from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
 from quotecheck.rules.runtime.processes import shell_program
@@ -93,7 +92,7 @@ def _holder_fds(job: Job, base: FdTable, dash: bool) -> FdTable | None:
 def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Finding | None:
     if job.script is None or not job.views or waits_after(ctx, layer, job):
         return None
-    effs = [(v, view_effective(v)) for v in job.views]
+    effs = [(v, v.effective) for v in job.views]
     lasting = [(v, e) for v, e in effs if e is None or e.name not in _QUICK]
     if not lasting:
         return None

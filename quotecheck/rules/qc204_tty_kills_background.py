@@ -18,7 +18,6 @@ from quotecheck.layers.model import Layer
 from quotecheck.layers.ssh import asks_for_tty
 from quotecheck.programs import HANGUP_DETACHERS
 from quotecheck.rules.api import CheckContext, Finding, Rule
-from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.ssh import ssh_handoff, ssh_layer_above
@@ -26,19 +25,17 @@ from quotecheck.rules.runtime.toolcalls import signal_name
 
 
 def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | None:
-    view = ssh.opened_by
-    if view is None:
-        return None
+    argv = ssh.handoff_argv  # what ``h``'s indices are into
     for opt in h.parsed:
         index: int | None = None
         if opt.name == "-t":
             index = opt.index
         elif opt.name == "-o" and opt.value is not None and asks_for_tty(opt.value):
             index = opt.value_index
-        if index is not None and index < len(view.argv):
-            span = view.argv[index].source_span
+        if index is not None and index < len(argv):
+            span = argv[index].source_span
             if span is not None:
-                return span, view.values[index]
+                return span, argv[index].value
     return None
 
 
@@ -81,7 +78,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             if _ignores_hup(ctx, layer, job.span[0], job):
                 continue
-            first = view_effective(job.views[0])
+            first = job.views[0].effective
             detached = first is not None and bool(HANGUP_DETACHERS & {
                 *first.wrappers, first.name})
             if detached and _busy_after(ctx, layer, job):

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Fix, Severity
+from quotecheck.layers.effective import Effective
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
@@ -39,7 +40,6 @@ from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.display import Locator, node_text
-from quotecheck.rules.runtime.effective import Effective, view_effective
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.shell_options import option_in_effect, set_flags
 from quotecheck.rules.runtime.slots import Slot, commands_in, slot_of, views_by_command
@@ -195,7 +195,7 @@ def _kill_checked(view: CommandView, start: int, views: dict[int, CommandView]) 
     _, targets = _kill_targets(view, start)
     for cmd in commands_in(condition):
         v = views.get(id(cmd))
-        eff = view_effective(v) if v is not None else None
+        eff = v.effective if v is not None else None
         if v is None or eff is None or eff.name != "kill":
             continue
         probe, tested = _kill_targets(v, eff.start)
@@ -206,7 +206,7 @@ def _kill_checked(view: CommandView, start: int, views: dict[int, CommandView]) 
 
 def _common_failure(view: CommandView, views: dict[int, CommandView]) -> bool:
     """A step whose failure is common and often unseen (``COMMON_FAILURE_STEPS``)."""
-    eff = view_effective(view)
+    eff = view.effective
     if eff is None:
         return False
     kind = COMMON_FAILURE_STEPS.get(eff.name)
@@ -221,7 +221,7 @@ def _common_failure(view: CommandView, views: dict[int, CommandView]) -> bool:
 
 
 def _forced_removal(view: CommandView) -> bool:
-    eff = view_effective(view)
+    eff = view.effective
     return eff is not None and eff.name == "rm" and any(
         a == "--force" or (a.startswith("-") and not a.startswith("--") and "f" in a)
         for a in eff.argv[1:])
@@ -264,7 +264,7 @@ def _quiet(ctx: CheckContext, layer: Layer, view: CommandView,
     removal."""
     if _forced_removal(view):
         return True
-    eff = view_effective(view)
+    eff = view.effective
     if eff is None:
         return False
     if not eff.wrappers and layer.script is not None and \
@@ -444,7 +444,7 @@ def _hint(step: list[Node], slot: Slot, views: dict[int, CommandView]) -> str:
         if last_view is not None:
             hints.append(f"a pipeline's status is only that of its last command, "
                          f"`{node_text(slot.script, last, 30)}`")
-            eff = view_effective(last_view)
+            eff = last_view.effective
             if eff is not None and eff.via_xargs and any(
                     v in ("-r", "--no-run-if-empty") for v in last_view.values[1:eff.start]):
                 hints[-1] += " (with no match at all, `xargs -r` runs nothing and exits 0)"
@@ -455,7 +455,7 @@ def _hint(step: list[Node], slot: Slot, views: dict[int, CommandView]) -> str:
             hints[-2:] = [", ".join(hints[-2:])] if len(hints) >= 2 else hints[-1:]
     elif isinstance(node, SimpleCommand):
         v = views.get(id(node))
-        eff = view_effective(v) if v is not None else None
+        eff = v.effective if v is not None else None
         if eff is not None and eff.name in GREP_PROGRAMS:
             hints.append("grep exits 1 when nothing matches and 2 when the file is missing")
     if len(step) > 1:

@@ -21,7 +21,6 @@ from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.runtime.display import Locator, node_text
-from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.processes import shell_program
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.script_messages import message_text
@@ -73,7 +72,7 @@ def _status_sink(trace: Trace, layer: Layer) -> str:
 
 
 def _risky(view: CommandView) -> str | None:
-    eff = view_effective(view)
+    eff = view.effective
     if eff is None or eff.via_xargs:
         return None
     name = eff.name
@@ -293,7 +292,7 @@ def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
         if id(pipe) in seen or pipe.commands[-1] is not view.command:
             continue
         seen.add(id(pipe))
-        eff = view_effective(view)
+        eff = view.effective
         if eff is None or eff.name != "tee" or len(pipe.commands) < 2:
             continue
         script = view.context.script
@@ -352,7 +351,7 @@ def _only_feeds(pipe: Pipeline, views: dict[int, CommandView]) -> bool:
     """`echo 1 | sudo tee /proc/...`: tee is the step that matters, and its status is seen."""
     for node in pipe.commands[:-1]:
         view = views.get(id(node)) if isinstance(node, SimpleCommand) else None
-        eff = view_effective(view) if view is not None else None
+        eff = view.effective if view is not None else None
         if eff is None or eff.name not in _FEEDERS or (eff.name == "cat" and len(eff.argv) > 2):
             return False
     return True

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from quotecheck.rules._handoffs import _handoffs, handoffs
-from quotecheck.rules.api import CheckContext
+from quotecheck.layers import handoff_types as ho
 from quotecheck.trace import build_trace
 
 
-def test_a_commands_handoffs_are_found_once_per_check() -> None:
-    """handoffs() is asked by nine rules of every command: the check's memo keeps each
-    command's answer for the rules of that check, and another check finds it afresh."""
-    source = "sudo sh -c 'echo a'\necho plain\n"
-    trace = build_trace(source, dialect="bash")
+def test_a_commands_handoffs_are_read_once_by_the_trace() -> None:
+    """Nine rules ask every command what it hands on: the trace reads it once, onto the view,
+    and the layer the command opens carries that same reading."""
+    trace = build_trace("sudo sh -c 'echo a'\necho plain\n", dialect="bash")
     first, plain = trace.layers[0].commands[:2]
-    ctx = CheckContext(source, trace)
-    kinds = [type(h).__name__ for h in handoffs(ctx, first)]
-    assert handoffs(ctx, first) is handoffs(ctx, first)  # asked again: remembered
-    assert kinds and kinds == [type(h).__name__ for h in _handoffs(first)]
-    assert handoffs(ctx, plain) == []  # each command has its own answer
-    again = CheckContext(source, trace)
-    assert handoffs(again, first) is not handoffs(ctx, first)
-    assert [type(h).__name__ for h in handoffs(again, first)] == kinds
+    assert [type(h) for h in first.handoffs] == [ho.ExecHandoff, ho.ShellHandoff]
+    assert plain.handoffs == []  # each command has its own answer
+    sudo = trace.layers[first.opens[0]]
+    assert sudo.via == "sudo" and sudo.handoff is first.handoffs[0]

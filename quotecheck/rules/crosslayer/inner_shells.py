@@ -3,10 +3,9 @@ a wrapper), how messages name it, and whether its environment is this shell's.""
 
 from __future__ import annotations
 
-from quotecheck.layers import dispatch as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.programs import ENVIRONMENT_CHANGERS, WORD_PRINTERS
-from quotecheck.rules._handoffs import handoffs
 from quotecheck.rules.api import CheckContext
 from quotecheck.rules.crosslayer.text import basename
 
@@ -123,4 +122,4 @@ def sudo_escaped(ctx: CheckContext, layer: Layer) -> bool:
     view = layer.opened_by
     if layer.kind != "shell" or view is None:
         return False
-    return any(isinstance(h, ho.ShellHandoff) and h.script_words for h in handoffs(ctx, view))
+    return any(isinstance(h, ho.ShellHandoff) and h.script_words for h in view.handoffs)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quotecheck.diagnostics import Severity
-from quotecheck.layers import dispatch as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, Layer, Trace
 from quotecheck.parsing.words import EXPANSION_KINDS
 from quotecheck.records import FrozenRecord
@@ -145,17 +145,7 @@ def joined_words(trace: Trace, layer: Layer) -> list[Arg] | None:
         pass
     elif not (layer.kind == "join" and layer.via == "watch"):
         return None
-    parent = trace.layers[layer.parent] if layer.parent is not None else None
-    argv = parent.argv if parent is not None and parent.kind == "exec" else (
-        layer.opened_by.argv if layer.opened_by is not None else [])
-    if not argv or argv[0].dynamic:
-        return None
-    values = [a.value for a in argv]
-    dynamic = frozenset(i for i, a in enumerate(argv) if a.dynamic)
-    try:
-        h = ho.classify(values, dynamic)
-    except (ValueError, IndexError, KeyError):
-        return None
+    argv, h = layer.handoff_argv, layer.handoff
     if isinstance(h, ho.SshHandoff) and layer.kind == "ssh":
         if h.subsystem or h.no_command:
             return None

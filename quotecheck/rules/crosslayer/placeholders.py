@@ -4,11 +4,11 @@ script (QC103, whatever the quoting around it)."""
 from __future__ import annotations
 
 from quotecheck.diagnostics import Severity
-from quotecheck.layers import dispatch as ho
-from quotecheck.layers.model import CommandView, Layer, Trace
+from quotecheck.layers import handoff_types as ho
+from quotecheck.layers.model import CommandView, Layer
+from quotecheck.layers.stdin_readers import reads_stdin
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
 from quotecheck.programs import FILE_NAME_LISTERS, LINE_FILTERS, basename
-from quotecheck.rules._stdin_readers import reads_stdin
 from quotecheck.rules.api import CheckContext, Finding
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Result
@@ -18,20 +18,12 @@ from quotecheck.rules.crosslayer.text import line_around
 QUOTED_KINDS = frozenset({"single", "double", "ansi_c", "locale", "escape", "heredoc"})
 
 
-def _placeholder(trace: Trace, layer: Layer) -> str | None:
+def _placeholder(layer: Layer) -> str | None:
     if layer.via == "find":
         return "{}"
     if layer.via != "xargs":
         return None
-    parent = trace.layers[layer.parent] if layer.parent is not None else None
-    argv = parent.argv if parent is not None and parent.kind == "exec" else (
-        layer.opened_by.argv if layer.opened_by is not None else [])
-    values = [a.value for a in argv]
-    dynamic = frozenset(i for i, a in enumerate(argv) if a.dynamic)
-    try:
-        h = ho.classify(values, dynamic)
-    except (ValueError, IndexError, KeyError):
-        return None
+    h = layer.handoff
     if isinstance(h, ho.ExecHandoff) and h.wrapper == "xargs":
         return h.placeholder
     return None
@@ -64,7 +56,7 @@ def _input_program(view: CommandView | None) -> str | None:
 
 def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[Result]:
     trace = ctx.trace
-    ph = _placeholder(trace, layer)
+    ph = _placeholder(layer)
     if not ph:
         return []
     out: list[Result] = []

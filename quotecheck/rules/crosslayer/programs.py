@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quotecheck.layers import dispatch as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import AWK_PROGRAMS
@@ -190,11 +190,7 @@ def programs_in_view(layer: Layer, view: CommandView) -> list[Program]:
     elif prog in AWK_PROGRAMS:
         # `gawk -e PROGRAM` / `--source=PROGRAM`: no awk layer is opened for these.
         language = "awk"
-        dynamic = frozenset(i for i, a in enumerate(argv) if a.dynamic)
-        try:
-            h = ho.classify(values, dynamic)
-        except (ValueError, IndexError, KeyError):
-            return []
+        h = view.handoffs[0] if view.handoffs else None
         if not isinstance(h, ho.AwkHandoff):
             return []
         found = []

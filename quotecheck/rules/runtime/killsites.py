@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from quotecheck.layers.effective import Effective
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Compound, Node, Pipeline, Script, SimpleCommand
 from quotecheck.records import Record
 from quotecheck.rules.api import CheckContext
-from quotecheck.rules.runtime.effective import Effective, view_effective
 from quotecheck.rules.runtime.selectors import Selector, selector_from_stages, selector_start
 from quotecheck.rules.runtime.slots import commands_in, local_chain, views_by_command
 from quotecheck.rules.runtime.toolcalls import HARMLESS_SIGNALS, parse_kill
@@ -67,7 +67,7 @@ def loop_kill(node: Node, views: dict[int, CommandView]) -> tuple[CommandView, s
         view = views.get(id(cmd))
         if view is None:
             continue
-        eff = view_effective(view)
+        eff = view.effective
         if eff is None:
             continue
         sig = _kill_in(eff)
@@ -101,7 +101,7 @@ def kill_sites(ctx: CheckContext, layer: Layer) -> Iterator[KillSite]:
                 found = _substitution_selector(inner, views)
                 if found is not None:
                     assigned[a.name] = found
-        eff = view_effective(view)
+        eff = view.effective
         if eff is None:
             continue
         chain = local_chain(ctx, view)
@@ -125,7 +125,7 @@ def kill_sites(ctx: CheckContext, layer: Layer) -> Iterator[KillSite]:
             sink = pipeline.commands[k]
             sink_view = views.get(id(sink)) if isinstance(sink, SimpleCommand) else None
             if sink_view is not None:
-                sink_eff = view_effective(sink_view)
+                sink_eff = sink_view.effective
                 if sink_eff is not None and sink_eff.via_xargs:
                     sig = _kill_in(sink_eff)
                     if sig is not None and sig not in HARMLESS_SIGNALS:

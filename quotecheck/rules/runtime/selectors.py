@@ -8,13 +8,12 @@ import shlex
 from collections.abc import Sequence
 from typing import Literal
 
-from quotecheck.layers import dispatch as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView
 from quotecheck.parsing.tree import Node, SimpleCommand
 from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules.runtime.cmdline import comm_name, render_cmdline
-from quotecheck.rules.runtime.effective import view_effective
 from quotecheck.rules.runtime.regex import UnsupportedPattern, too_costly, translate
 from quotecheck.rules.runtime.toolcalls import (
     GrepCall,
@@ -64,13 +63,13 @@ class Filter(FrozenRecord):
         """The tool with the options that decide how the pattern is read: `pkill -f`."""
         flags = ""
         if self.tool in ("pgrep", "pkill"):
-            eff = view_effective(self.view)
+            eff = self.view.effective
             call = parse_pgrep(eff.values, eff.start) if eff is not None else None
             if call is not None:
                 flags = "".join(f" -{c}" for c, on in (("f", call.full), ("i", call.ignore_case),
                                                         ("x", call.exact)) if on)
         elif self.tool == "grep":
-            eff = view_effective(self.view)
+            eff = self.view.effective
             call2 = parse_grep(eff.values, eff.start) if eff is not None else None
             if call2 is not None:
                 flags = "".join(f" -{c}" for c, on in (
@@ -230,7 +229,7 @@ def _one_value(arg: Arg) -> bool:
 
 def selector_start(view: CommandView) -> Selector | None:
     """A selector from the first command of a pipeline (``ps ...`` or ``pgrep ...``)."""
-    eff = view_effective(view)
+    eff = view.effective
     if eff is None or eff.via_xargs:
         return None
     base = eff.start
@@ -268,7 +267,7 @@ def selector_start(view: CommandView) -> Selector | None:
 
 def extend_selector(sel: Selector, view: CommandView) -> bool:
     """Add one pipeline stage after the selector's start; False when it is not understood."""
-    eff = view_effective(view)
+    eff = view.effective
     if eff is None:
         sel.uncertain = True
         return False
@@ -292,11 +291,7 @@ def extend_selector(sel: Selector, view: CommandView) -> bool:
         sel.views.append(view)
         return True
     if name in AWK_PROGRAMS:
-        h = None
-        try:
-            h = ho.classify(eff.values, frozenset(view.dynamic), eff.start)
-        except (ValueError, IndexError, KeyError):
-            h = None
+        h = eff.handoff
         if not isinstance(h, ho.AwkHandoff) or h.program is None or h.files():
             sel.uncertain = True
             return False
@@ -352,7 +347,7 @@ def selector_from_stages(stages: Sequence[Node], views: dict[int, CommandView],
         view = views.get(id(node))
         if view is None:
             break
-        eff = view_effective(view)
+        eff = view.effective
         if stop_at_kill and eff is not None and eff.via_xargs and eff.name in ("kill",):
             break
         if not extend_selector(sel, view):

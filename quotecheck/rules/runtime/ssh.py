@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from quotecheck.layers import dispatch as ho
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer, Trace
-from quotecheck.rules.runtime.effective import view_effective
 
 
 def ssh_layer_above(trace: Trace, layer: Layer) -> Layer | None:
@@ -19,16 +18,9 @@ def ssh_layer_above(trace: Trace, layer: Layer) -> Layer | None:
 
 
 def ssh_handoff(ssh: Layer) -> ho.SshHandoff | None:
-    view = ssh.opened_by
-    if view is None:
-        return None
-    eff = view_effective(view)
-    if eff is None:
-        return None
-    try:
-        h = ho.classify(eff.values, frozenset(view.dynamic), eff.start)
-    except (ValueError, IndexError, KeyError):
-        return None
+    """How the ssh that opened the layer ``ssh`` reads its argv (indices into
+    ``ssh.handoff_argv``): the trace's own reading, whatever wrappers it went through."""
+    h = ssh.handoff
     return h if isinstance(h, ho.SshHandoff) else None
 
 

@@ -1,5 +1,5 @@
 """What a command really runs, through exec-style wrappers (``exec``, ``sudo``, ``timeout``,
-``nohup``, ``xargs``...)."""
+``nohup``, ``xargs``...). The trace reads it once for each command (``CommandView.effective``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from quotecheck.layers import dispatch as ho
-from quotecheck.layers.model import CommandView
 from quotecheck.layers.wrappers import in_place_command
 from quotecheck.programs import IN_PLACE_BUILTINS
 from quotecheck.records import FrozenRecord
@@ -22,6 +21,9 @@ class Effective(FrozenRecord):
     exec_builtin: bool  # `exec prog`: the shell itself is replaced
     via_xargs: bool  # the program gets its arguments from stdin (xargs)
     placeholder: str | None
+    # What the program hands on (`ssh -t h cmd`'s SshHandoff), read from ``start`` to the end
+    # of ``values``; indices are into ``values``.
+    handoff: ho.Handoff | None
 
     def __init__(
         self,
@@ -31,6 +33,7 @@ class Effective(FrozenRecord):
         exec_builtin: bool,
         via_xargs: bool,
         placeholder: str | None = None,
+        handoff: ho.Handoff | None = None,
     ) -> None:
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "start", start)
@@ -38,6 +41,7 @@ class Effective(FrozenRecord):
         object.__setattr__(self, "exec_builtin", exec_builtin)
         object.__setattr__(self, "via_xargs", via_xargs)
         object.__setattr__(self, "placeholder", placeholder)
+        object.__setattr__(self, "handoff", handoff)
 
     @property
     def name(self) -> str:
@@ -48,8 +52,14 @@ class Effective(FrozenRecord):
         return self.values[self.start:]
 
 
-def effective(values: Sequence[str], dynamic: AbstractSet[int] = frozenset()) -> Effective | None:
-    """Follow ``exec``/``command``/``sudo``/``timeout``/``nohup``/``xargs``... to the program."""
+def effective(values: Sequence[str], dynamic: AbstractSet[int] = frozenset(),
+              found: list[ho.Handoff] | None = None,
+              limit: int | None = None) -> Effective | None:
+    """Follow ``exec``/``command``/``sudo``/``timeout``/``nohup``/``xargs``... to the program.
+
+    ``found``: ``dispatch.chain(values, dynamic)`` when the caller has it (the trace does):
+    it is read again only for a command that starts with in-place builtins. ``limit``: at
+    most this many wrappers are followed (`dispatch.chain`)."""
     vals = tuple(values)
     i = 0
     exec_builtin = False
@@ -64,14 +74,13 @@ def effective(values: Sequence[str], dynamic: AbstractSet[int] = frozenset()) ->
         i = inner
     if i >= len(vals) or i in dynamic:
         return None
+    if i or found is None:
+        found = ho.chain(vals, dynamic, i, limit)
     wrappers: list[str] = []
     via_xargs = False
     placeholder: str | None = None
     start = i
-    try:
-        found = ho.chain(vals[i:], frozenset(d - i for d in dynamic if d >= i))
-    except (ValueError, IndexError, KeyError):
-        found = []
+    used = 0  # the wrappers of ``found`` that lead to the program
     for h in found:
         if not isinstance(h, ho.ExecHandoff) or h.prefix or not h.words:
             break
@@ -79,11 +88,19 @@ def effective(values: Sequence[str], dynamic: AbstractSet[int] = frozenset()) ->
         if h.wrapper == "xargs":
             via_xargs = True
             placeholder = h.placeholder
-        start = i + h.words[0]
-    return Effective(vals, start, tuple(wrappers), exec_builtin, via_xargs, placeholder)
+        start = h.words[0]
+        used += 1
+    return Effective(vals, start, tuple(wrappers), exec_builtin, via_xargs, placeholder,
+                     _program_handoff(vals, dynamic, start, found, used))
 
 
-def view_effective(view: CommandView) -> Effective | None:
-    if not view.argv:
-        return None
-    return effective(view.values, frozenset(view.dynamic))
+def _program_handoff(vals: tuple[str, ...], dynamic: AbstractSet[int], start: int,
+                     found: list[ho.Handoff], used: int) -> ho.Handoff | None:
+    """``classify(vals, dynamic, start)``. The chain read the same words already, unless the
+    last wrapper runs words that stop short of the end (find's `-exec ... ;`) or skip some."""
+    if used:
+        last = found[used - 1]
+        assert isinstance(last, ho.ExecHandoff)
+        if last.words != tuple(range(last.words[0], len(vals))):
+            return ho.classify(vals, dynamic, start)
+    return found[used] if used < len(found) else None
