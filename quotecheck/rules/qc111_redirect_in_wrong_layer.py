@@ -30,7 +30,7 @@ from quotecheck.rules._handoffs import (
     sh_quote,
     where_label,
 )
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 _OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _PRIVILEGED_PATHS = ("/proc/", "/sys/", "/etc/", "/root/", "/boot/", "/usr/", "/lib/",
@@ -88,6 +88,14 @@ def _wrapper_of(h: ho.Handoff) -> str | None:
 # -- sudo cmd > /root-only/path -----------------------------------------------------------------
 
 
+_OPENED_RUNNING_AS_YOU = Template(
+    "opened-running-as-you",
+    "{code} is opened by {who}, running as you, before {wrapper} starts",
+    "only {code2} runs as {runs_as}. `{target}` is normally {direction} only by "
+    "root, so the shell fails with `Permission denied` and the command never runs. "
+    "Instead, {instead}.")
+
+
 def _privileged_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
                           hs: list[ho.Handoff]) -> Iterator[Finding]:
     first = next((h for h in hs if _wrapper_of(h)), None)
@@ -127,10 +135,9 @@ def _privileged_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
         direction = "read" if r.op == "<" else "written"
         yield Finding(
             span,
-            f"{code(written)} is opened by {who}, running as you, before {wrapper} starts: "
-            f"only {code(inner or wrapper)} runs as {runs_as}. `{target}` is normally "
-            f"{direction} only by root, so the shell fails with `Permission denied` and the "
-            f"command never runs. Instead, {instead}.",
+            _OPENED_RUNNING_AS_YOU(code=code(written), who=who, wrapper=wrapper,
+                                   code2=code(inner or wrapper), runs_as=runs_as, target=target,
+                                   direction=direction, instead=instead),
             layer,
         )
 
@@ -155,6 +162,14 @@ def _inner_start(h: ho.Handoff) -> int | None:
 
 
 # -- ssh h cmd > path-meant-remotely ------------------------------------------------------------
+
+
+_REDIRECTION_LOCAL_COMMAND = Template(
+    "redirection-local-command",
+    "{code} is a redirection of the local command",
+    "{where_label} opens `{target}` on this machine and the output from {dest} is "
+    "written there, not on {dest}; {evidence}. To write the file on {dest}, put the "
+    "redirection inside the remote command: {inside}.")
 
 
 def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
@@ -193,10 +208,8 @@ def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
         inside = code(f"{head} {sh_quote(remote + ' ' + written)}", 160)
         yield Finding(
             span,
-            f"{code(written)} is a redirection of the local command: {where_label(layer)} "
-            f"opens `{target}` on this machine and the output from {dest} is written there, "
-            f"not on {dest}; {evidence}. To write the file on {dest}, put the redirection "
-            f"inside the remote command: {inside}.",
+            _REDIRECTION_LOCAL_COMMAND(code=code(written), where_label=where_label(layer),
+                                       target=target, dest=dest, evidence=evidence, inside=inside),
             layer,
             severity=severity,
         )
@@ -233,6 +246,15 @@ def _line_col(ctx: CheckContext, offset: int) -> str:
     return f"line {line}"
 
 
+_REMOTE_SHELL_ONLY_RUNS = Template(
+    "remote-shell-only-runs",
+    "the remote shell on {host} only runs {code} and exits, so its effect is lost at "
+    "once",
+    "the next command, {code2} ({line_col}), {where}. Put everything in one remote "
+    "command: {code3}.",
+    ";")
+
+
 def _state_only_remote(ctx: CheckContext, layer: Layer, view: CommandView,
                        hs: list[ho.Handoff]) -> Iterator[Finding]:
     if not any(isinstance(h, ho.SshHandoff) and h.command for h in hs):
@@ -263,10 +285,9 @@ def _state_only_remote(ctx: CheckContext, layer: Layer, view: CommandView,
             combined = shown + " && " + " ".join(following.values)
         yield Finding(
             span,
-            f"the remote shell on {host} only runs {code(shown)} and exits, so its effect is "
-            f"lost at once; the next command, {code(then)} ({_line_col(ctx, next_span[0])}), "
-            f"{where}. Put everything in one remote command: "
-            f"{code(f'ssh {host} ' + sh_quote(combined), 160)}.",
+            _REMOTE_SHELL_ONLY_RUNS(host=host, code=code(shown), code2=code(then),
+                                    line_col=_line_col(ctx, next_span[0]), where=where,
+                                    code3=code(f'ssh {host} ' + sh_quote(combined), 160)),
             inner,
             related=(Related(next_span, f"does not run in that remote shell on {host}"),),
         )
@@ -283,6 +304,15 @@ def _has_stdin(view: CommandView) -> bool:
     parent = view.context.ancestors[-1] if view.context.ancestors else None
     return isinstance(parent, Pipeline) and bool(parent.commands) and \
         parent.commands[0] is not view.command
+
+
+_STARTS_WAITS_END = Template(
+    "starts-waits-end",
+    "{code} starts {what} and waits for it to end",
+    "the commands after it in this script are not typed into it: {code2} "
+    "({line_col}) runs only after that shell exits, in {where_label}. Give the "
+    "commands to the inner shell instead: {instead}.",
+    ";")
 
 
 def _session_then_commands(ctx: CheckContext, layer: Layer, view: CommandView,
@@ -313,10 +343,9 @@ def _session_then_commands(ctx: CheckContext, layer: Layer, view: CommandView,
     next_span = following.source_span or (0, 0)
     yield Finding(
         span,
-        f"{code(shown)} starts {what} and waits for it to end; the commands after it in "
-        f"this script are not typed into it: {code(' '.join(following.values))} "
-        f"({_line_col(ctx, next_span[0])}) runs only after that shell exits, in "
-        f"{where_label(layer)}. Give the commands to the inner shell instead: {instead}.",
+        _STARTS_WAITS_END(code=code(shown), what=what, code2=code(' '.join(following.values)),
+                          line_col=_line_col(ctx, next_span[0]), where_label=where_label(layer),
+                          instead=instead),
         layer,
         related=(Related(next_span, "runs in the outer shell, after the session ends"),),
     )

@@ -30,7 +30,7 @@ from quotecheck.rules._portability import (
     ssh_calls,
 )
 from quotecheck.rules._text import one_line_marked
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 # Remote commands that cannot fail in a way that matters: any failure is ssh's own.
 PROBES = frozenset({"true", ":", "exit", "echo", "printf", "uptime", "hostname", "uname",
@@ -188,40 +188,51 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                            following[0].source_span)
 
 
+_STATUS_DECIDES = Template(
+    "status-decides",
+    "{summary}",
+    "{three}{consequence}. Let the remote side say what happened (end the remote script with `echo "
+    '"rc=$?"` or print a marker after the step, and check the output), check '
+    "reachability separately (`ssh -o BatchMode=yes host true`), and treat 255 as "
+    'unknown rather than as "nothing happened".',
+    lead="{decides}, but {meaning}")
+
+
 def _finding(ctx: CheckContext, call: SshCall, how: str, retry: bool,
              status_span: tuple[int, int] | None) -> Finding:
     sends = one_line_marked(remote_command(call), 40)
-    meaning = ("ssh's exit status is the remote command's status, except that 255 means "
-               "three things: ssh could not connect or log in, the connection broke, or the "
-               "remote shell was killed by a signal (a remote `exit 255` too)")
+    # What 255 means is said in the explanation: the summary line (or the lead) ends before it.
+    meaning = "ssh's exit status is the remote command's status, except that 255 means three things"
+    three = ("ssh could not connect or log in, the connection broke, or the remote shell was "
+             "killed by a signal (a remote `exit 255` too)")
     summary = ("ssh's exit status decides here, but 255 is also a broken connection or a killed "
                "remote shell")
     if how == "$?" and retry:
         summary = ("a retry on ssh's status 255 can run remote steps twice: 255 is also a "
                    "killed remote shell")
-        what = ("the script tests `$?` for 255 after this ssh to tell a connection problem "
-                f"from a remote failure of `{sends}`, but {meaning}; a retry on 255 can run "
-                "the remote steps a second time after they already (partly) ran")
+        decides = ("the script tests `$?` for 255 after this ssh to tell a connection problem "
+                   f"from a remote failure of `{sends}`")
+        consequence = ("; a retry on 255 can run the remote steps a second time after they "
+                       "already (partly) ran")
     elif how == "$?":
-        what = f"the script decides on `$?` after this ssh (`{sends}`), but {meaning}"
+        decides = f"the script decides on `$?` after this ssh (`{sends}`)"
+        consequence = ""
     elif retry:
         summary = ("this retry loop can run remote steps twice: ssh's failure may come after "
                    "they ran")
-        what = (f"this retry loop runs `{sends}` again whenever ssh fails, but {meaning}: the "
-                "remote steps may already have run (partly) when ssh reports failure, and "
-                "they run again")
+        decides = f"this retry loop runs `{sends}` again whenever ssh fails"
+        consequence = (": the remote steps may already have run (partly) when ssh reports "
+                       "failure, and they run again")
     else:
-        what = (f"the `{how}` here decides on ssh's exit status alone (`{sends}`), but "
-                f"{meaning}: a failure branch cannot tell \"not done\" from \"never reached "
-                "the host\" or \"done, then killed\"")
-    message = (f"{what}. Let the remote side say what happened (end the remote script with "
-               "`echo \"rc=$?\"` or print a marker after the step, and check the output), "
-               "check reachability separately (`ssh -o BatchMode=yes host true`), and treat "
-               "255 as unknown rather than as \"nothing happened\".")
+        decides = f"the `{how}` here decides on ssh's exit status alone (`{sends}`)"
+        consequence = (': a failure branch cannot tell "not done" from "never reached the host" '
+                       'or "done, then killed"')
+    message = _STATUS_DECIDES(summary=summary, decides=decides, meaning=meaning, three=three,
+                              consequence=consequence)
     related: tuple[Related, ...] = ()
     if status_span is not None:
         related = (Related(status_span, "ssh's status is tested here"),)
-    return Finding(call.span(), message, call.ssh, related, summary=summary)
+    return Finding(call.span(), message, call.ssh, related)
 
 
 RULE = Rule("QC211", "status-of-ssh-ambiguous",
