@@ -94,7 +94,7 @@ def test_fix_is_idempotent_and_leaves_no_applicable_fix(script: Path, unsafe: bo
     options = Options(dialect=local_dialect(text))
     once = fix_source(text, options, unsafe=unsafe, path=str(script))
     assert not choose_fixes(once.remaining, unsafe), [
-        (d.code, d.message) for d, _ in choose_fixes(once.remaining, unsafe)]
+        (d.code, d.text) for d, _ in choose_fixes(once.remaining, unsafe)]
     twice = fix_source(once.text, options, unsafe=unsafe, path=str(script))
     assert twice.text == once.text
 

@@ -51,7 +51,7 @@ def test_every_summary_is_one_short_line_and_every_rule_explains() -> None:
             if not d.summary or len(d.summary) > SUMMARY_LIMIT or "\n" in d.summary]
     assert not long, long
     # Every finding of a rule says why and what to do, on lines of its own.
-    bare = [(where, d.code, d.message) for where, d in FINDINGS
+    bare = [(where, d.code, d.text) for where, d in FINDINGS
             if not d.explanation and d.code not in ("QC001", "QC002")]
     assert not bare, bare
 
@@ -61,7 +61,7 @@ def test_every_summary_is_the_rules_own_field() -> None:
     # where the message's text starts (unless the rule gives a longer lead), and the text
     # is the summary (or lead), the joint and the explanation, nothing else.
     for where, d in FINDINGS:
-        said = d.message
+        said = d.text
         assert said.summary.strip() and said.kind, (where, d.code)
         head = said.summary if said.lead is None else said.lead
         assert d.text.startswith(head), (where, d.code)

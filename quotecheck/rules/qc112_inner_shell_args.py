@@ -236,7 +236,8 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandof
         return Finding(
             span,
             _READS_BUT(script=script, need=need, what=what, shell=shell,
-                       code=code(' '.join([*_raw(view, 0, h.script + 1), _zero(h), 'ARG1', '...']), 120)),
+                       code=code(' '.join([*_raw(view, 0, h.script + 1), _zero(h), 'ARG1',
+                                           '...']), 120)),
             inner,
         )
     if positional and not refs.reads_any and not inner.dynamic_ranges:

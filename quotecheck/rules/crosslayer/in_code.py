@@ -87,13 +87,13 @@ _EXPANDED_BEFORE_COMMAND_REACHES = Template(
     "`{snippet}` gets this machine's {name}, not the one {inner} would see. If you "
     "meant the inner value, write `\\{text}` inside the double quotes (or "
     "single-quote the whole command). If the local value is what you want: "
-    "{lowercase_first}.")
+    "{advice}.")
 _RUNS_MACHINE_BEFORE_COMMAND = Template(
     "runs-machine-before-command",
     "`{shown}` runs on this machine ({local}), before the command reaches {inner}",
     "its output is pasted unquoted into `{snippet}`. If the command was meant to run "
     "there, write `\\{text}` (or single-quote the whole command). If the local output "
-    "is what you want: {lowercase_first}.",
+    "is what you want: {advice}.",
     ";")
 _COMPUTED_BEFORE_RUNS_BUT = Template(
     "computed-before-runs-but",
@@ -165,7 +165,8 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
                     and not carried):
                 msg = (_EXPANDED_BEFORE_COMMAND_REACHES(shown=exp.shown, local=local, inner=inner,
                                                         snippet=snippet, name=name, text=exp.text,
-                                                        lowercase_first=lowercase_first(quote_advice(ctx, an, exp, where))))
+                                                        advice=lowercase_first(
+                                                    quote_advice(ctx, an, exp, where))))
                 return Result("QC101", Finding(exp.span, msg, where, (),
                                                escape_fix(ctx, exp), "warning"))
             return _qc103(ctx, an, exp, damage, snippet)
@@ -181,7 +182,8 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
         if env_differs:
             msg = (_RUNS_MACHINE_BEFORE_COMMAND(shown=exp.shown, local=local, inner=inner,
                                                 snippet=snippet, text=exp.text,
-                                                lowercase_first=lowercase_first(quote_advice(ctx, an, exp, where))))
+                                                advice=lowercase_first(
+                                                quote_advice(ctx, an, exp, where))))
             return Result("QC101", Finding(exp.span, msg, where, (), (), "warning"))
         return _qc103(ctx, an, exp, damage, snippet)
     if kind == "arithmetic":
@@ -428,7 +430,8 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
             # `eval echo "$LINE"` says what it is for: expanding the `${VAR}`s the value holds
             # (Megatron-LM run_perf_test.sh, the lines of its own argument file). Intended.
             severity = "info"
-            msg = msg.extended(f" `eval {printer}` is the way to expand the value's own `$` references, "
-                    "which looks intended here; keep what it reads to text you trust.")
+            msg = msg.extended(f" `eval {printer}` is the way to expand the value's own `$` "
+                               "references, which looks intended here; keep what it reads to "
+                               "text you trust.")
     return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
 

@@ -112,8 +112,9 @@ def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[R
                     # Names a program printed (`virsh list --uuid`, `docker ps -q`): mostly
                     # identifiers (precision corpus: all such findings noise). Info.
                     severity = "info"
-                    msg = msg.extended(f" (Each input line is the output of `{source}`, not a file name; "
-                            "whether it can hold shell syntax depends on that program.)")
+                    msg = msg.extended(f" (Each input line is the output of `{source}`, not a "
+                                       "file name; whether it can hold shell syntax depends "
+                                       "on that program.)")
                 out.append(Result("QC103", Finding(
                     (min(srcs), max(srcs) + 1), msg, shell, (), (), severity)))
                 break
