@@ -93,8 +93,8 @@ def _literal_quoting(ctx: CheckContext) -> Iterator[Finding]:
                     yield _literal_finding(layer, risk, program, span, written, reading)
 
 
-_REACHES = Template(
-    "reaches",
+_DOLLAR_QUOTE_REACHES_SH = Template(
+    "dollar-quote-reaches-sh",
     "{code} reaches {who}",
     "{maybe}, so it reads it as a literal `$` followed by quoted text and gets "
     "{code2}. To be portable, {instead}{extra}.")
@@ -127,7 +127,8 @@ def _literal_finding(layer: Layer, risk: str, program: str, span: tuple[int, int
              "; if the remote login shell is bash, say so with `--remote-shell bash`")
     return Finding(
         span,
-        _REACHES(code=code(written), who=who, maybe=maybe, code2=code(reading), instead=instead,
+        _DOLLAR_QUOTE_REACHES_SH(code=code(written), who=who, maybe=maybe, code2=code(reading),
+                                 instead=instead,
                  extra=extra),
         layer,
         severity=severity,

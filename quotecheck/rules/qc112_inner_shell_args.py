@@ -259,8 +259,8 @@ def _q(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-_NAME_ERROR_MESSAGES = Template(
-    "name-error-messages",
+_FIRST_ARGUMENT_IS_DOLLAR_ZERO = Template(
+    "first-argument-is-dollar-zero",
     "{where} `$0` of {shell} (its name in error messages), not `$1`",
     "the script {script} reads {values} and misses it. To make it `$1`, {how}.")
 
@@ -304,7 +304,8 @@ def _first_is_zero(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.She
             else (related[0].span if related else command_span(ctx, layer, view)))
     return Finding(
         span,
-        _NAME_ERROR_MESSAGES(where=where, shell=shell, script=script, values=', '.join(reads),
+        _FIRST_ARGUMENT_IS_DOLLAR_ZERO(where=where, shell=shell, script=script,
+                                       values=', '.join(reads),
                              how=how),
         inner,
         related=related,

@@ -296,8 +296,8 @@ def _exit_fix(ctx: CheckContext, layer: Layer, node: Node) -> tuple[Fix, ...]:
     return (Fix("exit with status 1 after the failure message", edits, "unsafe"),)
 
 
-_MESSAGE = Template(
-    "message",
+_TEE_HIDES_FAILURE = Template(
+    "tee-hides-failure",
     "`{node_text}`",
     "a pipeline's exit status is that of its last command, and `tee` succeeds even "
     "when `{first_text}` fails, so {why}. Add `set -o pipefail` before it (bash, "
@@ -328,7 +328,8 @@ def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
         first = pipe.commands[0]
         first_view = views.get(id(first)) if isinstance(first, SimpleCommand) else None
         first_text = node_text(script, first, 30)
-        msg = (_MESSAGE(node_text=node_text(script, pipe, 50), first_text=first_text, why=why))
+        msg = _TEE_HIDES_FAILURE(node_text=node_text(script, pipe, 50), first_text=first_text,
+                                 why=why)
         span = (first_view.source_span if first_view is not None and first_view.source_span
                 else view.source_span) or (0, 0)
         yield Finding(span, msg, layer, severity=_severity(layer))

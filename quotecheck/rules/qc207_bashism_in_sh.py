@@ -59,12 +59,12 @@ def _parse_time(b: Bashism, source: str) -> bool:
         _DECLARES_ARRAY.match(source, b.span[1]))
 
 
-_BASH_SYNTAX_BUT = Template(
-    "bash-syntax-but",
+_BASH_SYNTAX_IN_SH = Template(
+    "bash-syntax-in-sh",
     "`{construct}` is bash syntax, but {who} is {what}",
     "{effect}. Use {instead}, or {remedy}.")
-_BASH_SYNTAX_KNOWN_WHATEVER = Template(
-    "bash-syntax-known-whatever",
+_BASH_SYNTAX_SHELL_UNKNOWN = Template(
+    "bash-syntax-shell-unknown",
     "`{construct}` is bash syntax, and {who} is not known (it is whatever the "
     "account's shell is)",
     "if it is dash or another POSIX sh, {effect}. Use {instead}, or {how}.")
@@ -75,7 +75,7 @@ def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
         severity: Severity = "error"
         program = layer.process[0].rsplit("/", 1)[-1].lstrip("-") if layer.process else ""
         what = "dash" if program == "dash" else "a POSIX sh (dash on Debian and Ubuntu)"
-        message = (_BASH_SYNTAX_BUT(construct=b.construct, who=shell.who, what=what,
+        message = (_BASH_SYNTAX_IN_SH(construct=b.construct, who=shell.who, what=what,
                                     effect=b.effect, instead=b.instead, remedy=shell.remedy))
     else:
         severity = "warning"
@@ -85,7 +85,7 @@ def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
                    "with `--remote-shell bash` (or `# quotecheck: remote-shell=bash`)")
         else:
             how = "start bash explicitly (`bash -c '...'`)"
-        message = (_BASH_SYNTAX_KNOWN_WHATEVER(construct=b.construct, who=shell.who,
+        message = (_BASH_SYNTAX_SHELL_UNKNOWN(construct=b.construct, who=shell.who,
                                                effect=b.effect, instead=b.instead, how=how))
     if b.minor:
         severity = _LOWER[severity]

@@ -214,13 +214,13 @@ _EXPANDED_WHEN_COMMAND_LINE = Template(
     "{inner} runs",
     "Write `\\$?` so that the inner shell expands it.",
     ".")
-_EXPANDED = Template(
-    "expanded",
+_OUTER_PID = Template(
+    "outer-pid",
     "`{shown}` is expanded by {local}",
     "`{snippet}` gets this shell's PID, not the PID of {inner}. That is fine as a "
     "unique name; to use the inner shell's own PID write `\\$$`.")
-_EXPANDED_2 = Template(
-    "expanded-2",
+_OUTER_SPECIAL = Template(
+    "outer-special",
     "`{shown}` is expanded by {local}, not by {inner}",
     "`{snippet}` gets the outer value. Write `\\{text}` if the inner shell should "
     "expand it.")
@@ -249,10 +249,10 @@ def _special(ctx: CheckContext, exp: Expansion, first: Landing, where: Layer, in
     elif name == "$":
         if _outer_pid_names_shared(exp):
             return None
-        msg = (_EXPANDED(shown=exp.shown, local=local, snippet=snippet, inner=inner))
+        msg = (_OUTER_PID(shown=exp.shown, local=local, snippet=snippet, inner=inner))
         severity = "warning"
     else:
-        msg = (_EXPANDED_2(shown=exp.shown, local=local, inner=inner, snippet=snippet,
+        msg = (_OUTER_SPECIAL(shown=exp.shown, local=local, inner=inner, snippet=snippet,
                            text=exp.text))
         severity = "warning"
     return Result("QC101", Finding(exp.span, msg, where, (), escape_fix(ctx, exp), severity))

@@ -64,8 +64,8 @@ def evidence(k: Knowledge | None, shown: str) -> str:
         f" (`{shown}` is not set by the script: its value is not known before run time.)"
 
 
-_MESSAGE = Template(
-    "message",
+_KNOWN_VALUE_BECOMES_CODE = Template(
+    "known-value-becomes-code",
     "{describe}",
     "{outer_label} pastes it without quotes into the code that {describe2} parses "
     "(`{snippet}`), and the value holds {what}. {quote_advice}.")
@@ -90,7 +90,8 @@ def known_unsafe(ctx: CheckContext, an: Analysis, exp: Expansion, known: Knowled
         if known.only_sourced else f"`{known.name}` is set here"
     related = tuple(Related(ctx.span_in_source(exp.layer, at, at + 1), label)
                     for at in known.offsets[:1])
-    msg = (_MESSAGE(describe=known.describe(exp.shown), outer_label=outer_label(exp),
+    msg = (_KNOWN_VALUE_BECOMES_CODE(describe=known.describe(exp.shown),
+                                     outer_label=outer_label(exp),
                     describe2=describe(ctx.trace, where), snippet=snippet, what=what,
                     quote_advice=quote_advice(ctx, an, exp, where)))
     return Result("QC103", Finding(exp.span, msg, where, related, (), "error"))
