@@ -43,8 +43,9 @@ def test_seed_source_is_a_warning_at_line_7_under_an_unknown_login_shell() -> No
     assert (line, col) == (7, 1)
     assert d.severity == "warning"
     assert src[d.span[0]:d.span[1]] == "source"
-    assert "root@[REDACTED_IP]" in d.text
-    assert "--remote-shell bash" in d.text and "bash -s" in d.text
+    assert d.message.kind == "bash-syntax-shell-unknown"
+    assert d.message.value("who") == "the login shell of `root@[REDACTED_IP]`"
+    assert "--remote-shell bash" in d.message.value("how") and "bash -s" in d.message.value("how")
     assert d.layers == ("local bash", "ssh", "remote shell")
     # `. /root/venv/bin/activate` means the same in bash: a safe fix.
     [fix] = d.fixes
@@ -70,7 +71,8 @@ def test_seed_remote_shell_decides_the_severity() -> None:
     src = SEED.read_text()
     assert found(src, remote_shell="bash") == []
     [(_, _, d)] = found(src, remote_shell="dash")
-    assert d.severity == "error" and "is dash" in d.text
+    assert d.severity == "error" and d.message.kind == "bash-syntax-in-sh"
+    assert d.message.value("what") == "dash"
 
 
 # -- each construct, and what dash really does with it --------------------------------------------
@@ -192,7 +194,7 @@ def test_bash_layers_and_bash_c_are_clean() -> None:
 
 def test_watch_and_xargs_run_sh() -> None:
     [(_, _, d)] = found("watch 'ls {a,b}'")
-    assert d.severity == "error" and "watch" in d.text
+    assert d.severity == "error" and d.message.value("who").startswith("`watch`")
     src = "find . -name '*.log' -exec sh -c '[[ -s $1 ]] && echo $1' sh {} \\;"
     [(_, col, d)] = found(src)
     assert col == src.index("[[") + 1 and d.severity == "error"
@@ -209,7 +211,7 @@ def test_text_expanded_by_an_outer_layer_is_not_the_inner_shells() -> None:
 def test_su_c_is_an_unknown_shell_warning_without_remote_shell_advice() -> None:
     [(_, _, d)] = found("su - deploy -c 'source ~/env; make'")
     assert d.severity == "warning"
-    assert "--remote-shell" not in d.text and "bash -c" in d.text
+    assert d.message.value("how") == "start bash explicitly (`bash -c '...'`)"
 
 
 def test_positions_inside_a_multiline_remote_script() -> None:
