@@ -70,10 +70,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield _finding(ctx, call, why, missing)
 
 
-_SSH_WITHOUT = Template(
-    "ssh-without",
-    "ssh without {shown} ({why})",
-    "{values}. Add `{options}` so that it fails at once with status 255 instead of "
+_MAY_PROMPT_OR_HANG = Template(
+    "may-prompt-or-hang",
+    "ssh without {missing} ({why})",
+    "{risks}. Add `{options}` so that it fails at once with status 255 instead of "
     "hanging (and consider `-o ServerAliveInterval=15` against a connection that "
     "dies later).")
 
@@ -96,7 +96,7 @@ def _finding(ctx: CheckContext, call: SshCall, why: str, missing: list[str]) -> 
         add.append(f"-o ConnectTimeout={DEFAULT_TIMEOUT}")
     options = " ".join(add)
     shown = " and ".join(f"`{m}`" for m in missing)
-    message = (_SSH_WITHOUT(shown=shown, why=why, values='; '.join(risks), options=options))
+    message = (_MAY_PROMPT_OR_HANG(missing=shown, why=why, risks='; '.join(risks), options=options))
     fixes: tuple[Fix, ...] = ()
     span = call.word.source_span
     if span is not None and ctx.source[span[0]:span[1]] == call.word.value:

@@ -73,16 +73,16 @@ def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
                 yield _finding(ctx, layer, script, part.offsets, m, what, (start, end + 1))
 
 
-_TURNS_OFF_SSH_S = Template(
-    "turns-off-ssh-s",
+_CHECKING_OFF = Template(
+    "checking-off",
     "`{setting}` turns off ssh's host authentication",
     "ssh accepts whatever key the host presents, a changed key included, so anyone "
     "who can intercept the connection (DNS, ARP, a rebuilt host at the same address) "
     "gets the session, the commands and any password or forwarded agent. Use "
     "`StrictHostKeyChecking=accept-new`: new hosts are still added without a prompt, "
     "but a known host whose key changed is refused.")
-_MAKES_SSH_FORGET_EVERY = Template(
-    "makes-ssh-forget-every",
+_KNOWN_HOSTS_DISCARDED = Template(
+    "known-hosts-discarded",
     "`{setting}` makes ssh forget every host key it learns",
     "each connection meets the host for the first time, so no changed key is ever "
     "detected (with `StrictHostKeyChecking=accept-new` or `no` any key is accepted, "
@@ -97,14 +97,14 @@ def _finding(ctx: CheckContext, layer: Layer, script: Script, offsets: Sequence[
     setting = m.group(0)
     fixes: tuple[Fix, ...] = ()
     if what == "strict":
-        message = (_TURNS_OFF_SSH_S(setting=setting))
+        message = (_CHECKING_OFF(setting=setting))
         v0 = script.origin[offsets[m.start(1)]]
         v1 = script.origin[offsets[m.end(1) - 1]]
         if v0 is not None and v1 is not None and ctx.source[v0:v1 + 1] == m.group(1):
             fixes = (Fix("use StrictHostKeyChecking=accept-new",
                          (Edit((v0, v1 + 1), "accept-new"),), "unsafe"),)
     else:
-        message = (_MAKES_SSH_FORGET_EVERY(setting=setting))
+        message = (_KNOWN_HOSTS_DISCARDED(setting=setting))
     return Finding(span, message, layer, fixes=fixes)
 
 
