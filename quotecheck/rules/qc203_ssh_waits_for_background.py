@@ -90,8 +90,8 @@ def _holder_fds(job: Job, base: FdTable, dash: bool) -> FdTable | None:
     return base
 
 
-_RUNS_BACKGROUND_AS_SUBSHELL = Template(
-    "runs-background-as-subshell",
+_SSH_WAITS_FOR_JOB = Template(
+    "ssh-waits-for-job",
     "`{text} &` runs in the background as a subshell of the shell on {dest}",
     "{cond}that subshell waits for `{prog}` with the ssh channel still as its stdout "
     "and stderr ({how}), so sshd keeps the session open and ssh does not return "
@@ -137,7 +137,7 @@ def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Findi
             "if the shell is bash (dash runs the last command in place and is not affected), ")
         how = ("dash keeps a copy of them while a redirected group runs" if dash else
                "redirections on a command inside apply only to that command")
-        msg = (_RUNS_BACKGROUND_AS_SUBSHELL(text=text, dest=dest, cond=cond, prog=prog, how=how))
+        msg = (_SSH_WAITS_FOR_JOB(text=text, dest=dest, cond=cond, prog=prog, how=how))
         return Finding(span, msg, layer)
     for view, eff in lasting:
         fds = fds_of_command(ctx, base, view)

@@ -66,8 +66,8 @@ def _busy_after(ctx: CheckContext, layer: Layer, job: Job) -> bool:
     return False
 
 
-_STARTED_BACKGROUND_REMOTE_SHELL = Template(
-    "started-background-remote-shell",
+_TTY_HANGUP_KILLS_JOB = Template(
+    "tty-hangup-kills-job",
     "`{text} &` is started in the background of a remote shell that runs on a "
     "pseudo-terminal (`{flag}`)",
     "when the shell exits, the terminal hangs up and SIGHUP kills the job, "
@@ -115,7 +115,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                          "right after starting it, and the hangup comes before nohup ignores "
                          "SIGHUP or setsid leaves the terminal's session (a race that the job "
                          "lost in every test).")
-            msg = (_STARTED_BACKGROUND_REMOTE_SHELL(text=text, flag=flag, nohup=nohup))
+            msg = (_TTY_HANGUP_KILLS_JOB(text=text, flag=flag, nohup=nohup))
             span = job.source_span() or job.views[0].source_span or (0, 0)
             yield Finding(span, msg, layer, related)
 

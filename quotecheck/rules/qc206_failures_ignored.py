@@ -156,8 +156,8 @@ def _status_dropped(trace: Trace, layer: Layer) -> bool:
     return False
 
 
-_HAS_NO_DOES_CHAIN = Template(
-    "has-no-does-chain",
+_STEPS_UNCHECKED = Template(
+    "steps-unchecked",
     "{who} has no `set -e` and does not chain its steps with `&&`",
     "if `{step}` ({at}) fails, the script goes on and {effect}; {status_sink} is "
     "only that of the last command{last_note}.{also} Start the script with `set -e` "
@@ -214,7 +214,7 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
     effect = _EFFECT[name]
     if name == "cd" and ssh_layer_above(trace, layer) is not None:
         effect += " (the login directory)"
-    msg = (_HAS_NO_DOES_CHAIN(who=_who(trace, layer), step=step, at=at, effect=effect,
+    msg = (_STEPS_UNCHECKED(who=_who(trace, layer), step=step, at=at, effect=effect,
                               status_sink=_status_sink(trace, layer), last_note=last_note,
                               also=also, one_line_escaped=one_line_escaped(step, 40)))
     span = view.source_span or (0, 0)

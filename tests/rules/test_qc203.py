@@ -81,8 +81,9 @@ def test_rule_fires_exactly_when_sshd_waits(remote: SshServer, shell: str) -> No
 def test_unknown_login_shell_reports_the_bash_only_case_with_a_condition() -> None:
     hits = found("ssh h 'cd /srv && nohup ./server > log 2>&1 &'")
     assert len(hits) == 1
-    assert "if the shell is bash" in hits[0][2].text
-    assert "exec" in hits[0][2].text
+    said = hits[0][2].message
+    assert said.kind == "ssh-waits-for-job" and said.value("cond").startswith("if the shell is bash")
+    assert "exec" in said.explanation
 
 
 def test_message_names_the_open_streams_and_points_at_the_job() -> None:

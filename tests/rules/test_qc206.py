@@ -60,7 +60,8 @@ def test_seed_points_at_source_and_lists_cd() -> None:
 def test_reported(src: str, pos: tuple[int, int], what: str) -> None:
     hits = found(src)
     assert [(line, col) for line, col, _ in hits] == [pos], src
-    assert what in hits[0][2].text
+    assert hits[0][2].message.kind == "steps-unchecked"
+    assert what in hits[0][2].message.value("effect")
 
 
 @pytest.mark.parametrize("src", [
@@ -88,8 +89,9 @@ def test_not_reported(src: str) -> None:
 ])
 def test_tee_reported(src: str, why: str) -> None:
     hits = found(src)
-    assert len(hits) == 1 and why in hits[0][2].text
-    assert "pipefail" in hits[0][2].text
+    [(_, _, d)] = hits
+    assert d.message.kind == "tee-hides-failure" and d.message.value("why").startswith(why)
+    assert "pipefail" in d.message.explanation
 
 
 @pytest.mark.parametrize("src", [
