@@ -138,7 +138,8 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
     return findings, reports
 
 
-# What the pattern matches and why, then the consequence of the signal and what to do instead.
+# What the pattern matches and why, then the consequence of the signal and what to do instead
+# (the evidence); the other shells it matches and when it holds are named values of their own.
 _MATCHES_ITSELF = Template("matches-itself", "{what} matches {who}", "{evidence}")
 
 
@@ -229,7 +230,10 @@ def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
     if arg is None or arg.source_span is None:
         span = flt.view.source_span or span
     severity: Severity | None = "warning" if (cand.alive == "depends" or sel.partial) else None
-    message = _MATCHES_ITSELF(what=what, who=_who(trace, cand.layer), evidence=" ".join(parts))
+    message = _MATCHES_ITSELF(
+        what=what, who=_who(trace, cand.layer), evidence=" ".join(parts), signal=signal,
+        others=", ".join(_who(trace, other.layer) for other, _ in hits[1:]),
+        holds=cand.note if cand.alive == "depends" else "")
     return Finding(span, message, layer, tuple(related), severity=severity,
                    fixes=_fixes_for(ctx, layer, hits))
 
