@@ -51,8 +51,8 @@ def code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
     return result
 
 
-_EXPANDED_SHELL_STARTS_BEFORE = Template(
-    "expanded-shell-starts-before",
+_SUDO_SHELL_EXPANDS = Template(
+    "sudo-shell-expands",
     "`{shown}` is expanded by the shell that `sudo -s`/`sudo -i` starts, before "
     "{inner} runs",
     "sudo hands that shell the command with a backslash before every character "
@@ -69,40 +69,40 @@ def _by_sudo_shell(ctx: CheckContext, exp: Expansion, first: Landing, damage: La
     backslash): the one remedy is not to have that shell."""
     where = damage.layer if damage is not None else first.layer
     inner = describe(ctx.trace, where)
-    msg = (_EXPANDED_SHELL_STARTS_BEFORE(shown=exp.shown, inner=inner))
+    msg = (_SUDO_SHELL_EXPANDS(shown=exp.shown, inner=inner))
     f = result.finding
     return Result("QC101", Finding(f.span, msg, f.layer, f.related, (), f.severity))
 
 
-_EXPANDED_BEFORE_RUNS_BUT = Template(
-    "expanded-before-runs-but",
+_INNER_SCRIPT_SETS_IT = Template(
+    "inner-script-sets-it",
     "`{shown}` is expanded by {local} before {inner} runs, but that script sets "
     "`{name}` itself",
     "{local_value} is pasted into `{snippet}` and the inner assignment is never read "
     "there. Write `\\{text}` (or single-quote the inner script) so that the inner "
     "shell expands it.")
-_EXPANDED_BEFORE_COMMAND_REACHES = Template(
-    "expanded-before-command-reaches",
+_LOCAL_ENVIRONMENT_VALUE = Template(
+    "local-environment-value",
     "`{shown}` is expanded by {local} before the command reaches {inner}",
     "`{snippet}` gets this machine's {name}, not the one {inner} would see. If you "
     "meant the inner value, write `\\{text}` inside the double quotes (or "
     "single-quote the whole command). If the local value is what you want: "
     "{advice}.")
-_RUNS_MACHINE_BEFORE_COMMAND = Template(
-    "runs-machine-before-command",
+_SUBSTITUTION_RUNS_HERE = Template(
+    "substitution-runs-here",
     "`{shown}` runs on this machine ({local}), before the command reaches {inner}",
     "its output is pasted unquoted into `{snippet}`. If the command was meant to run "
     "there, write `\\{text}` (or single-quote the whole command). If the local output "
     "is what you want: {advice}.",
     ";")
-_COMPUTED_BEFORE_RUNS_BUT = Template(
-    "computed-before-runs-but",
+_ARITHMETIC_USES_LOCAL_VALUE = Template(
+    "arithmetic-uses-local-value",
     "`{shown}` is computed by {local} before {inner} runs, but that script sets "
     "`{hit}` itself",
     "the result uses the local value. Write `\\{text}` so that the inner shell "
     "computes it.")
-_REPLACED_DEV_FD_N = Template(
-    "replaced-dev-fd-n",
+_PROCESS_SUBSTITUTION_PATH = Template(
+    "process-substitution-path",
     "`{shown}` is replaced by {local} with a /dev/fd/N path of this machine",
     "{inner} cannot open it. Run the command there instead, or send the data on "
     "stdin.",
@@ -148,7 +148,7 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
                 if inner_sets:
                     rel = tuple(Related(a.span, f"{describe(trace, layer)} sets {name} here")
                                 for a in inner_sets[:1] if a.span is not None)
-                    msg = (_EXPANDED_BEFORE_RUNS_BUT(shown=exp.shown, local=local, inner=inner,
+                    msg = (_INNER_SCRIPT_SETS_IT(shown=exp.shown, local=local, inner=inner,
                                                      name=name, local_value=local_value(name),
                                                      snippet=snippet, text=exp.text))
                     return Result("QC101", Finding(exp.span, msg, where, rel,
@@ -163,7 +163,7 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
                 return None
             if (not sets and not set_here and name in ENVIRONMENT_NAMES and env_differs
                     and not carried):
-                msg = (_EXPANDED_BEFORE_COMMAND_REACHES(shown=exp.shown, local=local, inner=inner,
+                msg = (_LOCAL_ENVIRONMENT_VALUE(shown=exp.shown, local=local, inner=inner,
                                                         snippet=snippet, name=name, text=exp.text,
                                                         advice=lowercase_first(
                                                     quote_advice(ctx, an, exp, where))))
@@ -180,7 +180,7 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
         if words and basename(words[0]) in ("declare", "typeset", "cat"):
             return None
         if env_differs:
-            msg = (_RUNS_MACHINE_BEFORE_COMMAND(shown=exp.shown, local=local, inner=inner,
+            msg = (_SUBSTITUTION_RUNS_HERE(shown=exp.shown, local=local, inner=inner,
                                                 snippet=snippet, text=exp.text,
                                                 advice=lowercase_first(
                                                 quote_advice(ctx, an, exp, where))))
@@ -191,24 +191,24 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
         for layer in reached:
             hit = sorted(n for n in names if n in an.assigned(layer))
             if hit:
-                msg = (_COMPUTED_BEFORE_RUNS_BUT(shown=exp.shown, local=local, inner=inner,
+                msg = (_ARITHMETIC_USES_LOCAL_VALUE(shown=exp.shown, local=local, inner=inner,
                                                  hit=hit[0], text=exp.text))
                 return Result("QC101", Finding(exp.span, msg, where, (),
                                                escape_fix(ctx, exp), "error"))
         return None
     if kind == "process" and env_differs:
-        msg = (_REPLACED_DEV_FD_N(shown=exp.shown, local=local, inner=inner))
+        msg = (_PROCESS_SUBSTITUTION_PATH(shown=exp.shown, local=local, inner=inner))
         return Result("QC101", Finding(exp.span, msg, where, (), (), "error"))
     return None
 
 
-_EXPANDED_BEFORE_COMMAND_REACHES_2 = Template(
-    "expanded-before-command-reaches-2",
+_OUTER_LAST_JOB_PID = Template(
+    "outer-last-job-pid",
     "`{shown}` is expanded by {local} before the command reaches {inner}",
     "`{snippet}` gets the PID of this shell's last background job (or nothing), a "
     "number that means nothing there; {own}.")
-_EXPANDED_WHEN_COMMAND_LINE = Template(
-    "expanded-when-command-line",
+_OUTER_EXIT_STATUS = Template(
+    "outer-exit-status",
     "`{shown}` is expanded by {local} when the command line is built, so `{snippet}` "
     "gets the exit status of the local command that ran before, not of a command "
     "{inner} runs",
@@ -239,11 +239,11 @@ def _special(ctx: CheckContext, exp: Expansion, first: Landing, where: Layer, in
         own = ("the inner script starts a background job itself, so write `\\$!` to get its "
                "PID" if background else
                "write `\\$!` if you meant a job the inner script starts")
-        msg = (_EXPANDED_BEFORE_COMMAND_REACHES_2(shown=exp.shown, local=local, inner=inner,
+        msg = (_OUTER_LAST_JOB_PID(shown=exp.shown, local=local, inner=inner,
                                                   snippet=snippet, own=own))
         severity: Severity = "error"
     elif name == "?":
-        msg = (_EXPANDED_WHEN_COMMAND_LINE(shown=exp.shown, local=local, snippet=snippet,
+        msg = (_OUTER_EXIT_STATUS(shown=exp.shown, local=local, snippet=snippet,
                                            inner=inner))
         severity = "error"
     elif name == "$":
@@ -292,8 +292,8 @@ def _outer_pid_names_shared(exp: Expansion) -> bool:
     return False
 
 
-_EXPANDED_OUTER_SCRIPT_WHILE = Template(
-    "expanded-outer-script-while",
+_OUTER_POSITIONAL = Template(
+    "outer-positional",
     "`{shown}` is expanded by {local} ({what} of the outer script) while the text is "
     "still the script of {inner} (`{snippet}`)",
     "that shell has its own positional parameters ({given}), and the outer value is "
@@ -323,7 +323,7 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
                and not is_eval(trace, target)):
         given = ("it was given its own arguments" if own else
                  "it was given only `$0`, so its own `$1` is empty")
-        msg = (_EXPANDED_OUTER_SCRIPT_WHILE(shown=exp.shown, local=local, what=what, inner=inner,
+        msg = (_OUTER_POSITIONAL(shown=exp.shown, local=local, what=what, inner=inner,
                                             snippet=snippet, given=given,
                                             quote_advice=quote_advice(ctx, an, exp, target)))
         return Result("QC101", Finding(exp.span, msg, target, (), (), "error"))
@@ -343,23 +343,23 @@ def _starts_command(where: Layer, exp: Expansion, value: str) -> bool:
     return not before or before[-1] in "\n;&|({"
 
 
-_SSH_JOINS_WORDS_SPACES = Template(
-    "ssh-joins-words-spaces",
+_SSH_JOINS_ARGUMENTS = Template(
+    "ssh-joins-arguments",
     "ssh joins the words of `{shown}` with spaces and {inner} parses the result "
     "again (`{snippet}`)",
     "an argument holding a space, a quote, `;` or `$(...)` is split or runs as code "
     "there. Quote each argument for the remote shell: `ssh host \"$(printf '%q ' "
     '"$@")"`.')
-_COMMAND_RUNS_VALUE_PASTES = Template(
-    "command-runs-value-pastes",
+_COMMAND_FROM_VALUE = Template(
+    "command-from-value",
     "the command `{snippet}` that {inner} runs is the value of `{shown}` ({local} "
     "pastes it in)",
     "whatever it holds is parsed as code there.{built} That is fine for a command "
     "you wrote yourself; data (file names, user input) must not be built into that "
     "string: pass it as arguments (`sh -c 'cmd \"$1\"' sh \"$data\"`) or quote it with "
     "`printf %q`.")
-_PASTED_INTO_CODE_PARSES = Template(
-    "pasted-into-code-parses",
+_PASTED_UNQUOTED = Template(
+    "pasted-unquoted",
     "the {kind} of `{shown}` is pasted unquoted into the code that {inner} parses",
     "spaces split it, `*` and `?` glob, and any `;`, `|`, `$(...)` or quote in it "
     "runs as shell code there. {quote_advice}.{evidence}",
@@ -385,7 +385,7 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
         # script wrote itself is the command meant.
         return None
     if exp.name in ("@", "*") and is_ssh_shell(trace, where):
-        msg = (_SSH_JOINS_WORDS_SPACES(shown=exp.shown, inner=inner, snippet=snippet))
+        msg = (_SSH_JOINS_ARGUMENTS(shown=exp.shown, inner=inner, snippet=snippet))
         return Result("QC103", Finding(exp.span, msg, where, (), (), severity))
     if damage.command_word:
         # The whole command comes from the value: code in a variable.
@@ -403,7 +403,7 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
         severity = "info"
         built = (f" `{exp.name}` is built from other values here, and they become code "
                  "with it." if related else "")
-        msg = (_COMMAND_RUNS_VALUE_PASTES(snippet=snippet, inner=inner, shown=exp.shown,
+        msg = (_COMMAND_FROM_VALUE(snippet=snippet, inner=inner, shown=exp.shown,
                                           local=local, built=built))
         return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
     if known is not None and known.kind == "exact" and known.unsafe_value is not None:
@@ -415,7 +415,7 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
             return None
         return known_unsafe(ctx, an, exp, known, where, snippet)
     kind = "command output" if exp.part.kind in ("command", "backtick") else "value"
-    msg = (_PASTED_INTO_CODE_PARSES(kind=kind, shown=exp.shown, local=local, inner=inner,
+    msg = (_PASTED_UNQUOTED(kind=kind, shown=exp.shown, local=local, inner=inner,
                                     snippet=snippet,
                                     quote_advice=quote_advice(ctx, an, exp, where),
                                     evidence=evidence(known, exp.shown)))
