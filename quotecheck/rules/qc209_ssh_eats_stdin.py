@@ -143,9 +143,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield _finding(ctx, call, reader)
 
 
-_INSIDE_LOOP_READS_LOOP = Template(
-    "inside-loop-reads-loop",
-    "`ssh` inside this `{kind}` loop reads the loop's standard input{source}",
+_LOOP_INPUT_SWALLOWED = Template(
+    "loop-input-swallowed",
+    "`ssh` inside this `{loop}` loop reads the loop's standard input{source}",
     "ssh sends all of its stdin to the remote command, so the first ssh swallows the "
     "lines the loop's `read` was going to get, and the loop ends after one round "
     "without any error. Give ssh `-n` (stdin from /dev/null) or `< /dev/null`, or "
@@ -166,7 +166,7 @@ def _finding(ctx: CheckContext, call: SshCall, reader: Reader) -> Finding:
         assert reader.loop is not None and reader.script is not None
         loop = reader.loop
         source = _loop_input(reader)
-        message = (_INSIDE_LOOP_READS_LOOP(kind=loop.kind, source=source))
+        message = (_LOOP_INPUT_SWALLOWED(loop=loop.kind, source=source))
         if reader.read is not None:
             span = script_span(reader.script, *reader.read.span)
             if span is not None:

@@ -32,13 +32,13 @@ def test_local_variable_in_ssh_command() -> None:
     assert src[d.span[0]:d.span[1]] == "$dir"
     assert d.severity == "info"
     assert d.layers == ("local bash", "ssh", "remote shell")
-    assert "`rm -rf $dir`" in d.text
-    assert 'printf %q "$dir"' in d.text
+    assert d.message.kind == "pasted-unquoted" and d.message.value("snippet") == "rm -rf $dir"
+    assert 'printf %q "$dir"' in d.message.value("quote_advice")
 
 
 def test_sh_c_suggests_the_exact_positional_rewrite() -> None:
     [d] = found('sh -c "wc -l $f > /tmp/count"')
-    assert "`sh -c 'wc -l \"$1\" > /tmp/count' sh \"$f\"`" in d.text
+    assert d.message.value("quote_advice").endswith("`sh -c 'wc -l \"$1\" > /tmp/count' sh \"$f\"`")
 
 
 def test_the_suggested_rewrite_really_keeps_the_value_data() -> None:
@@ -56,7 +56,8 @@ def test_find_placeholder_is_an_error_even_when_quoted_inside() -> None:
     [d] = found(src)
     assert d.severity == "error"
     assert src[d.span[0]:d.span[1]] == "{}"
-    assert "quotes around it do not help" in d.text
+    assert d.message.kind == "placeholder-pasted"
+    assert "quotes around it do not help" in d.message.value("quoted")
     assert d.layers == ("local bash", "find", "local sh")
 
 
@@ -78,7 +79,7 @@ def test_eval_splices_the_value() -> None:
     src = 'eval "echo $v"'
     [d] = found(src)
     assert at(src, d) == (1, 12)
-    assert "eval" in d.text
+    assert d.message.value("inner").startswith("eval ")
 
 
 def test_whole_command_in_a_variable_is_info() -> None:
@@ -95,7 +96,7 @@ def test_whole_command_in_a_variable_is_info() -> None:
 def test_all_arguments_to_ssh_suggest_printf_q() -> None:
     [d] = found('ssh host "$@"')
     assert d.severity == "warning"
-    assert "printf '%q '" in d.text
+    assert d.message.kind == "ssh-joins-arguments" and "printf '%q '" in d.explanation
 
 
 def test_value_reaching_code_one_layer_further() -> None:

@@ -106,7 +106,7 @@ def test_message_names_the_loop_input_and_the_fix_adds_n() -> None:
     src = "while read -r host; do\n  ssh \"$host\" 'systemctl is-active app'\ndone < hosts.txt\n"
     [(line, col, d)] = found(src)
     assert (line, col) == (2, 3)
-    assert d.message.kind == "inside-loop-reads-loop"
+    assert d.message.kind == "loop-input-swallowed"
     assert d.message.value("source") == " (`< hosts.txt`)" and "`-n`" in d.message.explanation
     [fix] = d.fixes
     [edit] = fix.edits

@@ -360,10 +360,10 @@ _COMMAND_FROM_VALUE = Template(
     "`printf %q`.")
 _PASTED_UNQUOTED = Template(
     "pasted-unquoted",
-    "the {kind} of `{shown}` is pasted unquoted into the code that {inner} parses",
+    "the {pasted} of `{shown}` is pasted unquoted into the code that {inner} parses",
     "spaces split it, `*` and `?` glob, and any `;`, `|`, `$(...)` or quote in it "
     "runs as shell code there. {quote_advice}.{evidence}",
-    lead="the {kind} of `{shown}` is pasted by {local} into the code that {inner} parses "
+    lead="the {pasted} of `{shown}` is pasted by {local} into the code that {inner} parses "
     "(`{snippet}`), without quotes for that layer")
 
 
@@ -415,7 +415,7 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
             return None
         return known_unsafe(ctx, an, exp, known, where, snippet)
     kind = "command output" if exp.part.kind in ("command", "backtick") else "value"
-    msg = (_PASTED_UNQUOTED(kind=kind, shown=exp.shown, local=local, inner=inner,
+    msg = (_PASTED_UNQUOTED(pasted=kind, shown=exp.shown, local=local, inner=inner,
                                     snippet=snippet,
                                     quote_advice=quote_advice(ctx, an, exp, where),
                                     evidence=evidence(known, exp.shown)))

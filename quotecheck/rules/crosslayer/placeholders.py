@@ -62,8 +62,8 @@ def _input_program(view: CommandView | None) -> str | None:
     return None
 
 
-_PASTES_EACH_INPUT_NAME = Template(
-    "pastes-each-input-name",
+_PLACEHOLDER_PASTED = Template(
+    "placeholder-pasted",
     "{via} pastes each input name in place of `{ph}` inside the script that {inner} "
     "parses (`{snippet}`)",
     "a file name such as `x;reboot` or `$(rm -rf ~).txt` runs as code.{quoted} Pass "
@@ -105,7 +105,7 @@ def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[R
                            f"`-exec {prog} -c 'for f; do ... \"$f\"; done' {tail}`)")
                 else:
                     use = f"`xargs -I{ph} {prog} -c '... \"$1\" ...' {tail}`"
-                msg = (_PASTES_EACH_INPUT_NAME(via=layer.via, ph=ph, inner=inner, snippet=snippet,
+                msg = (_PLACEHOLDER_PASTED(via=layer.via, ph=ph, inner=inner, snippet=snippet,
                                                quoted=quoted, use=use))
                 severity: Severity = "error"
                 if source is not None and source not in FILE_NAME_LISTERS:
