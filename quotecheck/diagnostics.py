@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
-from quotecheck.summaries import SUMMARY_LIMIT, shorten
+from quotecheck.summaries import SUMMARY_LIMIT, problem_parts, shorten
 
 Severity = Literal["error", "warning", "info", "hint"]
 SEVERITY_ORDER: dict[str, int] = {"hint": 0, "info": 1, "warning": 2, "error": 3}
@@ -49,7 +49,7 @@ class Message:
     explanation: str = ""
     kind: str = ""  # which message of its rule: the template's name
     values: tuple[tuple[str, str], ...] = ()  # (name, value) the template was filled with
-    joint: str = ":"
+    joint: str = ""  # a Template gives ":" unless told otherwise
     lead: str | None = None
 
     @property
@@ -77,6 +77,13 @@ class Message:
     def noted(self, note: str) -> Message:
         """The message with `` (note)`` at the end of its text."""
         return self.extended(f" ({note})")
+
+
+def problem_message(text: str) -> Message:
+    """The message of a parser problem (QC001, QC002), which is one text: see
+    ``summaries.problem_parts``."""
+    summary, joint, explanation = problem_parts(text)
+    return Message(summary, explanation, "parse-problem", (), joint)
 
 
 @dataclass(frozen=True)

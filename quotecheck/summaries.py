@@ -4,16 +4,11 @@ A rule gives its summary and its explanation apart (``diagnostics.Message``); a 
 than ``SUMMARY_LIMIT`` is shortened for its line here: asides in parentheses dropped, long code
 spans cut, then words. The explanation (or, without one, the whole message) keeps what that
 leaves out. The parser's problems (QC001, QC002) are still one text each, written as
-``what: detail``: ``problem_message`` takes the part before the first top-level ``: ``, ``; ``
+``what: detail``: ``problem_parts`` takes the part before the first top-level ``: ``, ``; ``
 or ``. `` as the summary.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # diagnostics reads the limit from here
-    from quotecheck.diagnostics import Message
 
 SUMMARY_LIMIT = 120  # characters of a summary line (without the path and code before it)
 CODE_SPAN_KEPT = 24  # characters a shortened code span keeps
@@ -45,17 +40,15 @@ def top_level_stops(text: str) -> list[int]:
             and text[max(0, i - 3):i] not in ("e.g", "i.e", "etc")]
 
 
-def problem_message(text: str) -> Message:
-    """The message of a parser problem's ``text``: up to its first top-level ``:``, ``;`` or
-    ``.`` followed by a space (or the end), then the rest."""
-    from quotecheck.diagnostics import Message
-
+def problem_parts(text: str) -> tuple[str, str, str]:
+    """(summary, joint, explanation) of a parser problem's ``text``: up to its first top-level
+    ``:``, ``;`` or ``.`` followed by a space (or the end), that character, then the rest."""
     for i, ch in _top_level(text):
         if ch in ":;." and (i + 1 == len(text) or text[i + 1] == " "):
             if ch == "." and text[max(0, i - 3):i] in ("e.g", "i.e", "etc"):
                 continue
-            return Message(text[:i].strip(), text[i + 1:].strip(), "parse-problem", (), ch)
-    return Message(text.strip(), "", "parse-problem", (), "")
+            return text[:i].strip(), ch, text[i + 1:].strip()
+    return text.strip(), "", ""
 
 
 def _without_asides(text: str) -> str:

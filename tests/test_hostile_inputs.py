@@ -33,6 +33,7 @@ import pytest
 
 from quotecheck.checker import Options, check_source, run_rules
 from quotecheck.config import ConfigError, load
+from quotecheck.diagnostics import Message
 from quotecheck.inputs import read_text_file
 from quotecheck.limits import MAX_COUNT, Limits, parse_size
 from quotecheck.positions import LineIndex
@@ -919,11 +920,11 @@ def _rule(code: str, check: Any) -> Rule:
 
 
 def _found(ctx: CheckContext) -> Any:
-    yield Finding((0, 4), "found")
+    yield Finding((0, 4), Message("found"))
 
 
 def _endless(ctx: CheckContext) -> Any:
-    yield Finding((0, 4), "found before the loop")
+    yield Finding((0, 4), Message("found before the loop"))
     while True:
         pass
 

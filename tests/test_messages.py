@@ -12,9 +12,9 @@ import pytest
 
 from quotecheck.checker import Options, check_source
 from quotecheck.cli import main
-from quotecheck.diagnostics import Diagnostic, Message
+from quotecheck.diagnostics import Diagnostic, Message, problem_message
 from quotecheck.output.check_text import explanation_lines
-from quotecheck.summaries import SUMMARY_LIMIT, problem_message, shorten
+from quotecheck.summaries import SUMMARY_LIMIT, shorten
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
@@ -61,7 +61,7 @@ def test_every_summary_is_the_rules_own_field() -> None:
     # where the message's text starts (unless the rule gives a longer lead), and the text
     # is the summary (or lead), the joint and the explanation, nothing else.
     for where, d in FINDINGS:
-        said = d.text
+        said = d.message
         assert said.summary.strip() and said.kind, (where, d.code)
         head = said.summary if said.lead is None else said.lead
         assert d.text.startswith(head), (where, d.code)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from quotecheck.diagnostics import problem_message
 from quotecheck.layers.model import Layer
 from quotecheck.parsing.runtime_text import RunTimeError, run_time_errors
 from quotecheck.parsing.shell_options import argv_enables_extglob, enables_extglob
 from quotecheck.rules.api import CheckContext, Finding, Rule
-from quotecheck.summaries import problem_message
 
 
 def _extglob_from_outside(ctx: CheckContext, layer: Layer) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from quotecheck.diagnostics import problem_message
 from quotecheck.rules import (
     qc201_kills_itself,
     qc202_grep_finds_itself,
@@ -12,7 +13,6 @@ from quotecheck.rules import (
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.unevaluated import Report
-from quotecheck.summaries import problem_message
 
 # The rules that match kill and grep patterns, and what a pattern they could not evaluate
 # leaves unknown.
