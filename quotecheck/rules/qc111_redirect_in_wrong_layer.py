@@ -88,10 +88,10 @@ def _wrapper_of(h: ho.Handoff) -> str | None:
 # -- sudo cmd > /root-only/path -----------------------------------------------------------------
 
 
-_OPENED_RUNNING_AS_YOU = Template(
-    "opened-running-as-you",
+_OPENED_AS_YOU = Template(
+    "opened-as-you",
     "{code} is opened by {who}, running as you, before {wrapper} starts",
-    "only {code2} runs as {runs_as}. `{target}` is normally {direction} only by "
+    "only {command} runs as {runs_as}. `{target}` is normally {direction} only by "
     "root, so the shell fails with `Permission denied` and the command never runs. "
     "Instead, {instead}.")
 
@@ -135,8 +135,8 @@ def _privileged_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
         direction = "read" if r.op == "<" else "written"
         yield Finding(
             span,
-            _OPENED_RUNNING_AS_YOU(code=code(written), who=who, wrapper=wrapper,
-                                   code2=code(inner or wrapper), runs_as=runs_as, target=target,
+            _OPENED_AS_YOU(code=code(written), who=who, wrapper=wrapper,
+                                   command=code(inner or wrapper), runs_as=runs_as, target=target,
                                    direction=direction, instead=instead),
             layer,
         )
@@ -164,8 +164,8 @@ def _inner_start(h: ho.Handoff) -> int | None:
 # -- ssh h cmd > path-meant-remotely ------------------------------------------------------------
 
 
-_REDIRECTION_LOCAL_COMMAND = Template(
-    "redirection-local-command",
+_REDIRECT_STAYS_LOCAL = Template(
+    "redirect-stays-local",
     "{code} is a redirection of the local command",
     "{where_label} opens `{target}` on this machine and the output from {dest} is "
     "written there, not on {dest}; {evidence}. To write the file on {dest}, put the "
@@ -208,7 +208,7 @@ def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
         inside = code(f"{head} {sh_quote(remote + ' ' + written)}", 160)
         yield Finding(
             span,
-            _REDIRECTION_LOCAL_COMMAND(code=code(written), where_label=where_label(layer),
+            _REDIRECT_STAYS_LOCAL(code=code(written), where_label=where_label(layer),
                                        target=target, dest=dest, evidence=evidence, inside=inside),
             layer,
             severity=severity,
@@ -246,12 +246,12 @@ def _line_col(ctx: CheckContext, offset: int) -> str:
     return f"line {line}"
 
 
-_REMOTE_SHELL_ONLY_RUNS = Template(
-    "remote-shell-only-runs",
+_STATE_NOT_KEPT = Template(
+    "state-not-kept",
     "the remote shell on {host} only runs {code} and exits, so its effect is lost at "
     "once",
-    "the next command, {code2} ({line_col}), {where}. Put everything in one remote "
-    "command: {code3}.",
+    "the next command, {next} ({line_col}), {where}. Put everything in one remote "
+    "command: {together}.",
     ";")
 
 
@@ -285,9 +285,9 @@ def _state_only_remote(ctx: CheckContext, layer: Layer, view: CommandView,
             combined = shown + " && " + " ".join(following.values)
         yield Finding(
             span,
-            _REMOTE_SHELL_ONLY_RUNS(host=host, code=code(shown), code2=code(then),
+            _STATE_NOT_KEPT(host=host, code=code(shown), next=code(then),
                                     line_col=_line_col(ctx, next_span[0]), where=where,
-                                    code3=code(f'ssh {host} ' + sh_quote(combined), 160)),
+                                    together=code(f'ssh {host} ' + sh_quote(combined), 160)),
             inner,
             related=(Related(next_span, f"does not run in that remote shell on {host}"),),
         )
@@ -306,10 +306,10 @@ def _has_stdin(view: CommandView) -> bool:
         parent.commands[0] is not view.command
 
 
-_STARTS_WAITS_END = Template(
-    "starts-waits-end",
+_INTERACTIVE_SESSION = Template(
+    "interactive-session",
     "{code} starts {what} and waits for it to end",
-    "the commands after it in this script are not typed into it: {code2} "
+    "the commands after it in this script are not typed into it: {next} "
     "({line_col}) runs only after that shell exits, in {where_label}. Give the "
     "commands to the inner shell instead: {instead}.",
     ";")
@@ -343,7 +343,7 @@ def _session_then_commands(ctx: CheckContext, layer: Layer, view: CommandView,
     next_span = following.source_span or (0, 0)
     yield Finding(
         span,
-        _STARTS_WAITS_END(code=code(shown), what=what, code2=code(' '.join(following.values)),
+        _INTERACTIVE_SESSION(code=code(shown), what=what, next=code(' '.join(following.values)),
                           line_col=_line_col(ctx, next_span[0]), where_label=where_label(layer),
                           instead=instead),
         layer,
