@@ -110,9 +110,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield found
 
 
-_JOINS_COMMAND_WORDS_SPACES = Template(
-    "joins-command-words-spaces",
-    "{joiner} joins its {len} command words with spaces and {shell} parses the "
+_WORDS_JOINED = Template(
+    "words-joined",
+    "{joiner} joins its {count} command words with spaces and {shell} parses the "
     "result again, so word boundaries are lost",
     "{what}. {joiner} sends `{sent}`.{read_as}{advice}")
 
@@ -176,7 +176,7 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
         advice = (f" Quote that word for {shell}: `\"$(printf %q \"{shown}\")\"` in bash"
                   f"{stdin}." if '"' not in shown else
                   f" Quote that word for {shell} (`printf %q` in bash).")
-    msg = (_JOINS_COMMAND_WORDS_SPACES(joiner=joiner, len=len(words), shell=shell, what=what,
+    msg = (_WORDS_JOINED(joiner=joiner, count=len(words), shell=shell, what=what,
                                        sent=sent, read_as=read_as, advice=advice))
     span = first.source_span or layer.source_span or (0, 0)
     related = tuple(Related(a.source_span, "another word that does not survive the join")
