@@ -82,7 +82,8 @@ def test_unknown_login_shell_reports_the_bash_only_case_with_a_condition() -> No
     hits = found("ssh h 'cd /srv && nohup ./server > log 2>&1 &'")
     assert len(hits) == 1
     said = hits[0][2].message
-    assert said.kind == "ssh-waits-for-job" and said.value("cond").startswith("if the shell is bash")
+    assert said.kind == "ssh-waits-for-job"
+    assert said.value("cond").startswith("if the shell is bash")
     assert "exec" in said.explanation
 
 
