@@ -383,15 +383,15 @@ def _trace_variable(ctx: CheckContext, inner: Layer, hops: list[Hop],
     return None
 
 
-_READ_BUT_VARIABLE_SET = Template(
-    "read-but-variable-set",
+_NOT_EXPORTED = Template(
+    "not-exported",
     "{code} is read by {reader}, but `{name}` is a variable of {here} set without "
     "`export`{line}",
     "only exported variables reach a child process, so {reader} sees it unset "
     "(empty). Pass the value as an argument (`sh -c '... \"$1\"' sh \"${name}\"`), put "
     'it on the command (`{name}="${name}" {first} ...`), or `export {name}`.')
-_READ_BUT = Template(
-    "read-but",
+_DROPPED_ON_THE_WAY = Template(
+    "dropped-on-the-way",
     "{code} is read by {reader}, but `{name}` {set_where} and {dropped}",
     "{reader} sees it unset (empty). Instead, {instead}.",
     lead="{code} is read by {reader}, but `{name}` {origin}, and {why}")
@@ -412,7 +412,7 @@ def _judge(ctx: CheckContext, outer: Layer, inner: Layer, opener: CommandView, w
         first = opener.values[0] if opener.values else "cmd"
         return Finding(
             span,
-            _READ_BUT_VARIABLE_SET(code=code(written), reader=reader, name=name, here=here,
+            _NOT_EXPORTED(code=code(written), reader=reader, name=name, here=here,
                                    line=_line(ctx, var), first=first),
             inner,
             related=related,
@@ -456,7 +456,7 @@ def _judge(ctx: CheckContext, outer: Layer, inner: Layer, opener: CommandView, w
         instead = f"list it: `env -i {name}=\"${name}\" ...`"
     return Finding(
         span,
-        _READ_BUT(code=code(written), reader=reader, name=name, origin=origin, why=why,
+        _DROPPED_ON_THE_WAY(code=code(written), reader=reader, name=name, origin=origin, why=why,
                   instead=instead, set_where=origin.split(' (line')[0], dropped=dropped),
         inner,
         related=related,
