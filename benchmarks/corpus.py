@@ -229,10 +229,10 @@ def _run_quotecheck(path: str, fmt: str) -> dict[str, Any]:
         codes = Counter(d.code for d in result.diagnostics)
         rec["codes"] = dict(codes)
         rec["complete"] = not (codes.get("QC001") or codes.get("QC002"))
-        rec["problems"] = [f"{d.code} {d.message}"[:300] for d in result.diagnostics
+        rec["problems"] = [f"{d.code} {d.text}"[:300] for d in result.diagnostics
                            if d.code in ("QC001", "QC002")][:5]
-        rec["rule_failures"] = [d.message for d in result.diagnostics
-                                if d.code == "QC002" and "failed on this input" in d.message]
+        rec["rule_failures"] = [d.text for d in result.diagnostics
+                                if d.message.kind == "rule-failed"]
         try:
             rec["qc_commands"] = _qc_commands(result.trace, result.source)
         except Exception:

@@ -21,7 +21,8 @@ from quotecheck.directives import (
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.limits import Limits
 from quotecheck.records import Record
-from quotecheck.rules.api import CheckContext, Rule
+from quotecheck.rules import notes
+from quotecheck.rules.api import CheckContext, Rule, not_analysed
 from quotecheck.rules.registry import all_rules, select
 from quotecheck.trace import build_trace
 from quotecheck.watchdog import Stopped, Watchdog
@@ -100,20 +101,14 @@ def check_source(source: str, options: Options | None = None,
         # A wrapper function's body analysed once per call says the same thing about the
         # body's own text at each call (only the host differs): once is enough.
         through = any(_THROUGH.match(label) for label in d.layers)
-        unique.setdefault((d.code, d.span, "" if through else d.message), d)
+        unique.setdefault((d.code, d.span, "" if through else d.text), d)
     return CheckResult(source, trace,
                        sorted(unique.values(), key=lambda d: (d.span[0], d.code, d.span[1])))
 
 
 def _crlf_note(source: str) -> Diagnostic:
     at = source.index("\r\n")
-    return Diagnostic(
-        "QC002", "not-analysed", "warning",
-        "this file has CRLF (Windows) line endings: bash and sh read each `\\r` as part of the "
-        "last word of its line (`then\\r` is not `then`, `\"$x\"\\r` is not `$x`), so the "
-        "script fails or passes stray carriage returns on; it was analysed as if the line "
-        "endings were LF; convert it (`sed -i 's/\\r$//' FILE` or `dos2unix`)",
-        (at, at + 1))
+    return not_analysed(notes.CRLF(), (at, at + 1))
 
 
 def _crlf_end(span: tuple[int, int], source: str) -> tuple[int, int]:
@@ -176,19 +171,15 @@ def _collect(rule: Rule, ctx: CheckContext, out: list[Diagnostic]) -> None:
             guess = _uncertain_split(ctx, f.layer)
             if guess is not None:
                 severity = _LOWER.get(severity, severity)
-                message = f"{message} ({guess})"
+                message = message.noted(guess)
             fixes = f.fixes
             if fixes and ctx.trace.known_spans:
                 fixes = tuple(x for x in fixes if not _touches_known(ctx.trace, x))
             out.append(Diagnostic(rule.code, rule.name, severity, message,
-                                  f.span, chain, f.related, fixes, f.summary))
+                                  f.span, chain, f.related, fixes))
     except Exception as exc:  # a broken rule must not hide the others
-        out.append(Diagnostic(
-            "QC002", "not-analysed", "warning",
-            f"rule {rule.code} ({rule.name}) failed on this input and was skipped "
-            f"({type(exc).__name__}: {exc}); please report it",
-            (0, 0),
-        ))
+        out.append(not_analysed(notes.RULE_FAILED(code=rule.code, name=rule.name,
+                                             error=f"{type(exc).__name__}: {exc}")))
 
 
 def run_rules(rules: list[Rule], ctx: CheckContext, limits: Limits | None = None
@@ -235,8 +226,7 @@ def _stopped(left: list[Rule], limits: Limits, reason: str, running: bool) -> Di
     else:
         why = f"the time for the rules on this input ran out (the rule-time limit, " \
               f"{limits.rule_time:g} s)"
-    return Diagnostic("QC002", "not-analysed", "warning",
-                      f"{why}: {what}, so findings may be missing", (0, 0))
+    return not_analysed(notes.RULES_STOPPED(why=why, what=what))
 
 
 def _names(codes: list[str]) -> str:

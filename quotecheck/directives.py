@@ -14,7 +14,8 @@ from quotecheck.parsing.shell_directive import directive_shell
 from quotecheck.parsing.tree import CommandList, Node, Script
 from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
 from quotecheck.records import Record
-from quotecheck.rules.api import Rule
+from quotecheck.rules import notes
+from quotecheck.rules.api import Rule, not_analysed
 from quotecheck.rules.registry import all_rules
 
 _DIRECTIVE = lazy_compile(r"#\s*quotecheck\s*:\s*(?P<body>.*)$")
@@ -99,11 +100,8 @@ def read_directives(source: str) -> tuple[list[Directive], list[Diagnostic]]:
                             d.line = True
                         directives.append(d)
                 elif _COLONLESS.match(comment):
-                    problems.append(Diagnostic(
-                        "QC002", "not-analysed", "warning",
-                        f"malformed quotecheck directive `{printable_head(comment)}`: a colon "
-                        "must follow `quotecheck` (`# quotecheck: disable=QC101`); it is "
-                        "ignored", span))
+                    problems.append(not_analysed(
+                        notes.COLONLESS_DIRECTIVE(directive=printable_head(comment)), span))
         offset += len(line)
     return directives, problems
 
@@ -134,10 +132,7 @@ def _parse_directive(body: str, span: tuple[int, int], known: dict[str, Rule],
             for given in filter(None, (c.strip() for c in value.split(","))):
                 code = names.get(given.lower(), given.upper())
                 if not _CODE.fullmatch(code) or code not in known:
-                    errors.append(Diagnostic(
-                        "QC002", "not-analysed", "warning",
-                        f"unknown rule code `{given}` in quotecheck directive (codes and "
-                        "names: `quotecheck rules`); the directive is ignored for it", span))
+                    errors.append(not_analysed(notes.UNKNOWN_CODE(code=given), span))
                 else:
                     d.disabled.add(code)
         elif key in ("remote-shell", "shell") and eq:
@@ -147,15 +142,11 @@ def _parse_directive(body: str, span: tuple[int, int], known: dict[str, Rule],
                 else:
                     d.remote_shell = value
             else:
-                errors.append(Diagnostic(
-                    "QC002", "not-analysed", "warning",
-                    f"unknown shell `{value}` in quotecheck directive "
-                    f"(expected one of: {', '.join(SHELL_OPTION_VALUES)})", span))
+                errors.append(not_analysed(
+                    notes.UNKNOWN_SHELL(shell=value, shells=", ".join(SHELL_OPTION_VALUES)), span))
         else:
-            errors.append(Diagnostic(
-                "QC002", "not-analysed", "warning",
-                f"malformed quotecheck directive `{printable_head(body.strip())}`: expected "
-                "`disable=QC101,QC205`, `shell=zsh` or `remote-shell=bash`", span))
+            errors.append(not_analysed(
+                notes.MALFORMED_DIRECTIVE(directive=printable_head(body.strip())), span))
     if not d.disabled and d.remote_shell is None and d.shell is None:
         return None, errors
     return d, errors

@@ -1,12 +1,11 @@
-"""A finding's message as people read it: a one-line summary, then the explanation.
+"""A finding's summary line as people read it, and the text of a parser's problem as a message.
 
-Rules write one message: what is wrong and where, then, after the first top-level ``: ``,
-``; `` or ``. `` (outside backticks and parentheses), the evidence, the consequence and the
-remedy. That first part is the summary when it is short enough (``SUMMARY_LIMIT``); a rule
-whose first part can be long gives a summary of its own (``Finding.summary``). Failing both, the
-first part is shortened here: asides in parentheses dropped, long code spans cut, then words.
-The explanation is the rest of the message (all of it, if there is no rest): what a shortened
-first part leaves out is detail the source line shown with the finding holds, or an aside.
+A rule gives its summary and its explanation apart (``diagnostics.Message``); a summary longer
+than ``SUMMARY_LIMIT`` is shortened for its line here: asides in parentheses dropped, long code
+spans cut, then words. The explanation (or, without one, the whole message) keeps what that
+leaves out. The parser's problems (QC001, QC002) are still one text each, written as
+``what: detail``: ``problem_parts`` takes the part before the first top-level ``: ``, ``; ``
+or ``. `` as the summary.
 """
 
 from __future__ import annotations
@@ -41,15 +40,15 @@ def top_level_stops(text: str) -> list[int]:
             and text[max(0, i - 3):i] not in ("e.g", "i.e", "etc")]
 
 
-def first_part(message: str) -> tuple[str, str]:
-    """The message up to its first top-level ``:``, ``;`` or ``.`` followed by a space (or
-    the end), and the rest after it."""
-    for i, ch in _top_level(message):
-        if ch in ":;." and (i + 1 == len(message) or message[i + 1] == " "):
-            if ch == "." and message[max(0, i - 3):i] in ("e.g", "i.e", "etc"):
+def problem_parts(text: str) -> tuple[str, str, str]:
+    """(summary, joint, explanation) of a parser problem's ``text``: up to its first top-level
+    ``:``, ``;`` or ``.`` followed by a space (or the end), that character, then the rest."""
+    for i, ch in _top_level(text):
+        if ch in ":;." and (i + 1 == len(text) or text[i + 1] == " "):
+            if ch == "." and text[max(0, i - 3):i] in ("e.g", "i.e", "etc"):
                 continue
-            return message[:i].strip(), message[i + 1:].strip()
-    return message.strip(), ""
+            return text[:i].strip(), ch, text[i + 1:].strip()
+    return text.strip(), "", ""
 
 
 def _without_asides(text: str) -> str:
@@ -103,12 +102,3 @@ def shorten(text: str, limit: int = SUMMARY_LIMIT) -> str:
     if len(text) > limit:
         text = _short_code(text, CODE_SPAN_KEPT)
     return _cut(text, limit)
-
-
-def split_message(message: str, summary: str | None = None) -> tuple[str, str]:
-    """(summary, explanation) of a finding's message; ``summary`` is the rule's own, if any."""
-    head, rest = first_part(message)
-    head = " ".join(head.split())
-    if summary is None and len(head) <= SUMMARY_LIMIT:
-        return head, rest
-    return shorten(summary if summary is not None else head), rest or message.strip()

@@ -166,7 +166,7 @@ def one_fix_problems(text: str, options: Options, path: str | None, d: Diagnosti
     result = check_source(new, options, path)
     if parses and any(x.code == "QC001" for x in result.diagnostics):
         err = next(x for x in result.diagnostics if x.code == "QC001")
-        problems.append(f"{where}: quotecheck no longer parses the fixed text: {err.message}")
+        problems.append(f"{where}: quotecheck no longer parses the fixed text: {err.text}")
     if shell_ok:
         err2 = syntax_error(options.dialect, new, shell_options(new))
         if err2 is not None:
@@ -182,7 +182,7 @@ def one_fix_problems(text: str, options: Options, path: str | None, d: Diagnosti
     at = moved(fix.edits, d.span[0])
     again = [x for x in result.diagnostics if x.code == d.code and x.span[0] == at]
     if again:
-        problems.append(f"{where}: the fixed text raises it again: {again[0].message[:120]}")
+        problems.append(f"{where}: the fixed text raises it again: {again[0].text[:120]}")
     return problems
 
 

@@ -36,7 +36,7 @@ CORRECT = {
 @pytest.mark.parametrize("name", sorted(CORRECT))
 def test_no_warning_or_error_on_correct_code(name: str) -> None:
     result = check_source(CORRECT[name], Options(severity="warning"))
-    assert not result.diagnostics, [(d.code, d.message) for d in result.diagnostics]
+    assert not result.diagnostics, [(d.code, d.text) for d in result.diagnostics]
 
 
 def test_seed_findings_at_their_places() -> None:
@@ -51,7 +51,7 @@ def test_seed_findings_at_their_places() -> None:
     assert expected <= found, sorted(found)
     qc201 = next(d for d in result.diagnostics if d.code == "QC201")
     for evidence in ("python3 train_dflash", "9:56", 'echo "Old killed"', "255"):
-        assert evidence in qc201.message
+        assert evidence in qc201.text
 
 
 def test_corrected_launch_is_clean_at_warning_level() -> None:
@@ -59,4 +59,4 @@ def test_corrected_launch_is_clean_at_warning_level() -> None:
     text = path.read_text()
     result = check_source(text, Options(dialect=local_dialect(text), severity="warning"),
                           str(path))
-    assert not result.diagnostics, [(d.code, d.message) for d in result.diagnostics]
+    assert not result.diagnostics, [(d.code, d.text) for d in result.diagnostics]

@@ -9,7 +9,7 @@ import pytest
 
 from quotecheck.checker import Options
 from quotecheck.cli import main
-from quotecheck.diagnostics import Diagnostic, Edit, Fix
+from quotecheck.diagnostics import Diagnostic, Edit, Fix, Message
 from quotecheck.files import local_dialect
 from quotecheck.fixer import applicable, apply_edits, choose_fixes, fix_source
 
@@ -74,11 +74,11 @@ def test_several_inputs_need_diff_or_write(tmp_path: Path,
 
 
 def test_overlapping_fixes_wait_for_the_next_pass() -> None:
-    d1 = Diagnostic("QC1", "a", "warning", "m", (0, 5),
+    d1 = Diagnostic("QC1", "a", "warning", Message("m"), (0, 5),
                     fixes=(Fix("x", (Edit((0, 5), "A"),), "safe"),))
-    d2 = Diagnostic("QC2", "b", "warning", "m", (3, 8),
+    d2 = Diagnostic("QC2", "b", "warning", Message("m"), (3, 8),
                     fixes=(Fix("y", (Edit((3, 8), "B"),), "safe"),))
-    d3 = Diagnostic("QC3", "c", "warning", "m", (9, 9),
+    d3 = Diagnostic("QC3", "c", "warning", Message("m"), (9, 9),
                     fixes=(Fix("z", (Edit((9, 9), "!"),), "unsafe"),))
     chosen = choose_fixes([d2, d1, d3], unsafe=False)
     assert [d.code for d, _ in chosen] == ["QC1"]
@@ -94,7 +94,7 @@ def test_fix_is_idempotent_and_leaves_no_applicable_fix(script: Path, unsafe: bo
     options = Options(dialect=local_dialect(text))
     once = fix_source(text, options, unsafe=unsafe, path=str(script))
     assert not choose_fixes(once.remaining, unsafe), [
-        (d.code, d.message) for d, _ in choose_fixes(once.remaining, unsafe)]
+        (d.code, d.text) for d, _ in choose_fixes(once.remaining, unsafe)]
     twice = fix_source(once.text, options, unsafe=unsafe, path=str(script))
     assert twice.text == once.text
 

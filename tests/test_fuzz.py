@@ -232,10 +232,10 @@ def assert_sane(source: str, result: CheckResult) -> None:
     for d in result.diagnostics:
         assert _CODE.fullmatch(d.code), d
         assert d.severity in _SEVERITIES, d
-        assert _within(d.span, size), (d.code, d.span, size, d.message)
-        assert "failed on this input" not in d.message or any(  # a rule raised
-            d.message.startswith(f"rule {code} ") for code in KNOWN_RULE_FAILURES), d.message
-        assert "internal error" not in d.message, d.message
+        assert _within(d.span, size), (d.code, d.span, size, d.text)
+        assert "failed on this input" not in d.text or any(  # a rule raised
+            d.text.startswith(f"rule {code} ") for code in KNOWN_RULE_FAILURES), d.text
+        assert "internal error" not in d.text, d.text
         for r in d.related:
             assert _within(r.span, size), (d.code, r)
         for fix in d.fixes:
@@ -282,7 +282,7 @@ def test_damaged_scripts(source: str) -> None:
 def test_qc210_fix_for_a_relaunched_command_without_a_slash() -> None:
     """Found by fuzz/atheris_check.py: QC210's fix raised on a program named ` /`."""
     result = check_source('grep ""|xargs kill\n\' /')
-    assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+    assert not [d for d in result.diagnostics if "failed on this input" in d.text]
     assert "QC210" in {d.code for d in result.diagnostics}
 
 
@@ -301,7 +301,7 @@ def test_scripts_under_tiny_limits(source: str, limits: Limits) -> None:
     """Whatever a limit cuts off is reported inside the input, never raised."""
     result = checked(source, limits=limits)
     for d in result.diagnostics:
-        assert d.code != "QC002" or d.message, d
+        assert d.code != "QC002" or d.text, d
 
 
 @_settings(0.3)

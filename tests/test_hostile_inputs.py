@@ -33,6 +33,7 @@ import pytest
 
 from quotecheck.checker import Options, check_source, run_rules
 from quotecheck.config import ConfigError, load
+from quotecheck.diagnostics import Message
 from quotecheck.inputs import read_text_file
 from quotecheck.limits import MAX_COUNT, Limits, parse_size
 from quotecheck.positions import LineIndex
@@ -863,7 +864,7 @@ def test_a_region_that_times_out_is_parsed_in_chunks(monkeypatch: pytest.MonkeyP
     function = "f() {\n" + "  echo a\n" * 30 + "}\n"
     text = "echo a\n" * 30 + function + f'{SSH} "echo $HOME"\n'
     monkeypatch.setattr(parse_module, "MAX_CHUNK_LINES", 20)
-    codes = [(d.code, LineIndex(text).position(d.span[0])[0] + 1, d.message)
+    codes = [(d.code, LineIndex(text).position(d.span[0])[0] + 1, d.text)
              for d in check_source(text).diagnostics]
     assert ("QC002", 31) in [(c, line) for c, line, _ in codes], codes
     assert not [c for c in codes if c[0] == "QC001"], codes
@@ -874,11 +875,11 @@ def test_a_region_that_times_out_is_parsed_in_chunks(monkeypatch: pytest.MonkeyP
 def test_the_parse_time_budget_names_what_it_skips() -> None:
     no_time = Options(limits=Limits(parse_time=0.0))
     result = check_source("echo a\necho b\n\necho c\n", no_time)
-    assert [(d.code, d.span, d.message) for d in result.diagnostics] == [
+    assert [(d.code, d.span, d.text) for d in result.diagnostics] == [
         ("QC002", (0, 22), "the time for parsing this text ran out: the rest of this text "
                            "(4 lines) is not analysed")]
     one = check_source("echo a", no_time)
-    assert [(d.code, d.message) for d in one.diagnostics] == [
+    assert [(d.code, d.text) for d in one.diagnostics] == [
         ("QC002", "the time for parsing this text ran out on this line (6 characters); it is "
                   "not analysed")]
 
@@ -889,7 +890,7 @@ def test_the_parse_time_budget_names_what_it_skips() -> None:
 
 
 def _messages(text: str, **limits: Any) -> list[tuple[str, str]]:
-    return [(d.code, d.message) for d in check_source(text, Options(limits=Limits(**limits)))
+    return [(d.code, d.text) for d in check_source(text, Options(limits=Limits(**limits)))
             .diagnostics]
 
 
@@ -919,11 +920,11 @@ def _rule(code: str, check: Any) -> Rule:
 
 
 def _found(ctx: CheckContext) -> Any:
-    yield Finding((0, 4), "found")
+    yield Finding((0, 4), Message("found"))
 
 
 def _endless(ctx: CheckContext) -> Any:
-    yield Finding((0, 4), "found before the loop")
+    yield Finding((0, 4), Message("found before the loop"))
     while True:
         pass
 
@@ -941,7 +942,7 @@ def test_rule_time_stops_a_rule_that_runs_on() -> None:
     started = time.monotonic()
     out = run_rules(rules, ctx, Limits(rule_time=0.5))
     assert time.monotonic() - started < 30
-    assert [(d.code, d.message) for d in out] == [
+    assert [(d.code, d.text) for d in out] == [
         ("QC901", "found"), ("QC902", "found before the loop"),
         ("QC002", "the time for the rules on this input ran out (the rule-time limit, 0.5 s): "
                   "QC902 was stopped and QC903, QC904 were not run, so findings may be "
@@ -957,7 +958,7 @@ def test_rule_memory_stops_a_rule_that_eats_memory() -> None:
     ctx = CheckContext("echo hi", build_trace("echo hi"), remote_shell_known=False)
     rules = [_rule("QC901", _found), _rule("QC902", _hungry), _rule("QC903", _found)]
     out = run_rules(rules, ctx, Limits(rule_memory=64 * 1024 * 1024))
-    assert [(d.code, d.message) for d in out] == [
+    assert [(d.code, d.text) for d in out] == [
         ("QC901", "found"),
         ("QC002", "the rules took more than 64 MiB of memory on this input (the rule-memory "
                   "limit): QC902 was stopped and QC903 was not run, so findings may be "

@@ -115,8 +115,8 @@ def test_the_error_is_at_the_stray_token_and_the_other_findings_stay(command: st
 
 def test_the_message_names_the_token_and_the_layer() -> None:
     [d] = diagnostics('ssh h "kill $! ;;"', "QC001")
-    assert d.message.startswith("syntax error near `;;` in the text the remote shell")
-    assert "unless" not in d.message
+    assert d.text.startswith("syntax error near `;;` in the text the remote shell")
+    assert "unless" not in d.text
 
 
 @pytest.mark.parametrize(("command", "column"), [
@@ -170,7 +170,7 @@ def test_a_value_where_code_goes_makes_it_a_warning() -> None:
     assert parses(BASH, "echo $(date )") and not parses(BASH, "echo x )")
     [d] = diagnostics(src, "QC001")
     assert d.severity == "warning"
-    assert "unless the value of `$cmd`" in d.message
+    assert "unless the value of `$cmd`" in d.text
 
 
 @pytest.mark.parametrize("src", [

@@ -258,7 +258,7 @@ def test_a_directive_without_its_colon_is_reported() -> None:
     text = f"# quotecheck disable=QC103\n{SSH_LINE}\n"
     result = check_source(text, Options())
     malformed = [d for d in result.diagnostics if d.code == "QC002"]
-    assert len(malformed) == 1 and "colon" in malformed[0].message
+    assert len(malformed) == 1 and "colon" in malformed[0].text
     assert malformed[0].span[0] == 0
     assert "QC103" in {d.code for d in result.diagnostics}  # and it disables nothing
 

@@ -59,7 +59,7 @@ def test_qc201_points_at_the_expansion() -> None:
     [d] = [d for d in check_source(SEED_VAR).diagnostics if d.code == "QC201"]
     first = SEED_VAR.index("$APP")
     assert d.span == (first, first + len("$APP"))
-    assert "`pkill -f train_dflash`" in d.message
+    assert "`pkill -f train_dflash`" in d.text
 
 
 def test_guard_blocks_it() -> None:

@@ -12,9 +12,9 @@ import pytest
 
 from quotecheck.checker import Options, check_source
 from quotecheck.cli import main
-from quotecheck.diagnostics import Diagnostic
+from quotecheck.diagnostics import Diagnostic, Message, problem_message
 from quotecheck.output.check_text import explanation_lines
-from quotecheck.summaries import SUMMARY_LIMIT, first_part, shorten, split_message
+from quotecheck.summaries import SUMMARY_LIMIT, shorten
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
@@ -51,36 +51,54 @@ def test_every_summary_is_one_short_line_and_every_rule_explains() -> None:
             if not d.summary or len(d.summary) > SUMMARY_LIMIT or "\n" in d.summary]
     assert not long, long
     # Every finding of a rule says why and what to do, on lines of its own.
-    bare = [(where, d.code, d.message) for where, d in FINDINGS
+    bare = [(where, d.code, d.text) for where, d in FINDINGS
             if not d.explanation and d.code not in ("QC001", "QC002")]
     assert not bare, bare
 
 
-def test_a_summary_left_whole_is_the_start_of_the_message() -> None:
-    # What the summary does not say is in the explanation: either the summary is the message's
-    # first part (up to `: `, `; ` or `. `) and the explanation the rest, or it is shortened
-    # (or the rule's own) and the explanation still holds every sentence after the first part.
+def test_every_summary_is_the_rules_own_field() -> None:
+    # The summary is a field the rule (or the checker) set, never cut out of a text: it is
+    # where the message's text starts (unless the rule gives a longer lead), and the text
+    # is the summary (or lead), the joint and the explanation, nothing else.
     for where, d in FINDINGS:
-        head, rest = first_part(d.message)
-        if d.summary == " ".join(head.split()):
-            assert d.explanation == rest, (where, d.code)
+        said = d.message
+        assert said.summary.strip() and said.kind, (where, d.code)
+        head = said.summary if said.lead is None else said.lead
+        assert d.text.startswith(head), (where, d.code)
+        assert d.text == head + said.joint + (" " + said.explanation if said.explanation
+                                             else ""), (where, d.code)
+        # What people read: the field itself, or its short form when it is too long.
+        if said.lead is None and len(" ".join(said.summary.split())) <= SUMMARY_LIMIT:
+            assert d.summary == " ".join(said.summary.split()), (where, d.code)
         else:
-            assert d.explanation in (rest, d.message.strip()), (where, d.code)
+            assert d.summary == shorten(said.summary), (where, d.code)
+        if d.code not in ("QC001", "QC002"):
+            assert said.kind != "parse-problem", (where, d.code)
 
 
-def test_split_message() -> None:
-    message = ("`x` is wrong here (an aside): the evidence. The remedy, e.g. `a: b`. More")
-    assert split_message(message) == (
-        "`x` is wrong here (an aside)", "the evidence. The remedy, e.g. `a: b`. More")
-    # a colon inside backticks or brackets does not end the summary
-    assert split_message("`a: b` (c: d) fails: why")[0] == "`a: b` (c: d) fails"
-    long = "`" + "c" * 200 + "` " + "word " * 40 + "(" + "aside " * 10 + "): rest"
-    summary, explanation = split_message(long)
+def test_a_message_is_filled_from_named_values() -> None:
+    from quotecheck.rules.api import Template
+
+    t = Template("k", "`{x}` is wrong", "because {y}. Do {z}.", ";")
+    m = t(x="a: b", y="c", z="d")
+    # a value holding `: ` does not move where the summary ends
+    assert (m.summary, m.explanation, m.kind) == ("`a: b` is wrong", "because c. Do d.", "k")
+    assert m.value("y") == "c" and m.text == "`a: b` is wrong; because c. Do d."
+    assert m.noted("guess").explanation == "because c. Do d. (guess)"
+    assert Message("no explanation", joint="").noted("guess").summary == "no explanation (guess)"
+
+
+def test_problem_message() -> None:
+    # The parser's problems are one text each: its first part is the summary.
+    m = problem_message("`x` is wrong here (an aside): the evidence. The remedy, e.g. `a: b`.")
+    assert (m.summary, m.explanation) == ("`x` is wrong here (an aside)",
+                                          "the evidence. The remedy, e.g. `a: b`.")
+    assert problem_message("`a: b` (c: d) fails: why").summary == "`a: b` (c: d) fails"
+    assert problem_message("unterminated quote").text == "unterminated quote"
+    long = "`" + "c" * 200 + "` " + "word " * 40 + "(" + "aside " * 10 + ")"
+    summary = Diagnostic("QC001", "parse-error", "error", problem_message(long), (0, 0)).summary
     assert len(summary) <= SUMMARY_LIMIT and summary.endswith("…")
     assert summary.count("`") % 2 == 0 and "aside" not in summary
-    assert explanation == "rest"
-    # the rule's own summary, shortened only when it is too long itself
-    assert split_message("long first part: rest", "short") == ("short", "rest")
     assert len(shorten("w " * 200)) <= SUMMARY_LIMIT
 
 

@@ -431,14 +431,15 @@ def test_fix_stdin_filename_names_standard_input(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("shell", [[], ["--shell", "dash"]], ids=["own shell", "dash"])
 def test_explain_lists_the_findings_check_reports(tmp_path: Path, shell: list[str]) -> None:
-    """As the README says: those of `check --severity info --no-config` on the same input."""
+    """As the README says: those of `check --severity info` on the same input, configuration
+    included (explain reads the configuration check reads)."""
     (tmp_path / "d.sh").write_text(SCRIPT + "# quotecheck: disable=QC205\necho done\n")
-    (tmp_path / ".quotecheck.toml").write_text('ignore = ["QC103"]\n')  # explain reads none
+    (tmp_path / ".quotecheck.toml").write_text('ignore = ["QC103"]\n')
     for path in (tmp_path / "d.sh", ROOT / "fixtures" / "dflash" / "restart.sh"):
         explained = json.loads(qc(tmp_path, "explain", "--format", "json", *shell, "--file",
                                   str(path)).stdout)["diagnostics"]
         checked = json.loads(qc(tmp_path, "check", "--format", "json", "--severity", "info",
-                                "--no-config", *shell, str(path)).stdout)["files"][0]
+                                *shell, str(path)).stdout)["files"][0]
         assert explained, path
         assert explained == checked["diagnostics"]
         text = qc(tmp_path, "explain", *shell, "--file", str(path)).stdout

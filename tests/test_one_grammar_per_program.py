@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def findings(src: str, rule: str) -> list[tuple[str, str]]:
     result = check_source(src, Options(select=[rule], severity="hint"))
-    return [(d.code, d.message) for d in result.diagnostics if d.code == rule]
+    return [(d.code, d.text) for d in result.diagnostics if d.code == rule]
 
 
 # -- ssh's table is OpenSSH's ------------------------------------------------------------------
@@ -179,7 +179,7 @@ def test_a_quoted_request_tty_is_the_word_that_asks_for_the_terminal() -> None:
                           Options(select=["QC204"]))
     [d] = result.diagnostics
     assert [r.message for r in d.related] == ['`RequestTTY="yes"` asks for a pseudo-terminal']
-    assert "(`-t`)" not in d.message
+    assert "(`-t`)" not in d.text
 
 
 @pytest.mark.parametrize("text, asks", [

@@ -45,7 +45,7 @@ def qc001(src: str, dialect: str = "bash") -> list[tuple[int, int, str]]:
     for d in result.diagnostics:
         if d.code == "QC001":
             line, col = index.position(d.span[0])
-            out.append((line + 1, col + 1, d.message))
+            out.append((line + 1, col + 1, d.text))
     return out
 
 

@@ -142,7 +142,7 @@ def test_nerdctl_is_opaque_to_the_trace_and_to_the_rules_alike() -> None:
 def _pkill_candidates(wrapper: str) -> list[str]:
     """The shells QC201 says `pkill -f sleeper` kills, the kill running under ``wrapper``."""
     src = f"bash -c \"{wrapper} sh -c 'pkill -f sleeper'; sleeper\"\n"
-    return [d.message for d in codes(src, select=["QC201"])]
+    return [d.text for d in codes(src, select=["QC201"])]
 
 
 @pytest.mark.parametrize("wrapper, reaches_outer", [
@@ -230,8 +230,8 @@ def test_any_shell_name_given_as_dollar_zero_is_a_placeholder(shell: str) -> Non
     put where $1 belongs. With every shell name the finding is the missing $2."""
     src = f"sh -c 'echo \"$1\" \"$2\"' {shell} a\n"
     [finding] = codes(src, select=["QC112"])
-    assert "reads `$2`" in finding.message
-    assert "becomes `$0`" not in finding.message
+    assert "reads `$2`" in finding.text
+    assert "becomes `$0`" not in finding.text
 
 
 @pytest.mark.parametrize("shell", ["sh", "posh", "rbash"])

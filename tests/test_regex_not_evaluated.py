@@ -74,13 +74,13 @@ GIVE_UPS = [
 def test_a_pattern_given_up_is_reported_once_on_its_word(
         src: str, path: str | None, pattern: str, says: tuple[str, ...], rule: str) -> None:
     found = notes(src, path)
-    assert len(found) == 1, [d.message for d in found]
+    assert len(found) == 1, [d.text for d in found]
     d = found[0]
     assert word(src, d) == pattern
     assert d.severity == "info"
-    assert "was not evaluated" in d.message and f"({rule})" in d.message, d.message
+    assert "was not evaluated" in d.text and f"({rule})" in d.text, d.text
     for phrase in says:
-        assert phrase in d.message, (phrase, d.message)
+        assert phrase in d.text, (phrase, d.text)
 
 
 @pytest.mark.parametrize(("src", "path", "pattern", "says", "rule"), GIVE_UPS)
@@ -88,7 +88,7 @@ def test_the_note_does_not_depend_on_which_rules_run(
         src: str, path: str | None, pattern: str, says: tuple[str, ...], rule: str) -> None:
     """QC002 runs before the rules whose matching it reports, alone or with them."""
     alone = notes(src, path, ["QC002"])
-    assert [(d.span, d.message) for d in alone] == [(d.span, d.message) for d in notes(src, path)]
+    assert [(d.span, d.text) for d in alone] == [(d.span, d.text) for d in notes(src, path)]
     assert notes(src, path, [rule]) == []  # QC002 not selected: not reported
 
 
@@ -112,9 +112,9 @@ def test_a_pattern_other_filters_decide_gets_no_note_for_that_process() -> None:
     src = ("#!/bin/bash\nps aux | grep nomatch | grep -v 'pyth\\B' | awk '{print $2}' "
            "| xargs kill\n")
     found = notes(src, "/srv/deploy.sh")
-    assert len(found) == 1, [d.message for d in found]
-    assert "(QC202)" in found[0].message and "(QC201)" not in found[0].message
-    assert "`grep nomatch`, the pipeline's own `grep`" in found[0].message
+    assert len(found) == 1, [d.text for d in found]
+    assert "(QC202)" in found[0].text and "(QC201)" not in found[0].text
+    assert "`grep nomatch`, the pipeline's own `grep`" in found[0].text
 
 
 def test_the_kill_of_a_normal_self_matching_pattern_still_fires() -> None:
@@ -130,22 +130,22 @@ def test_the_kill_of_a_normal_self_matching_pattern_still_fires() -> None:
 def test_a_pattern_tried_on_several_shells_is_reported_once_naming_each() -> None:
     src = "bash -c \"bash -c \\\"pkill -f '(a+)+'; echo x\\\"; echo y\"\n"
     found = notes(src, "/srv/run.sh")
-    assert len(found) == 1, [d.message for d in found]
-    assert found[0].message.count("it was not matched against") >= 2, found[0].message
+    assert len(found) == 1, [d.text for d in found]
+    assert found[0].text.count("it was not matched against") >= 2, found[0].text
 
 
 def test_one_pattern_two_rules_one_note() -> None:
     src = "#!/bin/bash\nps aux | grep 'pyth\\B' | awk '{print $2}' | xargs kill\n"
     found = notes(src, "/srv/deploy.sh")
     assert len(found) == 1
-    assert "(QC201)" in found[0].message and "(QC202)" in found[0].message
+    assert "(QC201)" in found[0].text and "(QC202)" in found[0].text
 
 
 def test_the_relaunch_check_is_bounded_on_a_pattern_that_backtracks() -> None:
     """Python's `re` needs minutes for `(a+)+b` on forty `a`s: the check does not try."""
     src = "pkill -f '(a+)+b'; nohup " + "a" * 40 + " &\n"
     found = check(src)
-    assert all("rule-time" not in d.message for d in found), [d.message for d in found]
+    assert all("rule-time" not in d.text for d in found), [d.text for d in found]
 
 
 def _wait_for_exec(pid: int, text: bytes) -> None:
@@ -180,6 +180,6 @@ def test_a_grep_pattern_two_rules_give_up_on_is_one_note_naming_both() -> None:
     src = ("pids=$(ps aux | grep -E '(a+)+b' | awk '{print $2}')\nkill $pids\nnohup "
            + "a" * 40 + " &\n")
     found = notes(src)
-    assert len(found) == 1, [d.message for d in found]
+    assert len(found) == 1, [d.text for d in found]
     assert word(src, found[0]) == "'(a+)+b'"
-    assert "(QC202)" in found[0].message and "(QC210)" in found[0].message
+    assert "(QC202)" in found[0].text and "(QC210)" in found[0].text

@@ -81,8 +81,8 @@ def test_example(example: Example) -> None:
     positions = [(index.position(d.span[0])[0] + 1, index.position(d.span[0])[1] + 1)
                  for d in found]
     if example.kind == "good":
-        assert not found, [f"{p}: {d.message}" for p, d in zip(positions, found, strict=True)]
+        assert not found, [f"{p}: {d.text}" for p, d in zip(positions, found, strict=True)]
     else:
         assert example.where in positions, (
             f"expected {example.code} at {example.where}, got "
-            f"{[f'{p}: {d.message}' for p, d in zip(positions, found, strict=True)]}")
+            f"{[f'{p}: {d.text}' for p, d in zip(positions, found, strict=True)]}")

@@ -86,7 +86,7 @@ def test_each_piece_parses_on_its_own(text: str) -> None:
 
 
 def _findings(text: str) -> list[tuple[str, tuple[int, int], str]]:
-    return [(d.code, d.span, d.message)
+    return [(d.code, d.span, d.text)
             for d in check_source(text, Options(dialect="bash")).diagnostics]
 
 
@@ -181,8 +181,8 @@ def test_pieces_left_when_the_time_runs_out_are_one_finding(
     monkeypatch.setattr(parse._Builder, "_limit", limit)
     found = check_source(text, Options(dialect="bash")).diagnostics
     out_of_time = [d for d in found if d.code == "QC002"]
-    assert len(out_of_time) == 1, [(d.span, d.message) for d in out_of_time]
-    assert "the rest of this text" in out_of_time[0].message
+    assert len(out_of_time) == 1, [(d.span, d.text) for d in out_of_time]
+    assert "the rest of this text" in out_of_time[0].text
     assert out_of_time[0].span[1] == len(text)
     analysed = [d for d in found if d.code == "QC101"]
     assert analysed and all(d.span[0] < out_of_time[0].span[0] for d in analysed)

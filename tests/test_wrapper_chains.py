@@ -57,7 +57,7 @@ def test_bang_through_the_chain_is_an_error_at_the_call(case: str) -> None:
     assert d.span[0] > len(functions)
     assert src[d.span[0]:d.span[1]] == "$!"
     assert d.layers == ("local bash", chain, "ssh", "remote shell")
-    assert "remote shell on h" in d.message
+    assert "remote shell on h" in d.text
     # The body's ssh is analysed at the call only: no guess about `$2` on its own.
     assert not [d for d in findings(src) if d.code == "QC103"]
 
@@ -115,7 +115,7 @@ def test_the_max_layers_limit_cuts_a_long_chain_with_qc002() -> None:
     cut = findings(src, Limits(max_layers=3))
     assert "QC101" not in [d.code for d in cut]
     [d] = [d for d in cut if d.code == "QC002"]
-    assert "more than 3 nested layers" in d.message and "max-layers" in d.message
+    assert "more than 3 nested layers" in d.text and "max-layers" in d.text
     # At the call the limit stopped: x3's call in the body of x2.
     assert src[d.span[0]:d.span[1]] == 'x3 "$@"'
 
@@ -128,7 +128,7 @@ def test_wrappers_calling_the_next_twice_are_bounded() -> None:
     found = findings(src)
     assert "QC101" in [d.code for d in found]
     assert [d for d in found if d.code == "QC002" and "calls of the script's functions"
-            in d.message]
+            in d.text]
 
 
 # -- the oracle: real bash, a recording ssh ------------------------------------------------------

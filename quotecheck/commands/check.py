@@ -43,8 +43,9 @@ from quotecheck.commands.settings import (
 from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageProblem
 from quotecheck.config import ConfigError
 from quotecheck.diagnostics import Diagnostic
-from quotecheck.inputs import BINARY_NOTE
 from quotecheck.positions import Encoding, LineIndex
+from quotecheck.rules import notes as qc002_notes
+from quotecheck.rules.api import not_analysed
 
 if TYPE_CHECKING:
     from quotecheck.commands.destination import ReportFile
@@ -63,10 +64,7 @@ def load_notes(item: Input) -> list[Diagnostic]:
     notes: list[Diagnostic] = []
     if item.loaded.undecodable is not None:
         at = item.loaded.undecodable
-        notes.append(Diagnostic(
-            "QC002", "not-analysed", "warning",
-            "the file is not valid UTF-8 here; it was decoded with replacement characters "
-            "(U+FFFD), so values containing these bytes are not exact", (at, at + 1)))
+        notes.append(not_analysed(qc002_notes.NOT_UTF8(), (at, at + 1)))
     return notes
 
 
@@ -85,7 +83,7 @@ def check_one(request: Request, settings: SettingsCache, pending: PendingInput) 
     # A binary file's finding shows no line: its bytes are not worth printing.
     index = LineIndex("" if item.loaded.binary else item.loaded.text)
     if item.loaded.binary:
-        diagnostics = [Diagnostic("QC002", "not-analysed", "warning", BINARY_NOTE, (0, 0))]
+        diagnostics = [not_analysed(qc002_notes.BINARY())]
     else:
         try:
             result = check_source(item.loaded.text, options,

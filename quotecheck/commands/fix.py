@@ -38,6 +38,8 @@ from quotecheck.fixer import fix_source
 from quotecheck.inputs import BINARY_NOTE, LoadedText, is_binary
 from quotecheck.positions import LineIndex
 from quotecheck.records import replace
+from quotecheck.rules import notes as qc002_notes
+from quotecheck.rules.api import not_analysed
 from quotecheck.safe_write import NotWritten, Snapshot, read_snapshot, replace_contents
 
 DOCUMENT_FORMATS = ("json", "sarif")  # stderr holds the document alone
@@ -178,8 +180,7 @@ def _fix_one(request: Request, settings: SettingsCache, item: PendingInput, *, u
     if is_binary(source.data):  # as `check` reports it: a finding, the file left alone
         tally.remaining += 1
         if said.report:
-            said.findings(item.display, named, LineIndex(""), [Diagnostic(
-                "QC002", "not-analysed", "warning", BINARY_NOTE, (0, 0))])
+            said.findings(item.display, named, LineIndex(""), [not_analysed(qc002_notes.BINARY())])
         else:
             said.stderr.write(f"{item.display}:1:1: warning QC002 {BINARY_NOTE}: not fixed\n")
         if not (diff or write):

@@ -138,7 +138,7 @@ def finding(d: Diagnostic, command: str) -> dict[str, Any]:
 
     line, column = LineIndex(command).position(d.span[0])
     return {"code": d.code, "severity": d.severity, "line": line + 1, "column": column + 1,
-            "summary": summary(d.message), "message": d.message}
+            "summary": summary(d.text), "message": d.text}
 
 
 def decide(command: str, request: Request, threshold: str) -> Decision:

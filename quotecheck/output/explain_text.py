@@ -87,7 +87,7 @@ class ExplainRenderer:
             self.lines.append("")
             for d in self.diagnostics:
                 head = f"{self.where(d.span)}: {d.severity} {d.code} "
-                body = textwrap.wrap(d.message, WIDTH - 4, initial_indent=" " * len(head),
+                body = textwrap.wrap(d.text, WIDTH - 4, initial_indent=" " * len(head),
                                      subsequent_indent="    ", break_on_hyphens=False)
                 first = body[0][len(head):] if body else ""
                 self.lines.append(f"{self.where(d.span)}: {self.style.severity(d.severity)} "

@@ -2,7 +2,9 @@
 
 A rule module defines ``RULE = Rule(...)`` and a ``check(ctx)`` generator of ``Finding``s. The
 checker turns findings into ``Diagnostic``s (adding the code, name, severity and layer chain),
-so rules never build output themselves.
+so rules never build output themselves. A rule says what it found with ``Template``s, one per
+kind of message, kept in its module beside its doc: each fills the summary and the explanation
+from named values, so the message is data (``diagnostics.Message``), never cut out of a text.
 """
 
 from __future__ import annotations
@@ -10,36 +12,65 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from quotecheck.diagnostics import Applicability, Fix, Related, Severity
+from quotecheck.diagnostics import Applicability, Diagnostic, Fix, Message, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.records import FrozenRecord, Record
 
 T = TypeVar("T")
 
 
+class Template(FrozenRecord):
+    """One kind of message of a rule: a summary and an explanation with ``{name}`` fields
+    (``str.format``), joined in the message's text by ``joint``. ``lead``, when given, is the
+    text's own first part, of which the summary is the short form (a first part that can be
+    longer than a summary line)."""
+
+    kind: str
+    summary: str
+    explanation: str
+    joint: str
+    lead: str | None
+
+    def __init__(self, kind: str, summary: str, explanation: str = "", joint: str = ":",
+                 lead: str | None = None) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "summary", summary)
+        object.__setattr__(self, "explanation", explanation)
+        object.__setattr__(self, "joint", joint)
+        object.__setattr__(self, "lead", lead)
+
+    def __call__(self, **values: object) -> Message:
+        named = {k: str(v) for k, v in values.items()}
+        return Message(self.summary.format_map(named), self.explanation.format_map(named),
+                       self.kind, tuple(named.items()), self.joint,
+                       None if self.lead is None else self.lead.format_map(named))
+
+
+def not_analysed(message: Message, span: tuple[int, int] = (0, 0)) -> Diagnostic:
+    """A QC002 the checker or a command reports itself (not from a rule's check): part of the
+    input, or of the analysis, was skipped."""
+    return Diagnostic("QC002", "not-analysed", "warning", message, span)
+
+
 class Finding(FrozenRecord):
     """One problem a rule found. ``span`` is in offsets of the original input."""
 
     span: tuple[int, int]
-    message: str
+    message: Message
     layer: Layer | None  # where the damage happens (gives the layer chain)
     related: tuple[Related, ...]
     fixes: tuple[Fix, ...]
     severity: Severity | None  # overrides the rule's default for this finding
-    # One line (at most summaries.SUMMARY_LIMIT characters) saying what is wrong and where,
-    # for a message whose first part (up to its first `: `, `; ` or `. `) can be longer.
-    summary: str | None
 
-    def __init__(self, span: tuple[int, int], message: str, layer: Layer | None = None,
+    def __init__(self, span: tuple[int, int], message: Message, layer: Layer | None = None,
                  related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = (),
-                 severity: Severity | None = None, summary: str | None = None) -> None:
+                 severity: Severity | None = None) -> None:
         object.__setattr__(self, "span", span)
         object.__setattr__(self, "message", message)
         object.__setattr__(self, "layer", layer)
         object.__setattr__(self, "related", related)
         object.__setattr__(self, "fixes", fixes)
         object.__setattr__(self, "severity", severity)
-        object.__setattr__(self, "summary", summary)
 
 
 class Memo:

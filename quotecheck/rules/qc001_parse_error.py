@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from quotecheck.diagnostics import problem_message
 from quotecheck.layers.model import Layer
 from quotecheck.parsing.runtime_text import RunTimeError, run_time_errors
 from quotecheck.parsing.shell_options import argv_enables_extglob, enables_extglob
@@ -57,12 +58,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if n:
                 # bash stops at the first syntax error; a later one is where the parser picked
                 # up again, and may follow from the first (precision corpus: judged noise).
-                yield Finding(span, message + _LATER, layer, severity="info")
+                yield Finding(span, problem_message(message + _LATER), layer, severity="info")
             elif e.code_values:
                 shown = ", ".join(f"`{text[a:b]}`" for a, b in e.code_values[:3])
-                yield Finding(span, message + _UNLESS.format(shown), layer, severity="warning")
+                yield Finding(span, problem_message(message + _UNLESS.format(shown)), layer,
+                              severity="warning")
             else:
-                yield Finding(span, message, layer)
+                yield Finding(span, problem_message(message), layer)
 
 
 _UNLESS = (", unless the value of {} (pasted in where the shell reads code) is itself shell "

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from quotecheck.diagnostics import problem_message
 from quotecheck.rules import (
     qc201_kills_itself,
     qc202_grep_finds_itself,
     qc210_relaunch_without_wait,
 )
 from quotecheck.rules._text import one_line_escaped
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.unevaluated import Report
 
 # The rules that match kill and grep patterns, and what a pattern they could not evaluate
@@ -24,19 +25,32 @@ _EVALUATORS: tuple[tuple[Callable[[CheckContext], list[Report]], str], ...] = (
 )
 
 
+_ZSH_SYNTAX_ANALYSED_HERE = Template(
+    "zsh-syntax-analysed-here",
+    "zsh syntax not analysed here ({message})",
+    "the commands around it are analysed",
+    ";")
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer in ctx.layers:
         if layer.script is None:
             continue
         for p in layer.script.problems:
             if p.code == "QC002":
-                yield Finding(ctx.span_in_source(layer, p.start, p.end), p.message, layer)
+                yield Finding(ctx.span_in_source(layer, p.start, p.end), problem_message(p.message),
+                              layer)
             elif layer.dialect == "zsh":
                 # Not bash, but it may well be zsh (`zsh -n` is the judge): no error.
                 yield Finding(ctx.span_in_source(layer, p.start, p.end),
-                              f"zsh syntax not analysed here ({p.message}); the commands "
-                              "around it are analysed", layer, severity="info")
+                              _ZSH_SYNTAX_ANALYSED_HERE(message=p.message), layer, severity="info")
     yield from _not_evaluated(ctx)
+
+
+_PATTERN_WAS_EVALUATED = Template(
+    "pattern-was-evaluated",
+    "the pattern `{pattern}` of `{tool}` was not evaluated",
+    "{reason}; {values}")
 
 
 def _not_evaluated(ctx: CheckContext) -> Iterator[Finding]:
@@ -60,8 +74,9 @@ def _not_evaluated(ctx: CheckContext) -> Iterator[Finding]:
                     f"{what_for} is not known")
             if text not in parts:
                 parts.append(text)
-        message = (f"the pattern `{one_line_escaped(first.pattern, 40)}` of `{first.tool}` "
-                   f"was not evaluated: {first.reason}; {'; '.join(parts)}")
+        message = (_PATTERN_WAS_EVALUATED(pattern=one_line_escaped(first.pattern, 40),
+                                          tool=first.tool, reason=first.reason,
+                                          values='; '.join(parts)))
         yield Finding(span, message, found[0][0].layer, severity="info")
 
 

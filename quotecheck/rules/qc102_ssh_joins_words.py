@@ -18,7 +18,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.layers.ssh import SSH_GRAMMAR
 from quotecheck.programs import SHELL_PROGRAMS
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.crosslayer.joined_words import Issue, joined_issues, joined_words
 from quotecheck.rules.qc107_quote_closes_early import closes_early
 
@@ -110,6 +110,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield found
 
 
+_WORDS_JOINED = Template(
+    "words-joined",
+    "{joiner} joins its {count} command words with spaces and {shell} parses the "
+    "result again, so word boundaries are lost",
+    "{what}. {joiner} sends `{sent}`.{read_as}{advice}")
+
+
 def _judge(ctx: CheckContext, layer: Layer, joiner: str,
            words: list[Arg]) -> Finding | None:
     problems: list[tuple[int, Arg, list[Issue]]] = []
@@ -169,9 +176,8 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
         advice = (f" Quote that word for {shell}: `\"$(printf %q \"{shown}\")\"` in bash"
                   f"{stdin}." if '"' not in shown else
                   f" Quote that word for {shell} (`printf %q` in bash).")
-    msg = (f"{joiner} joins its {len(words)} command words with spaces and {shell} parses "
-           f"the result again, so word boundaries are lost: {what}. {joiner} sends "
-           f"`{sent}`.{read_as}{advice}")
+    msg = (_WORDS_JOINED(joiner=joiner, count=len(words), shell=shell, what=what,
+                                       sent=sent, read_as=read_as, advice=advice))
     span = first.source_span or layer.source_span or (0, 0)
     related = tuple(Related(a.source_span, "another word that does not survive the join")
                     for _, a, _ in problems[1:] if a.source_span is not None)

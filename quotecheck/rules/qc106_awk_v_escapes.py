@@ -17,7 +17,7 @@ from quotecheck.layers.awk import awk_unescape
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.rules._handoffs import arg_span, code, descendants
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 # Escapes an author writes because awk turns them into a character: a value made only of
 # these and punctuation (`-v OFS='\t'`, `-v RS='\n\n'`, `-v FS='\\|'`) means what it says.
@@ -91,6 +91,21 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 yield from _judge(ctx, layer, view, h, a, arg, impl)
 
 
+_ESCAPE_PROCESSED_AWK = Template(
+    "escape-processed-awk",
+    "{what} is escape-processed by awk",
+    "the value written {code} is not what the program sees: {result}. Backslashes in "
+    "paths and regular expressions are changed or lost. To pass the text unchanged, "
+    "{suggestion}.")
+_TAKES_VALUE_FROM_KNOWN = Template(
+    "takes-value-from-known",
+    "{what} takes its value from {shown}, known only at run time, and awk "
+    "escape-processes it",
+    "a backslash in it (a Windows path, a regex such as `a\\.b`) reaches the program "
+    "changed (`\\t` becomes a tab, `\\\\` one backslash; gawk drops unknown escapes). "
+    "If the value may hold a backslash, {suggestion}.")
+
+
 def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
            a: ho.AwkAssignment, arg: Arg, impl: str) -> Iterator[Finding]:
     start = _value_start(arg, a)
@@ -116,10 +131,8 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
                       f"gawk gives {code(gawk)} (with a warning)")
         yield Finding(
             span,
-            f"{what} is escape-processed by awk: the value written {code(a.raw)} is not what "
-            f"the program sees: {result}. Backslashes in paths and regular expressions are "
-            f"changed or lost. To pass the text unchanged, "
-            f"{_suggestion(a.name, h.program is not None)}.",
+            _ESCAPE_PROCESSED_AWK(what=what, code=code(a.raw), result=result,
+                                  suggestion=_suggestion(a.name, h.program is not None)),
             target,
         )
         return
@@ -135,11 +148,8 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
         _PATHISH.search(p) or re.fullmatch(r"\$\{?[1-9@*]\}?", p) for p in parts or [a.raw])
     yield Finding(
         span,
-        f"{what} takes its value from {shown}, known only at run time, and awk "
-        f"escape-processes it: a backslash in it (a Windows path, a regex such as `a\\.b`) "
-        f"reaches the program changed (`\\t` becomes a tab, `\\\\` one backslash; gawk drops "
-        f"unknown escapes). If the value may hold a backslash, "
-        f"{_suggestion(a.name, h.program is not None)}.",
+        _TAKES_VALUE_FROM_KNOWN(what=what, shown=shown,
+                                suggestion=_suggestion(a.name, h.program is not None)),
         target,
         severity="info" if likely else "hint",
     )

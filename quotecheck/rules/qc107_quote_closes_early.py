@@ -26,7 +26,7 @@ from quotecheck.rules._handoffs import (
     text_words,
     tokens,
 )
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 _OPENERS = (" ", "\t", "\n", "=", "(")
 _CLOSERS = (" ", "\t", "\n", ";", ")", "|", "&")
@@ -181,6 +181,14 @@ def _matches(ctx: CheckContext, view: CommandView) -> Iterator[tuple[TextWord, M
         yield from ((t, m) for m in _in_word(tokens(text, view.command.words[wi]), text, wi))
 
 
+_CLOSES_QUOTE_OPENED_AT = Template(
+    "closes-quote-opened-at",
+    "this {q} closes the quote opened at {code} instead of opening a nested one, and "
+    "the {q} after {code2} opens a new quote",
+    "{why}. Result: {received}; {code2} reaches it unquoted. To nest quotes of the "
+    "same kind, write {nested}.")
+
+
 def _finding(ctx: CheckContext, layer: Layer, view: CommandView, t: TextWord, m: Match,
              text: str) -> Finding:
     q = _quote(m.first.kind)
@@ -192,10 +200,9 @@ def _finding(ctx: CheckContext, layer: Layer, view: CommandView, t: TextWord, m:
     else:
         nested = '`\\"` for each inner double quote, or single quotes outside'
     message = (
-        f"this {q} closes the quote opened at {code(text[m.first.start:m.first.end])} instead of "
-        f"opening a nested one, and the {q} after {code(middle)} opens a new quote: {m.why}. "
-        f"Result: {_received(view, t, m)}; {code(middle)} reaches it unquoted. "
-        f"To nest quotes of the same kind, write {nested}."
+        _CLOSES_QUOTE_OPENED_AT(q=q, code=code(text[m.first.start:m.first.end]),
+                                code2=code(middle), why=m.why, received=_received(view, t, m),
+                                nested=nested)
     )
     fixes: tuple[Fix, ...] = ()
     if layer.parent is None and span == (view.context.script.origin[close_at],

@@ -32,7 +32,7 @@ from quotecheck.rules._handoffs import (
     view_words,
     where_label,
 )
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 _PRINTF_Q = lazy_compile(r"%[-#0 +']*(?:\d+|\*)?(?:\.(?:\d+|\*))?q")
 _PRINTF_CMD = lazy_compile(r"^(?:\$\(|`)\s*(?:builtin\s+|command\s+)?printf\b(?P<rest>.*)", re.S)
@@ -93,6 +93,13 @@ def _literal_quoting(ctx: CheckContext) -> Iterator[Finding]:
                     yield _literal_finding(layer, risk, program, span, written, reading)
 
 
+_DOLLAR_QUOTE_REACHES_SH = Template(
+    "dollar-quote-reaches-sh",
+    "{code} reaches {who}",
+    "{maybe}, so it reads it as a literal `$` followed by quoted text and gets "
+    "{code2}. To be portable, {instead}{extra}.")
+
+
 def _literal_finding(layer: Layer, risk: str, program: str, span: tuple[int, int],
                      written: str, reading: str) -> Finding:
     kind = "`$'...'`" if written.startswith("$'") else '`$"..."`'
@@ -120,8 +127,9 @@ def _literal_finding(layer: Layer, risk: str, program: str, span: tuple[int, int
              "; if the remote login shell is bash, say so with `--remote-shell bash`")
     return Finding(
         span,
-        f"{code(written)} reaches {who}: {maybe}, so it reads it as a literal `$` followed "
-        f"by quoted text and gets {code(reading)}. To be portable, {instead}{extra}.",
+        _DOLLAR_QUOTE_REACHES_SH(code=code(written), who=who, maybe=maybe, code2=code(reading),
+                                 instead=instead,
+                 extra=extra),
         layer,
         severity=severity,
     )
@@ -223,6 +231,16 @@ def _quoted_output(ctx: CheckContext) -> Iterator[Finding]:
                                           span, related)
 
 
+_QUOTES_BASH_S = Template(
+    "quotes-bash-s",
+    "{code} quotes with bash's `{how}` for {reader}",
+    "for a value holding a newline, tab or other control character bash writes "
+    "`$'...'` (`$'a\\nb'`), and {doubt} passes that through as a literal `$` and "
+    "backslashes (`$a\\nb`). Pass the value as an argument instead (`sh -c 'cmd \"$1\"' "
+    "sh \"$value\"`, or `ssh h bash -s -- ARGS <<'EOF'`), quote it for POSIX sh "
+    "(single quotes, each `'` written as `'\\''`), or run the inner layer with bash.")
+
+
 def _output_finding(ctx: CheckContext, layer: Layer, view: CommandView, kind: str, target: str,
                     risk: str, how: str, part: Part, span: tuple[int, int],
                     related: tuple[Related, ...]) -> Finding:
@@ -243,12 +261,7 @@ def _output_finding(ctx: CheckContext, layer: Layer, view: CommandView, kind: st
             break
     return Finding(
         span,
-        f"{code(part.value)} quotes with bash's `{how}` for {reader}: for a value holding a "
-        f"newline, tab or other control character bash writes `$'...'` (`$'a\\nb'`), and "
-        f"{doubt} passes that through as a literal `$` and backslashes (`$a\\nb`). Pass the "
-        f"value as an argument instead (`sh -c 'cmd \"$1\"' sh \"$value\"`, or "
-        f"`ssh h bash -s -- ARGS <<'EOF'`), quote it for POSIX sh (single quotes, each `'` "
-        f"written as `'\\''`), or run the inner layer with bash.",
+        _QUOTES_BASH_S(code=code(part.value), how=how, reader=reader, doubt=doubt),
         inner,
         related=related,
         severity=severity,

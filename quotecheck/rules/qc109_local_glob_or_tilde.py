@@ -17,7 +17,7 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.words import Part
 from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS
 from quotecheck.rules._handoffs import code, descendants, part_span, where_label
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 _ROOTS = frozenset({"root", "0", "#0"})
 
@@ -68,6 +68,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         break
 
 
+# What expands where, then (after `;` or `:`) what the other side gets, and the remedy.
+_EXPANDED_HERE = Template("expanded-here", "{what}", "{why}. To expand it {there}, {instead}.",
+                          ";")
+_MATCHED_HERE = Template("matched-here", "{what}", "{why}. To expand it {there}, {instead}.")
+
+
 def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.Handoff, context: str,
            arg: Arg, part: Part) -> Finding | None:
     span = part_span(view, part) or view.source_span or (0, 0)
@@ -80,42 +86,49 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.Handoff, co
         assert isinstance(h, ho.SshHandoff)
         dest = h.argv[h.destination] if h.destination is not None else "the host"
         if tilde:
+            message = _EXPANDED_HERE
             what = (f"the `~` in {shown} is replaced by {shell} with the home directory "
-                    f"of this machine (`$HOME` here) before ssh runs; {dest} gets that path, "
-                    f"which may not exist there or belong to another user")
+                    f"of this machine (`$HOME` here) before ssh runs")
+            why = f"{dest} gets that path, which may not exist there or belong to another user"
         else:
+            message = _MATCHED_HERE
             what = (f"the pattern {shown} is matched by {shell} against the files here, before "
-                    f"ssh runs: "
-                    f"if it matches, ssh sends the local names to {dest}; if not, bash passes "
-                    f"the pattern on unchanged (nullglob drops it, failglob aborts) and only "
-                    f"then the remote shell expands it")
+                    f"ssh runs")
+            why = (f"if it matches, ssh sends the local names to {dest}; if not, bash passes "
+                   f"the pattern on unchanged (nullglob drops it, failglob aborts) and only "
+                   f"then the remote shell expands it")
         instead = f"quote it so the remote shell expands it: {inner}"
     elif context in ("container", "chroot"):
         where = ("the container" if context == "container" else "the new root")
         if tilde:
-            what = (f"the `~` in {shown} is replaced by {shell} with a home directory of this "
-                    f"host; "
-                    f"{where} gets a host path")
+            message = _EXPANDED_HERE
+            what = f"the `~` in {shown} is replaced by {shell} with a home directory of this host"
+            why = f"{where} gets a host path"
         else:
+            message = _EXPANDED_HERE
             what = (f"the pattern {shown} is matched by {shell} against the host's files, not "
-                    f"those in "
-                    f"{where}; with no match here the pattern is passed on and nothing expands "
-                    f"it (no shell runs in {where})")
+                    f"those in {where}")
+            why = (f"with no match here the pattern is passed on and nothing expands it (no "
+                   f"shell runs in {where})")
         instead = f"run a shell in {where}: {inner}"
     else:
         user = _runs_as(h)
         if tilde:
             if user is None or user in _ROOTS:
                 return None  # `sudo cat ~/x` means your own home, as written
+            message = _EXPANDED_HERE
             what = (f"the `~` in {shown} is your home directory, expanded by {shell} before "
-                    f"{_wrapper(h)} switches to `{user}`; it is not `{user}`'s home")
+                    f"{_wrapper(h)} switches to `{user}`")
+            why = f"it is not `{user}`'s home"
             instead = f"write `~{user}/...`, or let a shell of `{user}` expand it: {inner}"
         else:
             severity = "info"
             who = f"`{user}`" if user else "the target user"
+            message = _MATCHED_HERE
             what = (f"the pattern {shown} is expanded by {shell} with your permissions before "
-                    f"{_wrapper(h)} runs the command as {who}: in a directory you cannot read, "
-                    f"nothing matches and the pattern is passed on literally")
+                    f"{_wrapper(h)} runs the command as {who}")
+            why = ("in a directory you cannot read, nothing matches and the pattern is passed on "
+                   "literally")
             instead = f"let the privileged shell expand it: {inner}"
     fixes: tuple[Fix, ...] = ()
     if context == "ssh":
@@ -124,8 +137,8 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.Handoff, co
     for x in descendants(ctx, view):
         target = x
         break
-    return Finding(span, f"{what}. To expand it {_there(context)}, {instead}.", target,
-                   fixes=fixes, severity=severity)
+    return Finding(span, message(what=what, why=why, there=_there(context), instead=instead),
+                   target, fixes=fixes, severity=severity)
 
 
 def _unquoted_run(arg: Arg, part: Part) -> str:

@@ -19,7 +19,7 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import IN_PLACE_BUILTINS
 from quotecheck.rules._handoffs import arg_span, code, descendants, sh_quote
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 # Builtins that only make sense inside a shell: no program by that name exists on most systems,
 # and where one does (a POSIX stub such as /usr/bin/cd) it affects only itself.
@@ -142,6 +142,19 @@ def _suggestion(view: CommandView, index: int, arg: Arg, kind: str,
     return f"give the text to a shell: {shell}"
 
 
+_RUNS_EXECVE_BUT_SHELL = Template(
+    "runs-execve-but-shell",
+    "{wrapper} runs {code} with execve(), but {code} is a shell builtin",
+    "there is no program by that name on most systems ({wrapper2} fails with "
+    "`{name}: No such file or directory`, status 127), and where a stub exists it "
+    "only changes its own process, which exits at once. To run {code2}, {instead}.")
+_RUNS_ARGUMENT_AS_PROGRAM = Template(
+    "runs-argument-as-program",
+    "{wrapper} runs its argument as a program, not as shell text",
+    "it looks for a program named {code} (spaces and operators included) and fails "
+    "with status 127 (`No such file or directory`). Instead, {suggestion}.")
+
+
 def _finding(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ExecHandoff,
              index: int, arg: Arg, kind: str) -> Finding:
     wrapper = h.wrapper if not h.action else f"{h.wrapper} {h.action}"
@@ -166,20 +179,26 @@ def _finding(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ExecHando
                        f"side, {_suggestion(view, index, arg, kind, h)}")
         return Finding(
             span,
-            f"{wrapper} runs {code(name)} with execve(), but {code(name)} is a shell builtin: "
-            f"there is no program by that name on most systems ({h.wrapper} fails with "
-            f"`{name}: No such file or directory`, status 127), and where a stub exists it "
-            f"only changes its own process, which exits at once. To run {code(shown)}, "
-            f"{instead}.",
+            _RUNS_EXECVE_BUT_SHELL(wrapper=wrapper, code=code(name), wrapper2=h.wrapper,
+                                   name=name, code2=code(shown), instead=instead),
             target,
         )
     return Finding(
         span,
-        f"{wrapper} runs its argument as a program, not as shell text: it looks for a program "
-        f"named {code(arg.value)} (spaces and operators included) and fails with status 127 "
-        f"(`No such file or directory`). Instead, {_suggestion(view, index, arg, kind, h)}.",
+        _RUNS_ARGUMENT_AS_PROGRAM(wrapper=wrapper, code=code(arg.value),
+                                  suggestion=_suggestion(view, index, arg, kind, h)),
         target,
     )
+
+
+_SUDO_HANDS_SHELL_STARTS = Template(
+    "sudo-hands-shell-starts",
+    "sudo hands the shell it starts (`-s`/`-i`) its words with a backslash before "
+    "every character except letters, digits, `_`, `-` and `$`",
+    "the one word {code} is a command name there, spaces and operators included, and "
+    "the shell fails with `command not found` (status 127). Write the words "
+    "separately if it is one command, or give the text to a shell of its own, "
+    "without `-s`/`-i`: {code2} (keep `-u USER` if it was there).")
 
 
 def _sudo_shell_word(ctx: CheckContext, layer: Layer, view: CommandView,
@@ -197,12 +216,7 @@ def _sudo_shell_word(ctx: CheckContext, layer: Layer, view: CommandView,
     instead = " ".join(["sudo", "sh", "-c", script, *extra])
     return Finding(
         arg_span(ctx, layer, view, arg),
-        f"sudo hands the shell it starts (`-s`/`-i`) its words with a backslash before every "
-        f"character except letters, digits, `_`, `-` and `$`: the one word {code(arg.value)} "
-        "is a command name there, spaces and operators included, and the shell fails with "
-        "`command not found` (status 127). Write the words separately if it is one command, "
-        f"or give the text to a shell of its own, without `-s`/`-i`: {code(instead, 120)} "
-        "(keep `-u USER` if it was there).",
+        _SUDO_HANDS_SHELL_STARTS(code=code(arg.value), code2=code(instead, 120)),
         layer,
     )
 

@@ -29,7 +29,7 @@ from quotecheck.rules._handoffs import (
     sh_quote,
     where_label,
 )
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 _OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _PRIVILEGED_PATHS = ("/proc/", "/sys/", "/etc/", "/root/", "/boot/", "/usr/", "/lib/",
@@ -87,6 +87,14 @@ def _wrapper_of(h: ho.Handoff) -> str | None:
 # -- sudo cmd > /root-only/path -----------------------------------------------------------------
 
 
+_OPENED_AS_YOU = Template(
+    "opened-as-you",
+    "{code} is opened by {who}, running as you, before {wrapper} starts",
+    "only {command} runs as {runs_as}. `{target}` is normally {direction} only by "
+    "root, so the shell fails with `Permission denied` and the command never runs. "
+    "Instead, {instead}.")
+
+
 def _privileged_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
                           hs: list[ho.Handoff]) -> Iterator[Finding]:
     first = next((h for h in hs if _wrapper_of(h)), None)
@@ -126,10 +134,9 @@ def _privileged_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
         direction = "read" if r.op == "<" else "written"
         yield Finding(
             span,
-            f"{code(written)} is opened by {who}, running as you, before {wrapper} starts: "
-            f"only {code(inner or wrapper)} runs as {runs_as}. `{target}` is normally "
-            f"{direction} only by root, so the shell fails with `Permission denied` and the "
-            f"command never runs. Instead, {instead}.",
+            _OPENED_AS_YOU(code=code(written), who=who, wrapper=wrapper,
+                                   command=code(inner or wrapper), runs_as=runs_as, target=target,
+                                   direction=direction, instead=instead),
             layer,
         )
 
@@ -154,6 +161,14 @@ def _inner_start(h: ho.Handoff) -> int | None:
 
 
 # -- ssh h cmd > path-meant-remotely ------------------------------------------------------------
+
+
+_REDIRECT_STAYS_LOCAL = Template(
+    "redirect-stays-local",
+    "{code} is a redirection of the local command",
+    "{where_label} opens `{target}` on this machine and the output from {dest} is "
+    "written there, not on {dest}; {evidence}. To write the file on {dest}, put the "
+    "redirection inside the remote command: {inside}.")
 
 
 def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
@@ -192,10 +207,8 @@ def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
         inside = code(f"{head} {sh_quote(remote + ' ' + written)}", 160)
         yield Finding(
             span,
-            f"{code(written)} is a redirection of the local command: {where_label(layer)} "
-            f"opens `{target}` on this machine and the output from {dest} is written there, "
-            f"not on {dest}; {evidence}. To write the file on {dest}, put the redirection "
-            f"inside the remote command: {inside}.",
+            _REDIRECT_STAYS_LOCAL(code=code(written), where_label=where_label(layer),
+                                       target=target, dest=dest, evidence=evidence, inside=inside),
             layer,
             severity=severity,
         )
@@ -232,6 +245,15 @@ def _line_col(ctx: CheckContext, offset: int) -> str:
     return f"line {line}"
 
 
+_STATE_NOT_KEPT = Template(
+    "state-not-kept",
+    "the remote shell on {host} only runs {code} and exits, so its effect is lost at "
+    "once",
+    "the next command, {next} ({line_col}), {where}. Put everything in one remote "
+    "command: {together}.",
+    ";")
+
+
 def _state_only_remote(ctx: CheckContext, layer: Layer, view: CommandView,
                        hs: list[ho.Handoff]) -> Iterator[Finding]:
     if not any(isinstance(h, ho.SshHandoff) and h.command for h in hs):
@@ -262,10 +284,9 @@ def _state_only_remote(ctx: CheckContext, layer: Layer, view: CommandView,
             combined = shown + " && " + " ".join(following.values)
         yield Finding(
             span,
-            f"the remote shell on {host} only runs {code(shown)} and exits, so its effect is "
-            f"lost at once; the next command, {code(then)} ({_line_col(ctx, next_span[0])}), "
-            f"{where}. Put everything in one remote command: "
-            f"{code(f'ssh {host} ' + sh_quote(combined), 160)}.",
+            _STATE_NOT_KEPT(host=host, code=code(shown), next=code(then),
+                                    line_col=_line_col(ctx, next_span[0]), where=where,
+                                    together=code(f'ssh {host} ' + sh_quote(combined), 160)),
             inner,
             related=(Related(next_span, f"does not run in that remote shell on {host}"),),
         )
@@ -282,6 +303,15 @@ def _has_stdin(view: CommandView) -> bool:
     parent = view.context.ancestors[-1] if view.context.ancestors else None
     return isinstance(parent, Pipeline) and bool(parent.commands) and \
         parent.commands[0] is not view.command
+
+
+_INTERACTIVE_SESSION = Template(
+    "interactive-session",
+    "{code} starts {what} and waits for it to end",
+    "the commands after it in this script are not typed into it: {next} "
+    "({line_col}) runs only after that shell exits, in {where_label}. Give the "
+    "commands to the inner shell instead: {instead}.",
+    ";")
 
 
 def _session_then_commands(ctx: CheckContext, layer: Layer, view: CommandView,
@@ -312,10 +342,9 @@ def _session_then_commands(ctx: CheckContext, layer: Layer, view: CommandView,
     next_span = following.source_span or (0, 0)
     yield Finding(
         span,
-        f"{code(shown)} starts {what} and waits for it to end; the commands after it in "
-        f"this script are not typed into it: {code(' '.join(following.values))} "
-        f"({_line_col(ctx, next_span[0])}) runs only after that shell exits, in "
-        f"{where_label(layer)}. Give the commands to the inner shell instead: {instead}.",
+        _INTERACTIVE_SESSION(code=code(shown), what=what, next=code(' '.join(following.values)),
+                          line_col=_line_col(ctx, next_span[0]), where_label=where_label(layer),
+                          instead=instead),
         layer,
         related=(Related(next_span, "runs in the outer shell, after the session ends"),),
     )

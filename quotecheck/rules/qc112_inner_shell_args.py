@@ -30,7 +30,7 @@ from quotecheck.rules._handoffs import (
     outer_dynamic_offsets,
     view_words,
 )
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 _NESTED_POSITIONAL = lazy_compile(r"\$\{?([0-9]+|[@*#])")
 _OPTIONAL = lazy_compile(r"\$\{[0-9]+:?[-=?+]")
@@ -189,6 +189,19 @@ def _raw(view: CommandView, start: int, end: int) -> list[str]:
     return [a.word.raw if a.word is not None else _q(a.value) for a in view.argv[start:end]]
 
 
+_READS_BUT = Template(
+    "reads-but",
+    "{script} reads `${need}`, but {what}",
+    "`${need}` is empty when {shell} runs it. Pass the values after a name for $0: "
+    "{code}.")
+_RUNS_ONLY_SCRIPT = Template(
+    "runs-only-script",
+    "{shell} runs only the script {script}",
+    "the words after it, {words}, become $0, $1... and the script never reads them. "
+    "If they belong to the command, put them inside the string: {code}.",
+    ";")
+
+
 def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandoff,
            inner: Layer) -> Finding | None:
     positional = inner.positional
@@ -221,9 +234,9 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandof
             what = f"the words after it, {words}, fill only $0..${given}"
         return Finding(
             span,
-            f"{script} reads `${need}`, but {what}: `${need}` is empty when {shell} runs it. "
-            f"Pass the values after a name for $0: "
-            f"{code(' '.join([*_raw(view, 0, h.script + 1), _zero(h), 'ARG1', '...']), 120)}.",
+            _READS_BUT(script=script, need=need, what=what, shell=shell,
+                       code=code(' '.join([*_raw(view, 0, h.script + 1), _zero(h), 'ARG1',
+                                           '...']), 120)),
             inner,
         )
     if positional and not refs.reads_any and not inner.dynamic_ranges:
@@ -234,9 +247,8 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandof
             joined = " ".join([inner.text or "", *(a.value for a in extra[: len(extra)])])
             return Finding(
                 arg_span(ctx, layer, view, extra[0]),
-                f"{shell} runs only the script {script}; the words after it, {words}, become "
-                f"$0, $1... and the script never reads them. If they belong to the command, "
-                f"put them inside the string: {code(f'{shell} -c {_q(joined)}', 120)}.",
+                _RUNS_ONLY_SCRIPT(shell=shell, script=script, words=words,
+                                  code=code(f'{shell} -c {_q(joined)}', 120)),
                 inner,
             )
     return None
@@ -244,6 +256,12 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandof
 
 def _q(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
+
+
+_FIRST_ARGUMENT_IS_DOLLAR_ZERO = Template(
+    "first-argument-is-dollar-zero",
+    "{where} `$0` of {shell} (its name in error messages), not `$1`",
+    "the script {script} reads {values} and misses it. To make it `$1`, {how}.")
 
 
 def _first_is_zero(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandoff,
@@ -285,13 +303,21 @@ def _first_is_zero(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.She
             else (related[0].span if related else command_span(ctx, layer, view)))
     return Finding(
         span,
-        f"{where} `$0` of {shell} (its name in error messages), not `$1`: "
-        f"the script {script} reads {', '.join(reads)} and misses it. "
-        f"To make it `$1`, {how}.",
+        _FIRST_ARGUMENT_IS_DOLLAR_ZERO(where=where, shell=shell, script=script,
+                                       values=', '.join(reads),
+                             how=how),
         inner,
         related=related,
         fixes=fixes,
     )
+
+
+_C_TAKES_EXACTLY_ONE = Template(
+    "c-takes-exactly-one",
+    "{wrapper} -c takes exactly one command string, {code}",
+    "it reads the words after it itself: {reads}. They never reach the command. "
+    "Quote the whole command as one word: {code2}.",
+    ";")
 
 
 def _su_words(ctx: CheckContext, layer: Layer, view: CommandView,
@@ -324,9 +350,8 @@ def _su_words(ctx: CheckContext, layer: Layer, view: CommandView,
     command = " ".join([values[h.script], *(values[k] for k, _ in taken)])
     return Finding(
         arg_span(ctx, layer, view, view.argv[first]),
-        f"{wrapper} -c takes exactly one command string, {code(values[h.script])}; it reads "
-        f"the words after it itself: {reads}. They never reach the command. Quote the whole "
-        f"command as one word: {code(f'{wrapper} -c {_q(command)}', 120)}.",
+        _C_TAKES_EXACTLY_ONE(wrapper=wrapper, code=code(values[h.script]), reads=reads,
+                             code2=code(f'{wrapper} -c {_q(command)}', 120)),
         layer,
     )
 

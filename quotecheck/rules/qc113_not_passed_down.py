@@ -36,7 +36,7 @@ from quotecheck.rules._handoffs import (
     part_span,
     where_label,
 )
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN_WORD = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
@@ -356,7 +356,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 reported.add(name)
                 span = part_span(view, part) or finding.span
                 yield Finding(span, finding.message, finding.layer, finding.related,
-                              severity=finding.severity, summary=finding.summary)
+                              severity=finding.severity)
 
 
 def _trace_variable(ctx: CheckContext, inner: Layer, hops: list[Hop],
@@ -382,6 +382,20 @@ def _trace_variable(ctx: CheckContext, inner: Layer, hops: list[Hop],
     return None
 
 
+_NOT_EXPORTED = Template(
+    "not-exported",
+    "{code} is read by {reader}, but `{name}` is a variable of {here} set without "
+    "`export`{line}",
+    "only exported variables reach a child process, so {reader} sees it unset "
+    "(empty). Pass the value as an argument (`sh -c '... \"$1\"' sh \"${name}\"`), put "
+    'it on the command (`{name}="${name}" {first} ...`), or `export {name}`.')
+_DROPPED_ON_THE_WAY = Template(
+    "dropped-on-the-way",
+    "{code} is read by {reader}, but `{name}` {set_where} and {dropped}",
+    "{reader} sees it unset (empty). Instead, {instead}.",
+    lead="{code} is read by {reader}, but `{name}` {origin}, and {why}")
+
+
 def _judge(ctx: CheckContext, outer: Layer, inner: Layer, opener: CommandView, written: str,
            name: str, var: Var | None, prefix: set[str],
            barriers: list[Barrier]) -> Finding | None:
@@ -397,11 +411,8 @@ def _judge(ctx: CheckContext, outer: Layer, inner: Layer, opener: CommandView, w
         first = opener.values[0] if opener.values else "cmd"
         return Finding(
             span,
-            f"{code(written)} is read by {reader}, but `{name}` is a variable of {here} set "
-            f"without `export`{_line(ctx, var)}: only exported variables reach a child "
-            f"process, so {reader} sees it unset (empty). Pass the value as an argument "
-            f"(`sh -c '... \"$1\"' sh \"${name}\"`), put it on the command "
-            f"(`{name}=\"${name}\" {first} ...`), or `export {name}`.",
+            _NOT_EXPORTED(code=code(written), reader=reader, name=name, here=here,
+                                   line=_line(ctx, var), first=first),
             inner,
             related=related,
         )
@@ -444,13 +455,11 @@ def _judge(ctx: CheckContext, outer: Layer, inner: Layer, opener: CommandView, w
         instead = f"list it: `env -i {name}=\"${name}\" ...`"
     return Finding(
         span,
-        f"{code(written)} is read by {reader}, but `{name}` {origin}, and {why}: {reader} "
-        f"sees it unset (empty). Instead, {instead}.",
+        _DROPPED_ON_THE_WAY(code=code(written), reader=reader, name=name, origin=origin, why=why,
+                  instead=instead, set_where=origin.split(' (line')[0], dropped=dropped),
         inner,
         related=related,
         severity=severity,
-        summary=f"{code(written)} is read by {reader}, but `{name}` {origin.split(' (line')[0]} "
-                f"and {dropped}",
     )
 
 

@@ -17,7 +17,7 @@ from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.cmdline import comm_name
 from quotecheck.rules.runtime.display import Locator, node_text, show_argv
 from quotecheck.rules.runtime.killsites import KillSite, kill_sites
@@ -138,6 +138,11 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
     return findings, reports
 
 
+# What the pattern matches and why, then the consequence of the signal and what to do instead
+# (the evidence); the other shells it matches and when it holds are named values of their own.
+_MATCHES_ITSELF = Template("matches-itself", "{what} matches {who}", "{evidence}")
+
+
 def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
              site: KillSite, hits: list[tuple[Candidate, Match]]) -> Finding:
     sel = site.selector
@@ -164,7 +169,7 @@ def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
     else:
         line = f"the command line `{show_argv(cand.argv)}`"
     parts = [
-        f"{what} matches {_who(trace, cand.layer)}: its own command line holds the script, and "
+        "its own command line holds the script, and "
         f"the pattern finds `{one_line_escaped(m.text, 50)}`{matched_at} in {line}."
     ]
     if flt.tool == "grep" and "[" in flt.pattern and "]" in flt.pattern:
@@ -225,7 +230,11 @@ def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
     if arg is None or arg.source_span is None:
         span = flt.view.source_span or span
     severity: Severity | None = "warning" if (cand.alive == "depends" or sel.partial) else None
-    return Finding(span, " ".join(parts), layer, tuple(related), severity=severity,
+    message = _MATCHES_ITSELF(
+        what=what, who=_who(trace, cand.layer), evidence=" ".join(parts), signal=signal,
+        others=", ".join(_who(trace, other.layer) for other, _ in hits[1:]),
+        holds=cand.note if cand.alive == "depends" else "")
+    return Finding(span, message, layer, tuple(related), severity=severity,
                    fixes=_fixes_for(ctx, layer, hits))
 
 

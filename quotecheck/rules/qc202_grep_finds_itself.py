@@ -18,7 +18,7 @@ from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
 from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, PROCESS_BOUNDARIES
 from quotecheck.rules._text import one_line_escaped
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.cmdline import render_cmdline
 from quotecheck.rules.runtime.killsites import loop_kill
 from quotecheck.rules.runtime.regex import UnsupportedPattern, can_match_quickly, translate
@@ -120,6 +120,14 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
     return findings, reports
 
 
+_LISTS_ITSELF = Template(
+    "lists-itself",
+    "`{one_line_escaped}` lists itself",
+    "the processes of a pipeline start together, so `ps` usually sees {tool}'s own "
+    "command line, `{one_line_escaped2}`, which contains `{one_line_escaped3}`, and "
+    "no later filter drops it: {replace}.")
+
+
 def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str,
                 reports: list[Report]) -> Finding | None:
     for view in sel.views[1:]:
@@ -154,13 +162,12 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str,
         }[use]
         pattern = flt.pattern
         fix_pattern = None if flt.syntax == "fixed string" else _bracketed(pattern)
-        msg = (f"`{one_line_escaped(line, 50)}` lists itself: the processes of a pipeline start "
-               f"together, so `ps` usually sees {tool}'s own command line, "
-               f"`{one_line_escaped(line, 40)}`, which contains "
-               f"`{one_line_escaped(m.text, 30)}`, and no later filter drops it: "
-               f"{effect.replace('grep', tool)}.")
+        msg = (_LISTS_ITSELF(one_line_escaped=one_line_escaped(line, 50), tool=tool,
+                             one_line_escaped2=one_line_escaped(line, 40),
+                             one_line_escaped3=one_line_escaped(m.text, 30),
+                             replace=effect.replace('grep', tool)))
         if dynamic:
-            msg += (" (The pattern comes from a variable: this holds whenever its value "
+            msg = msg.extended(" (The pattern comes from a variable: this holds whenever its value "
                     "matches itself, as a plain name does.)")
         ere = _as_ere(pattern, flt.syntax)
         icase = " -i" if flt.regex.flags & re.IGNORECASE else ""
@@ -172,7 +179,7 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str,
                 own_fix = f"`{tool} {shlex.quote(fix_pattern)}`"
             elif flt.arg is not None:
                 own_fix = f"`{tool} {shlex.quote(flt.arg.value.replace(pattern, fix_pattern, 1))}`"
-        msg += (f" Use {pgrep} (it never lists itself)"
+        msg = msg.extended(f" Use {pgrep} (it never lists itself)"
                 + (f", or write the pattern so it cannot match its own text: {own_fix}"
                    if own_fix else "")
                 + ".")

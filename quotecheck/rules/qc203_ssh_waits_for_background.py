@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import CommandList, Compound, Pipeline, SimpleCommand
 from quotecheck.programs import ASH_FAMILY, HANGUP_DETACHERS, SHELL_DIALECTS
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.fds import FdTable, apply_redirects, fds_before, fds_of_command
 from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
 from quotecheck.rules.runtime.processes import shell_program
@@ -89,6 +89,27 @@ def _holder_fds(job: Job, base: FdTable, dash: bool) -> FdTable | None:
     return base
 
 
+_SSH_WAITS_FOR_JOB = Template(
+    "ssh-waits-for-job",
+    "`{text} &` runs in the background as a subshell of the shell on {dest}",
+    "{cond}that subshell waits for `{prog}` with the ssh channel still as its stdout "
+    "and stderr ({how}), so sshd keeps the session open and ssh does not return "
+    "until `{prog}` exits. Redirect the whole job (`{{ ...; }} > /path/to/log 2>&1 "
+    "&`), or start its last command with `exec` (`cd dir && exec nohup cmd > log "
+    "2>&1 &`).",
+    ";")
+_RUNS_BACKGROUND_SHELL_BUT = Template(
+    "runs-background-shell-but",
+    "`{text} &` runs in the background of the shell on {dest}, but its {which} still "
+    "{value} to the ssh channel{extra}",
+    "sshd keeps the session open until every process holding them has closed them, "
+    "so ssh does not return until `{prog}` exits (and if the connection is cut "
+    "first, the job's next write to it fails).{alone} Redirect both to a file: `... "
+    "> /path/to/log 2>&1 &` (stdin needs nothing: a background job of a "
+    "non-interactive shell already reads /dev/null). If waiting is intended, end the "
+    "script with `wait`.")
+
+
 def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Finding | None:
     if job.script is None or not job.views or waits_after(ctx, layer, job):
         return None
@@ -115,12 +136,7 @@ def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Findi
             "if the shell is bash (dash runs the last command in place and is not affected), ")
         how = ("dash keeps a copy of them while a redirected group runs" if dash else
                "redirections on a command inside apply only to that command")
-        msg = (f"`{text} &` runs in the background as a subshell of the shell on {dest}; "
-               f"{cond}that subshell waits for `{prog}` with the ssh channel still as its "
-               f"stdout and stderr ({how}), so sshd keeps the session open and ssh does not "
-               f"return until `{prog}` exits. Redirect the whole job "
-               f"(`{{ ...; }} > /path/to/log 2>&1 &`), or start its last command with "
-               f"`exec` (`cd dir && exec nohup cmd > log 2>&1 &`).")
+        msg = (_SSH_WAITS_FOR_JOB(text=text, dest=dest, cond=cond, prog=prog, how=how))
         return Finding(span, msg, layer)
     for view, eff in lasting:
         fds = fds_of_command(ctx, base, view)
@@ -144,14 +160,9 @@ def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Findi
         if used:
             verb = "does" if len(used) == 1 else "do"
             alone = f" `{'` and `'.join(used)}` {verb} not change where the output goes here."
-        msg = (f"`{text} &` runs in the background of the shell on {dest}, but its {which} "
-               f"still {'go' if len(open_fds) > 1 else 'goes'} to the ssh channel{extra}: sshd "
-               f"keeps the session open until every process holding them has closed them, so "
-               f"ssh does not return until `{prog}` exits (and if the connection is cut "
-               f"first, the job's next write to it fails).{alone} Redirect both to a file: "
-               f"`... > /path/to/log 2>&1 &` (stdin needs nothing: a background job of a "
-               f"non-interactive shell already reads /dev/null). If waiting is intended, "
-               f"end the script with `wait`.")
+        msg = (_RUNS_BACKGROUND_SHELL_BUT(text=text, dest=dest, which=which,
+                                          value='go' if len(open_fds) > 1 else 'goes',
+                                          extra=extra, prog=prog, alone=alone))
         return Finding(span, msg, layer)
     return None
 

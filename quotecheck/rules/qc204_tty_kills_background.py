@@ -17,7 +17,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer
 from quotecheck.layers.ssh import asks_for_tty
 from quotecheck.programs import HANGUP_DETACHERS
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.ssh import ssh_handoff, ssh_layer_above
@@ -62,6 +62,18 @@ def _busy_after(ctx: CheckContext, layer: Layer, job: Job) -> bool:
     return False
 
 
+_TTY_HANGUP_KILLS_JOB = Template(
+    "tty-hangup-kills-job",
+    "`{text} &` is started in the background of a remote shell that runs on a "
+    "pseudo-terminal (`{flag}`)",
+    "when the shell exits, the terminal hangs up and SIGHUP kills the job, "
+    "silently.{nohup} Drop `{flag}` (and redirect the job's stdout and stderr so ssh "
+    "does not wait for it), or make the shell ignore SIGHUP before it starts the "
+    "job: `trap '' HUP; nohup ... > log 2>&1 &` (the ignored signal is inherited "
+    "when the job is forked, so there is no race), or `wait` for it. (`-t` allocates "
+    "a terminal when ssh's own stdin is one; `-tt` always does.)")
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     trace = ctx.trace
     for layer in ctx.layers:
@@ -99,14 +111,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                          "right after starting it, and the hangup comes before nohup ignores "
                          "SIGHUP or setsid leaves the terminal's session (a race that the job "
                          "lost in every test).")
-            msg = (f"`{text} &` is started in the background of a remote shell that runs on "
-                   f"a pseudo-terminal (`{flag}`): when the shell exits, the terminal hangs "
-                   f"up and SIGHUP kills the job, silently.{nohup} Drop `{flag}` (and "
-                   f"redirect the job's stdout and stderr so ssh does not wait for it), or "
-                   f"make the shell ignore SIGHUP before it starts the job: `trap '' HUP; "
-                   f"nohup ... > log 2>&1 &` (the ignored signal is inherited when the job is "
-                   f"forked, so there is no race), or `wait` for it. (`-t` allocates a "
-                   f"terminal when ssh's own stdin is one; `-tt` always does.)")
+            msg = (_TTY_HANGUP_KILLS_JOB(text=text, flag=flag, nohup=nohup))
             span = job.source_span() or job.views[0].source_span or (0, 0)
             yield Finding(span, msg, layer, related)
 

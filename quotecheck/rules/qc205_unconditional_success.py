@@ -38,7 +38,7 @@ from quotecheck.programs import (
 )
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.display import Locator, node_text
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.shell_options import option_in_effect, set_flags
@@ -476,6 +476,25 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 yield finding
 
 
+_PRINTED_EVEN_WHEN_FAILED = Template(
+    "printed-even-when-failed",
+    "`{message}` is printed even when `{step_text}` ({at}) failed",
+    "the step's status is not checked. The message may be meant as progress; if it "
+    "says the step worked, print it only then (`... && {message}`).")
+_CLAIMS_SUCCESS_WHATEVER_HAPPENED = Template(
+    "claims-success-whatever-happened",
+    "`{message}` claims success whatever happened",
+    "the step it reports on, `{step_text}` ({at}), was only started in the "
+    "background (`&`): it has not finished, and nothing checks how it ends. Wait for "
+    "it and test its status (`wait $! && {message}`), or report only that it was "
+    "started.")
+_CLAIMS_SUCCESS_WHATEVER_HAPPENED_2 = Template(
+    "claims-success-whatever-happened-2",
+    "`{message}` claims success whatever happened",
+    "the step it reports on, `{step_text}` ({at}), may have failed, since {why}. "
+    "Print it only on success: {fix}.")
+
+
 def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandView,
                 views: dict[int, CommandView]) -> Finding | None:
     text = message_text(view)
@@ -542,14 +561,9 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
     message = node_text(slot.script, view.command, 50)
     severity = _severity(ctx, layer, slot, lo, hi, views)
     if severity == "info":
-        msg = (f"`{message}` is printed even when `{step_text}` ({at}) failed: the step's "
-               f"status is not checked. The message may be meant as progress; if it says the "
-               f"step worked, print it only then (`... && {message}`).")
+        msg = (_PRINTED_EVEN_WHEN_FAILED(message=message, step_text=step_text, at=at))
     elif background:
-        msg = (f"`{message}` claims success whatever happened: the step it reports on, "
-               f"`{step_text}` ({at}), was only started in the background (`&`): it has not "
-               f"finished, and nothing checks how it ends. Wait for it and test its status "
-               f"(`wait $! && {message}`), or report only that it was started.")
+        msg = (_CLAIMS_SUCCESS_WHATEVER_HAPPENED(message=message, step_text=step_text, at=at))
     else:
         why = ("its exit status is not checked (no `set -e`, not joined with `&&`, not in "
                "an `if`)" + _hint(step, slot, views))
@@ -560,9 +574,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         else:
             fix = (f"join it to the step with `&&` (`... && {message}`), or put the step in "
                    f"an `if` with an `else` branch that reports the failure and exits non-zero")
-        msg = (f"`{message}` claims success whatever happened: the step it reports on, "
-               f"`{step_text}` ({at}), may have failed, since {why}. Print it only on "
-               f"success: {fix}.")
+        msg = (_CLAIMS_SUCCESS_WHATEVER_HAPPENED_2(message=message, step_text=step_text, at=at,
+                                                   why=why, fix=fix))
     span = view.source_span or (0, 0)
     fixes = () if background else _stop_fix(ctx, layer, slot, step, span_text)
     return Finding(span, msg, layer, fixes=fixes,

@@ -19,7 +19,7 @@ from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Script, SimpleCommand
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.display import Locator, node_text
 from quotecheck.rules.runtime.processes import shell_program
 from quotecheck.rules.runtime.script_index import script_index
@@ -155,6 +155,15 @@ def _status_dropped(trace: Trace, layer: Layer) -> bool:
     return False
 
 
+_STEPS_UNCHECKED = Template(
+    "steps-unchecked",
+    "{who} has no `set -e` and does not chain its steps with `&&`",
+    "if `{step}` ({at}) fails, the script goes on and {effect}; {status_sink} is "
+    "only that of the last command{last_note}.{also} Start the script with `set -e` "
+    "(and `set -o pipefail` under bash), or stop on the failure: `{one_line_escaped} "
+    "|| exit 1`.")
+
+
 def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
                      layer: Layer) -> Finding | None:
     assert layer.script is not None
@@ -204,11 +213,9 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
     effect = _EFFECT[name]
     if name == "cd" and ssh_layer_above(trace, layer) is not None:
         effect += " (the login directory)"
-    msg = (f"{_who(trace, layer)} has no `set -e` and does not chain its steps with `&&`: "
-           f"if `{step}` ({at}) fails, the script goes on and {effect}; "
-           f"{_status_sink(trace, layer)} is only that of the last command{last_note}.{also} "
-           f"Start the script with `set -e` (and `set -o pipefail` under bash), or stop on "
-           f"the failure: `{one_line_escaped(step, 40)} || exit 1`.")
+    msg = (_STEPS_UNCHECKED(who=_who(trace, layer), step=step, at=at, effect=effect,
+                              status_sink=_status_sink(trace, layer), last_note=last_note,
+                              also=also, one_line_escaped=one_line_escaped(step, 40)))
     span = view.source_span or (0, 0)
     return Finding(span, msg, layer, fixes=_stop_fixes(ctx, layer, [v for v, _ in found]),
                    severity=_severity(layer))
@@ -240,6 +247,15 @@ _FAILURE_WORDS = lazy_compile(
     r"not found|not started|timeout|timed out)\b|✗|✘", re.IGNORECASE)
 
 
+_REPORTS_FAILED_THEN_SCRIPT = Template(
+    "reports-failed-then-script",
+    "`{message}` ({at}) reports that `{check_text}` failed, and then the script ends "
+    "with the status of that message, 0",
+    "{status_sink} says success whatever happened, so a caller (a deploy script, CI, "
+    "`&&` after ssh) goes on. Exit non-zero after the message: `{{ {message}; exit "
+    "1; }}`.")
+
+
 def _failure_reported_as_success(ctx: CheckContext, trace: Trace, where: Locator,
                                  layer: Layer) -> Finding | None:
     """The script's last step reports a failure (`check && echo OK || echo FAILED`) and
@@ -265,10 +281,8 @@ def _failure_reported_as_success(ctx: CheckContext, trace: Trace, where: Locator
         " ".join(script.text[items[lo].span[0]:items[-2].span[1]].split()), 50)
     message = node_text(script, last, 40)
     at = where.at(view.source_span[0] if view.source_span else None)
-    msg = (f"`{message}` ({at}) reports that `{check_text}` failed, and then the script ends "
-           f"with the status of that message, 0: {_status_sink(trace, layer)} says success "
-           f"whatever happened, so a caller (a deploy script, CI, `&&` after ssh) goes on. "
-           f"Exit non-zero after the message: `{{ {message}; exit 1; }}`.")
+    msg = (_REPORTS_FAILED_THEN_SCRIPT(message=message, at=at, check_text=check_text,
+                                       status_sink=_status_sink(trace, layer)))
     return Finding(view.source_span or (0, 0), msg, layer, fixes=_exit_fix(ctx, layer, last),
                    severity=_severity(layer))
 
@@ -279,6 +293,15 @@ def _exit_fix(ctx: CheckContext, layer: Layer, node: Node) -> tuple[Fix, ...]:
     if edits is None:
         return ()
     return (Fix("exit with status 1 after the failure message", edits, "unsafe"),)
+
+
+_TEE_HIDES_FAILURE = Template(
+    "tee-hides-failure",
+    "`{node_text}`",
+    "a pipeline's exit status is that of its last command, and `tee` succeeds even "
+    "when `{first_text}` fails, so {why}. Add `set -o pipefail` before it (bash, "
+    "zsh, ksh; dash 0.5.12 has none), or check the first command's status "
+    "(`${{PIPESTATUS[0]}}` in bash).")
 
 
 def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
@@ -304,10 +327,8 @@ def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
         first = pipe.commands[0]
         first_view = views.get(id(first)) if isinstance(first, SimpleCommand) else None
         first_text = node_text(script, first, 30)
-        msg = (f"`{node_text(script, pipe, 50)}`: a pipeline's exit status is that of "
-               f"its last command, and `tee` succeeds even when `{first_text}` fails, so "
-               f"{why}. Add `set -o pipefail` before it (bash, zsh, ksh; dash 0.5.12 has "
-               f"none), or check the first command's status (`${{PIPESTATUS[0]}}` in bash).")
+        msg = _TEE_HIDES_FAILURE(node_text=node_text(script, pipe, 50), first_text=first_text,
+                                 why=why)
         span = (first_view.source_span if first_view is not None and first_view.source_span
                 else view.source_span) or (0, 0)
         yield Finding(span, msg, layer, severity=_severity(layer))

@@ -18,7 +18,7 @@ from quotecheck.layers.model import Layer
 from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
 from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "hint",
                                     "hint": "hint"}
@@ -59,13 +59,24 @@ def _parse_time(b: Bashism, source: str) -> bool:
         _DECLARES_ARRAY.match(source, b.span[1]))
 
 
+_BASH_SYNTAX_IN_SH = Template(
+    "bash-syntax-in-sh",
+    "`{construct}` is bash syntax, but {who} is {what}",
+    "{effect}. Use {instead}, or {remedy}.")
+_BASH_SYNTAX_SHELL_UNKNOWN = Template(
+    "bash-syntax-shell-unknown",
+    "`{construct}` is bash syntax, and {who} is not known (it is whatever the "
+    "account's shell is)",
+    "if it is dash or another POSIX sh, {effect}. Use {instead}, or {how}.")
+
+
 def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
     if shell.dialect == "sh":
         severity: Severity = "error"
         program = layer.process[0].rsplit("/", 1)[-1].lstrip("-") if layer.process else ""
         what = "dash" if program == "dash" else "a POSIX sh (dash on Debian and Ubuntu)"
-        message = (f"`{b.construct}` is bash syntax, but {shell.who} is {what}: {b.effect}. "
-                   f"Use {b.instead}, or {shell.remedy}.")
+        message = (_BASH_SYNTAX_IN_SH(construct=b.construct, who=shell.who, what=what,
+                                    effect=b.effect, instead=b.instead, remedy=shell.remedy))
     else:
         severity = "warning"
         if shell.remote:
@@ -74,9 +85,8 @@ def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
                    "with `--remote-shell bash` (or `# quotecheck: remote-shell=bash`)")
         else:
             how = "start bash explicitly (`bash -c '...'`)"
-        message = (f"`{b.construct}` is bash syntax, and {shell.who} is not known (it is "
-                   f"whatever the account's shell is): if it is dash or another POSIX sh, "
-                   f"{b.effect}. Use {b.instead}, or {how}.")
+        message = (_BASH_SYNTAX_SHELL_UNKNOWN(construct=b.construct, who=shell.who,
+                                               effect=b.effect, instead=b.instead, how=how))
     if b.minor:
         severity = _LOWER[severity]
     fixes: tuple[Fix, ...] = ()

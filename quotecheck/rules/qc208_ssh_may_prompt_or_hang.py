@@ -24,7 +24,7 @@ from quotecheck.rules._portability import (
     options_unknown,
     ssh_calls,
 )
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 DEFAULT_TIMEOUT = 10
 _IN_A_SCRIPT = "it is in a script"
@@ -70,6 +70,14 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield _finding(ctx, call, why, missing)
 
 
+_MAY_PROMPT_OR_HANG = Template(
+    "may-prompt-or-hang",
+    "ssh without {missing} ({why})",
+    "{risks}. Add `{options}` so that it fails at once with status 255 instead of "
+    "hanging (and consider `-o ServerAliveInterval=15` against a connection that "
+    "dies later).")
+
+
 def _finding(ctx: CheckContext, call: SshCall, why: str, missing: list[str]) -> Finding:
     dest = call.ssh.destination or "the host"
     risks: list[str] = []
@@ -88,9 +96,7 @@ def _finding(ctx: CheckContext, call: SshCall, why: str, missing: list[str]) -> 
         add.append(f"-o ConnectTimeout={DEFAULT_TIMEOUT}")
     options = " ".join(add)
     shown = " and ".join(f"`{m}`" for m in missing)
-    message = (f"ssh without {shown} ({why}): {'; '.join(risks)}. Add `{options}` so that "
-               "it fails at once with status 255 instead of hanging (and consider "
-               "`-o ServerAliveInterval=15` against a connection that dies later).")
+    message = (_MAY_PROMPT_OR_HANG(missing=shown, why=why, risks='; '.join(risks), options=options))
     fixes: tuple[Fix, ...] = ()
     span = call.word.source_span
     if span is not None and ctx.source[span[0]:span[1]] == call.word.value:

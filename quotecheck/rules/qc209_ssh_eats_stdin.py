@@ -41,7 +41,7 @@ from quotecheck.rules._portability import (
     ssh_calls,
     stdin_redirect,
 )
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 LOOPS = ("while", "until", "for", "select")
 
@@ -143,6 +143,22 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield _finding(ctx, call, reader)
 
 
+_LOOP_INPUT_SWALLOWED = Template(
+    "loop-input-swallowed",
+    "`ssh` inside this `{loop}` loop reads the loop's standard input{source}",
+    "ssh sends all of its stdin to the remote command, so the first ssh swallows the "
+    "lines the loop's `read` was going to get, and the loop ends after one round "
+    "without any error. Give ssh `-n` (stdin from /dev/null) or `< /dev/null`, or "
+    "let the loop read another descriptor (`while read -r h <&3; do ...; done 3< "
+    "file`).")
+
+_READS_SCRIPT_STDIN = Template(
+    "reads-script-stdin",
+    "`ssh` reads the standard input of {name}, which is reading this very script from its "
+    "standard input",
+    "{loss}. Give this ssh `-n` (stdin from /dev/null) or `< /dev/null`.")
+
+
 def _finding(ctx: CheckContext, call: SshCall, reader: Reader) -> Finding:
     related: list[Related] = []
     severity: Severity = "error"
@@ -150,12 +166,7 @@ def _finding(ctx: CheckContext, call: SshCall, reader: Reader) -> Finding:
         assert reader.loop is not None and reader.script is not None
         loop = reader.loop
         source = _loop_input(reader)
-        message = (f"`ssh` inside this `{loop.kind}` loop reads the loop's standard input"
-                   f"{source}: ssh sends all of its stdin to the remote command, so the first "
-                   "ssh swallows the lines the loop's `read` was going to get, and the loop "
-                   "ends after one round without any error. Give ssh `-n` (stdin from "
-                   "/dev/null) or `< /dev/null`, or let the loop read another descriptor "
-                   "(`while read -r h <&3; do ...; done 3< file`).")
+        message = (_LOOP_INPUT_SWALLOWED(loop=loop.kind, source=source))
         if reader.read is not None:
             span = script_span(reader.script, *reader.read.span)
             if span is not None:
@@ -167,15 +178,14 @@ def _finding(ctx: CheckContext, call: SshCall, reader: Reader) -> Finding:
         is_bash = shell.dialect == "bash"
         if not is_bash:
             severity = "warning"
-        message = (f"`ssh` reads the standard input of {name}, which is reading this very "
-                   "script from its standard input: "
-                   + ("bash reads such a script one byte at a time, so ssh receives the rest "
-                      "of the script and those lines never run"
-                      if is_bash else
-                      "bash reads such a script one byte at a time, so ssh would receive the "
-                      "rest of the script and those lines would never run (dash reads ahead "
-                      "in blocks, so with it only a long script loses its tail)")
-                   + ". Give this ssh `-n` (stdin from /dev/null) or `< /dev/null`.")
+        message = _READS_SCRIPT_STDIN(
+            name=name,
+            loss=("bash reads such a script one byte at a time, so ssh receives the rest "
+                  "of the script and those lines never run"
+                  if is_bash else
+                  "bash reads such a script one byte at a time, so ssh would receive the "
+                  "rest of the script and those lines would never run (dash reads ahead "
+                  "in blocks, so with it only a long script loses its tail)"))
         if shell.source_span is not None:
             related.append(Related((shell.source_span[0], shell.source_span[0] + 1),
                                    f"the script {name} reads on standard input"))

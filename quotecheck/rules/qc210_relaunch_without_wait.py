@@ -31,7 +31,7 @@ from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, basename
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_marked
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.regex import too_costly
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.slots import slot_of, views_by_command
@@ -302,6 +302,18 @@ def _opens_shell(ctx: CheckContext, view: CommandView) -> bool:
                for i in view.opens)
 
 
+_STARTED_AGAIN = Template(
+    "started-again",
+    "`{shown_short}` is started again without waiting for the one killed on line {line} to "
+    "exit",
+    "A signal only asks it to stop: while it saves, flushes or releases GPU memory it still "
+    "holds the GPUs, ports and files, so the new one can fail (out of memory, `address "
+    "already in use`) or run alongside it. Wait until the old one is gone first, e.g. {wait}.",
+    ".",
+    lead="`{shown}` is started again after {how} on line {line} killed {killed}, and nothing "
+    "waits for the old process to exit in between{note}")
+
+
 class _Scan:
     """Walk one machine's commands in order, collecting kills, launches and waits."""
 
@@ -539,18 +551,12 @@ class _Scan:
             wait = (f"`while pgrep {flag}{pat} >/dev/null; do sleep 1; done` (bounded: "
                     f"`timeout 60 sh -c '...'`) or `pidwait {flag}{pat}`")
         shown = one_line_marked(" ".join(values), 50)
-        message = (f"`{shown}` is started again after {kill.how} on "
-                   f"line {kill_line} killed {matcher.describe()}, and nothing waits for the "
-                   f"old process to exit in between{note}. A signal only asks it to stop: "
-                   "while it saves, flushes or releases GPU memory it still holds the GPUs, "
-                   "ports and files, so the new one can fail (out of memory, `address already "
-                   "in use`) or run alongside it. Wait until the old one is gone first, e.g. "
-                   f"{wait}.")
+        message = _STARTED_AGAIN(shown=shown, how=kill.how, line=kill_line,
+                                 killed=matcher.describe(), note=note, wait=wait,
+                                 shown_short=one_line_marked(" ".join(values), 30))
         related = (Related(kill.span, f"the old process is killed here ({kill.how})"),)
         fixes = () if matcher.launched is not None else self._wait_fix(kill, e, matcher)
-        summary = (f"`{one_line_marked(' '.join(values), 30)}` is started again without waiting "
-                   f"for the one killed on line {kill_line} to exit")
-        return Finding(span, message, e.layer, related, fixes=fixes, summary=summary)
+        return Finding(span, message, e.layer, related, fixes=fixes)
 
     def _wait_fix(self, kill: Kill, relaunch: Event, matcher: Matcher) -> tuple[Fix, ...]:
         """Replace the kill (and the `sleep` after it) with a stop that selects the old

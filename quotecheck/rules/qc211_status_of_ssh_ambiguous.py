@@ -30,7 +30,7 @@ from quotecheck.rules._portability import (
     ssh_calls,
 )
 from quotecheck.rules._text import one_line_marked
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 # Remote commands that cannot fail in a way that matters: any failure is ssh's own.
 PROBES = frozenset({"true", ":", "exit", "echo", "printf", "uptime", "hostname", "uname",
@@ -188,40 +188,56 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                            following[0].source_span)
 
 
+# Each message's text: what decides on the status, then what 255 means, then what to do.
+_MEANING = (", but ssh's exit status is the remote command's status, except that 255 means "
+            "three things")
+_THREE = ("ssh could not connect or log in, the connection broke, or the remote shell was "
+          "killed by a signal (a remote `exit 255` too)")
+_ADVICE = (". Let the remote side say what happened (end the remote script with `echo "
+           '"rc=$?"` or print a marker after the step, and check the output), check '
+           "reachability separately (`ssh -o BatchMode=yes host true`), and treat 255 as "
+           'unknown rather than as "nothing happened".')
+_BRANCH = Template(
+    "branch-on-status",
+    "ssh's exit status decides here, but 255 is also a broken connection or a killed remote "
+    "shell",
+    _THREE + ': a failure branch cannot tell "not done" from "never reached the host" or '
+    '"done, then killed"' + _ADVICE,
+    lead="the `{how}` here decides on ssh's exit status alone (`{sends}`)" + _MEANING)
+_STATUS_READ = Template(
+    "status-read",
+    "ssh's exit status decides here, but 255 is also a broken connection or a killed remote "
+    "shell",
+    _THREE + _ADVICE,
+    lead="the script decides on `$?` after this ssh (`{sends}`)" + _MEANING)
+_RETRY_ON_255 = Template(
+    "retry-on-255",
+    "a retry on ssh's status 255 can run remote steps twice: 255 is also a killed remote shell",
+    _THREE + "; a retry on 255 can run the remote steps a second time after they already "
+    "(partly) ran" + _ADVICE,
+    lead="the script tests `$?` for 255 after this ssh to tell a connection problem from a "
+    "remote failure of `{sends}`" + _MEANING)
+_RETRY_LOOP = Template(
+    "retry-loop",
+    "this retry loop can run remote steps twice: ssh's failure may come after they ran",
+    _THREE + ": the remote steps may already have run (partly) when ssh reports failure, and "
+    "they run again" + _ADVICE,
+    lead="this retry loop runs `{sends}` again whenever ssh fails" + _MEANING)
+
+
 def _finding(ctx: CheckContext, call: SshCall, how: str, retry: bool,
              status_span: tuple[int, int] | None) -> Finding:
     sends = one_line_marked(remote_command(call), 40)
-    meaning = ("ssh's exit status is the remote command's status, except that 255 means "
-               "three things: ssh could not connect or log in, the connection broke, or the "
-               "remote shell was killed by a signal (a remote `exit 255` too)")
-    summary = ("ssh's exit status decides here, but 255 is also a broken connection or a killed "
-               "remote shell")
-    if how == "$?" and retry:
-        summary = ("a retry on ssh's status 255 can run remote steps twice: 255 is also a "
-                   "killed remote shell")
-        what = ("the script tests `$?` for 255 after this ssh to tell a connection problem "
-                f"from a remote failure of `{sends}`, but {meaning}; a retry on 255 can run "
-                "the remote steps a second time after they already (partly) ran")
-    elif how == "$?":
-        what = f"the script decides on `$?` after this ssh (`{sends}`), but {meaning}"
+    if how == "$?":
+        message = _RETRY_ON_255(sends=sends) if retry else _STATUS_READ(sends=sends)
     elif retry:
-        summary = ("this retry loop can run remote steps twice: ssh's failure may come after "
-                   "they ran")
-        what = (f"this retry loop runs `{sends}` again whenever ssh fails, but {meaning}: the "
-                "remote steps may already have run (partly) when ssh reports failure, and "
-                "they run again")
+        message = _RETRY_LOOP(sends=sends)
     else:
-        what = (f"the `{how}` here decides on ssh's exit status alone (`{sends}`), but "
-                f"{meaning}: a failure branch cannot tell \"not done\" from \"never reached "
-                "the host\" or \"done, then killed\"")
-    message = (f"{what}. Let the remote side say what happened (end the remote script with "
-               "`echo \"rc=$?\"` or print a marker after the step, and check the output), "
-               "check reachability separately (`ssh -o BatchMode=yes host true`), and treat "
-               "255 as unknown rather than as \"nothing happened\".")
+        message = _BRANCH(how=how, sends=sends)
     related: tuple[Related, ...] = ()
     if status_span is not None:
         related = (Related(status_span, "ssh's status is tested here"),)
-    return Finding(call.span(), message, call.ssh, related, summary=summary)
+    return Finding(call.span(), message, call.ssh, related)
 
 
 RULE = Rule("QC211", "status-of-ssh-ambiguous",

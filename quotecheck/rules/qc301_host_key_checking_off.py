@@ -16,7 +16,7 @@ from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Word
 from quotecheck.rules._portability import all_scripts, inherited, words_of
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 # ssh_config syntax: keyword, then whitespace and/or one `=`; keywords are case-insensitive;
 # yes/no values too (`StrictHostKeyChecking off` is a synonym of `no`).
@@ -73,30 +73,38 @@ def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
                 yield _finding(ctx, layer, script, part.offsets, m, what, (start, end + 1))
 
 
+_CHECKING_OFF = Template(
+    "checking-off",
+    "`{setting}` turns off ssh's host authentication",
+    "ssh accepts whatever key the host presents, a changed key included, so anyone "
+    "who can intercept the connection (DNS, ARP, a rebuilt host at the same address) "
+    "gets the session, the commands and any password or forwarded agent. Use "
+    "`StrictHostKeyChecking=accept-new`: new hosts are still added without a prompt, "
+    "but a known host whose key changed is refused.")
+_KNOWN_HOSTS_DISCARDED = Template(
+    "known-hosts-discarded",
+    "`{setting}` makes ssh forget every host key it learns",
+    "each connection meets the host for the first time, so no changed key is ever "
+    "detected (with `StrictHostKeyChecking=accept-new` or `no` any key is accepted, "
+    "without them ssh prompts or fails). Keep the default known_hosts file, or point "
+    "it at a file the script keeps (`UserKnownHostsFile=~/.ssh/known_hosts_deploy`), "
+    "ideally filled from a trusted source with `ssh-keyscan` checked against "
+    "published fingerprints.")
+
+
 def _finding(ctx: CheckContext, layer: Layer, script: Script, offsets: Sequence[int],
              m: re.Match[str], what: str, span: tuple[int, int]) -> Finding:
     setting = m.group(0)
     fixes: tuple[Fix, ...] = ()
     if what == "strict":
-        message = (f"`{setting}` turns off ssh's host authentication: ssh accepts whatever key "
-                   "the host presents, a changed key included, so anyone who can intercept the "
-                   "connection (DNS, ARP, a rebuilt host at the same address) gets the session, "
-                   "the commands and any password or forwarded agent. Use "
-                   "`StrictHostKeyChecking=accept-new`: new hosts are still added without a "
-                   "prompt, but a known host whose key changed is refused.")
+        message = (_CHECKING_OFF(setting=setting))
         v0 = script.origin[offsets[m.start(1)]]
         v1 = script.origin[offsets[m.end(1) - 1]]
         if v0 is not None and v1 is not None and ctx.source[v0:v1 + 1] == m.group(1):
             fixes = (Fix("use StrictHostKeyChecking=accept-new",
                          (Edit((v0, v1 + 1), "accept-new"),), "unsafe"),)
     else:
-        message = (f"`{setting}` makes ssh forget every host key it learns: each connection "
-                   "meets the host for the first time, so no changed key is ever detected "
-                   "(with `StrictHostKeyChecking=accept-new` or `no` any key is accepted, "
-                   "without them ssh prompts or fails). Keep the default known_hosts file, or "
-                   "point it at a file the script keeps (`UserKnownHostsFile=~/.ssh/"
-                   "known_hosts_deploy`), ideally filled from a trusted source with "
-                   "`ssh-keyscan` checked against published fingerprints.")
+        message = (_KNOWN_HOSTS_DISCARDED(setting=setting))
     return Finding(span, message, layer, fixes=fixes)
 
 

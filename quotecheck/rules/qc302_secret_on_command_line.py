@@ -34,7 +34,7 @@ from quotecheck.programs import (
 )
 from quotecheck.records import FrozenRecord
 from quotecheck.rules._portability import inherited, mask
-from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 
 Basis = Literal["known", "name", "header", "blanked"]
 
@@ -382,6 +382,13 @@ def _processes(ctx: CheckContext, view: CommandView) -> list[list[Arg]]:
     return [a for a in out if a and not a[0].dynamic]
 
 
+_SECRET_COMMAND_LINE = Template(
+    "secret-command-line",
+    "secret on a command line",
+    "{what} gets {shown} as an argument, and every user of {machine} can read it "
+    "with `ps` or `/proc/PID/cmdline` while the command runs{also}. Use {instead}.")
+
+
 def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin: str,
                   outer: list[str], span: tuple[int, int]) -> Finding:
     if origin == "own":
@@ -392,18 +399,17 @@ def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin
     else:
         shown = f"`{mask(value)}`"
     also = f"; it is also in the text of {_join(outer)}" if outer and origin != "own" else ""
-    message = (f"secret on a command line: {s.what} gets {shown} as an argument, and every "
-               f"user of {_machine(layer.where)} can read it with `ps` or `/proc/PID/cmdline` "
-               f"while the command runs{also}. Use {s.instead}.")
+    message = (_SECRET_COMMAND_LINE(what=s.what, shown=shown, machine=_machine(layer.where),
+                                    also=also, instead=s.instead))
     if origin == "literal":
-        return Finding(span, message + _WRITTEN_HERE, layer, severity="info")
+        return Finding(span, message.extended(_WRITTEN_HERE), layer, severity="info")
     if s.basis == "blanked":
         if outer and origin != "own":
-            return Finding(span, message + _BLANKED_OUTER, layer)
-        return Finding(span, message + _BLANKED, layer, severity="info")
+            return Finding(span, message.extended(_BLANKED_OUTER), layer)
+        return Finding(span, message.extended(_BLANKED), layer, severity="info")
     if s.basis != "known":
         why = _HEADER if s.basis == "header" else _BY_NAME
-        return Finding(span, message + why, layer, severity="info")
+        return Finding(span, message.extended(why), layer, severity="info")
     return Finding(span, message, layer)
 
 
@@ -424,6 +430,15 @@ _BLANKED_OUTER = (" The client blanks its own copy as it starts, but the outer c
                   "keep the text for as long as they run.")
 _HEADER = (" A token in a request header is often short-lived; still, keep it off the command "
            "line where others share the machine.")
+
+
+_SECRET_COMMAND_STRING = Template(
+    "secret-command-string",
+    "secret in a command string",
+    "`{name}=` is set inside text that is itself a command-line argument, so {shown} "
+    "is readable with `ps` in {values}. Send the script on standard input instead "
+    "(`ssh host bash -s <<'EOF'` ... `EOF`, whose text is on no command line) and "
+    "read the value there from a file or from the remote environment.")
 
 
 def _assignments(ctx: CheckContext, layer: Layer, view: CommandView, outer: list[str],
@@ -455,13 +470,9 @@ def _assignments(ctx: CheckContext, layer: Layer, view: CommandView, outer: list
         reported.add(span[0])
         shown = (f"the value of `{text}` (expanded before the string is handed on)"
                  if origin == "outer" else f"`{mask(text)}`")
-        message = (f"secret in a command string: `{name}=` is set inside text that is itself "
-                   f"a command-line argument, so {shown} is readable with `ps` in "
-                   f"{_join(outer)}. Send the script on standard input instead "
-                   "(`ssh host bash -s <<'EOF'` ... `EOF`, whose text is on no command line) "
-                   "and read the value there from a file or from the remote environment.")
+        message = (_SECRET_COMMAND_STRING(name=name, shown=shown, values=_join(outer)))
         if origin == "literal":
-            yield Finding(span, message + _WRITTEN_HERE, layer, severity="info")
+            yield Finding(span, message.extended(_WRITTEN_HERE), layer, severity="info")
         else:
             yield Finding(span, message, layer)
 

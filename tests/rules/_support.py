@@ -73,9 +73,9 @@ class Finder:
             elif self.group:
                 continue
             elif self.others == "drop":
-                assert d.code != "QC002" or "failed on this input" not in d.message, d.message
+                assert d.code != "QC002" or "failed on this input" not in d.text, d.text
             else:
-                raise AssertionError(d.message)  # a crash would show up as QC002
+                raise AssertionError(d.text)  # a crash would show up as QC002
         return out
 
     def __call__(self, src: str, code: str | None = None, *, remote_shell: str | None = None,
@@ -132,6 +132,6 @@ def fixture_test(family: str, codes: Sequence[str] | None, run: Run) -> Callable
         text = path.read_text()
         found = list(run(path, text))
         assert reported(text, found, codes) == expected(text, codes), [
-            d.message for d in found]
+            d.text for d in found]
 
     return test_fixture_expectations

@@ -176,7 +176,7 @@ def _state() -> dict[str, str]:
 
 def _summary(source: str) -> list[list[object]]:
     result = check_source(source, Options(severity="hint"))
-    return [[d.code, list(d.span), d.severity, d.message, list(d.layers),
+    return [[d.code, list(d.span), d.severity, d.text, list(d.layers),
              [[list(r.span), r.message] for r in d.related],
              [[f.title, f.applicability, [[list(e.span), e.text] for e in f.edits]]
               for f in d.fixes]]

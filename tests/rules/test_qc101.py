@@ -42,14 +42,15 @@ def test_bang_in_double_quoted_ssh_command_is_an_error_at_the_remote_layer() -> 
     assert d.severity == "error"
     assert src[d.span[0]:d.span[1]] == "$!"
     assert d.layers == ("local bash", "ssh", "remote shell")
-    assert "starts a background job itself" in d.message
-    assert "\\$!" in d.message
+    assert d.message.kind == "outer-last-job-pid"
+    assert d.message.value("own").startswith("the inner script starts a background job itself")
+    assert "\\$!" in d.message.value("own")
 
 
 def test_bang_without_inner_job_still_reported_for_another_machine() -> None:
     [d] = found('ssh host "kill $!"')
     assert d.severity == "error"
-    assert "means nothing there" in d.message
+    assert d.message.kind == "outer-last-job-pid" and "means nothing there" in d.explanation
 
 
 def test_bang_for_sh_c_on_the_same_machine_without_inner_job_is_the_outer_pid() -> None:
@@ -64,7 +65,7 @@ def test_bang_for_sh_c_on_the_same_machine_without_inner_job_is_the_outer_pid() 
 def test_status_is_an_error() -> None:
     [d] = found('ssh host "make; echo status $?"')
     assert d.severity == "error"
-    assert "exit status" in d.message
+    assert d.message.kind == "outer-exit-status"
 
 
 def test_positional_parameter_of_sh_c_is_an_error_and_suggests_an_argument() -> None:
@@ -73,7 +74,8 @@ def test_positional_parameter_of_sh_c_is_an_error_and_suggests_an_argument() -> 
     assert d.severity == "error"
     assert at(src, d) == (1, 13)
     assert d.layers == ("local bash", "local sh")
-    assert "its own `$1` is empty" in d.message
+    assert d.message.kind == "outer-positional"
+    assert d.message.value("given") == "it was given only `$0`, so its own `$1` is empty"
 
 
 # docker-mailserver test/test_helper/common.bash (MIT): an inner shell given no words after its
@@ -86,7 +88,7 @@ def test_positional_parameter_of_sh_c_without_arguments_is_the_outer_one() -> No
 def test_positional_parameter_when_the_inner_shell_has_arguments() -> None:
     [d] = found('sh -c "echo $1" zero inner')
     assert d.severity == "error"
-    assert "it was given its own arguments" in d.message
+    assert d.message.value("given") == "it was given its own arguments"
 
 
 def test_positional_parameter_proved_with_real_bash() -> None:
@@ -117,28 +119,30 @@ def test_handing_a_local_value_over_to_a_remote_variable_is_not_qc101() -> None:
     # ... but `PATH=$PATH:...` meant to extend the remote PATH gets the local one.
     [d] = found('ssh host "export PATH=$PATH:/opt/bin; tool"')
     assert d.severity == "error"
-    assert "this machine's PATH" in d.message
+    assert d.message.kind == "inner-script-sets-it"
+    assert d.message.value("local_value") == "this machine's PATH"
 
 
 def test_environment_variable_sent_to_another_machine_is_a_warning_showing_both_ways() -> None:
     [d] = found('ssh host "ls $HOME/logs"')
     assert d.severity == "warning"
-    assert "\\$HOME" in d.message  # keep it for the remote side
-    assert 'printf %q "$HOME"' in d.message  # or quote the local value
+    assert d.message.kind == "local-environment-value" and d.message.value("name") == "HOME"
+    assert "\\$HOME" in d.explanation  # keep it for the remote side
+    assert 'printf %q "$HOME"' in d.message.value("advice")  # or quote the local value
 
 
 def test_command_substitution_in_ssh_command_runs_locally() -> None:
     src = 'ssh host "cd $(pwd) && make"'
     [d] = found(src)
     assert src[d.span[0]:d.span[1]] == "$(pwd)"
-    assert "runs on this machine" in d.message
+    assert d.message.kind == "substitution-runs-here"
     assert d.severity == "warning"
 
 
 def test_process_substitution_sent_to_another_host() -> None:
     [d] = found("ssh host diff /etc/hosts <(cat /etc/hosts)")
     assert d.severity == "error"
-    assert "/dev/fd" in d.message
+    assert d.message.kind == "process-substitution-path"
 
 
 def test_arithmetic_using_a_variable_the_inner_script_sets() -> None:
@@ -211,7 +215,7 @@ def test_correct_code_is_not_reported(src: str) -> None:
 ])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
-    assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+    assert not [d for d in result.diagnostics if "failed on this input" in d.text]
 
 
 def test_sudo_s_escapes_the_outer_arguments_and_keeps_the_inner_script() -> None:
@@ -234,13 +238,13 @@ def test_an_inner_export_of_the_outer_value_carries_it_on_purpose() -> None:
            '    sudo su storm -c "export JAVA_HOME=\\"${JAVA_HOME}\\" && cd /usr/share/storm'
            ' && storm $1" &\n'
            '}\n')
-    assert [d for d in mine(src) if d.message.startswith("`${JAVA_HOME}`")] == []
+    assert [d for d in mine(src) if d.text.startswith("`${JAVA_HOME}`")] == []
     assert mine('sudo sh -c "export PATH=\\"${PATH}\\"; make install"') == []
 
 
 def test_an_inner_assignment_that_changes_the_name_still_sets_it_itself() -> None:
     found = mine('su - u -c "export PATH=\\"${PATH}:/opt/x\\"; make"')
-    assert [d.code for d in found if "`${PATH}`" in d.message] == ["QC101"]
+    assert [d.code for d in found if "`${PATH}`" in d.text] == ["QC101"]
 
 
 def test_the_outer_pid_as_a_name_both_sides_share() -> None:
@@ -268,7 +272,7 @@ def test_a_dollar_in_a_sudo_s_command_expands_in_sudos_shell() -> None:
     # no backslash can stop it: the finding says so and offers no fix that cannot work.
     src = "sudo -s sh -c 'echo \"[$1]\"' _ x\n"
     [d] = mine(src)
-    assert d.code == "QC101" and "sudo -s" in d.message and d.fixes == ()
+    assert d.code == "QC101" and d.message.kind == "sudo-shell-expands" and d.fixes == ()
     if not _sudo_runs_without_password():
         pytest.skip("sudo not installed, or it asks for a password")
     import subprocess

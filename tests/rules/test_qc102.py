@@ -39,8 +39,8 @@ def test_space_in_a_word_shows_the_sent_string_and_the_remote_split() -> None:
     [d] = found(src)
     assert at(src, d) == (1, 13)
     assert d.severity == "warning"
-    assert "`ls my file`" in d.message
-    assert "`ls` `my` `file`" in d.message
+    assert d.message.kind == "words-joined" and d.message.value("sent") == "ls my file"
+    assert d.message.value("read_as") == " The remote shell reads it as `ls` `my` `file`."
     assert d.layers == ("local bash", "ssh", "remote shell")
     # The join and the re-split, checked with a real shell on the string ssh sends.
     assert sent(src) == "ls my file"
@@ -51,7 +51,7 @@ def test_sh_c_cut_by_the_join_is_an_error() -> None:
     src = "ssh host sh -c 'python x.py'"
     [d] = found(src)
     assert d.severity == "error"
-    assert "`sh -c python x.py`" in d.message
+    assert d.message.value("sent") == "sh -c python x.py"
     # Real sh: only `python` is the script, x.py becomes $0.
     assert dash_words("sh -c python x.py") == ["sh", "-c", "python", "x.py"]
 
@@ -59,8 +59,8 @@ def test_sh_c_cut_by_the_join_is_an_error() -> None:
 def test_operator_in_a_word_becomes_a_second_command() -> None:
     src = "ssh host echo 'a;b'"
     [d] = found(src)
-    assert "command separator" in d.message
-    assert "`echo` `a` ; `b`" in d.message
+    assert d.message.value("what").endswith("reads as a command separator")
+    assert d.message.value("read_as") == " The remote shell reads it as `echo` `a` ; `b`."
 
 
 @pytest.mark.parametrize("src, kind", [
@@ -73,7 +73,7 @@ def test_operator_in_a_word_becomes_a_second_command() -> None:
 ])
 def test_each_kind_of_broken_word(src: str, kind: str) -> None:
     [d] = found(src)
-    assert kind in d.message
+    assert kind in d.message.value("what")
 
 
 def test_glob_is_only_info() -> None:
@@ -106,7 +106,7 @@ def test_no_fix_when_the_words_are_not_contiguous() -> None:
 def test_dynamic_word_judged_by_its_own_text() -> None:
     src = 'ssh host ls "$dir/my file"'
     [d] = found(src)
-    assert 'printf %q "$dir/my file"' in d.message
+    assert 'printf %q "$dir/my file"' in d.message.value("advice")
     # The value part is not reported a second time by QC103.
     assert [x.code for x in check_source(src, Options(select=MINE)).diagnostics] == [CODE]
 
@@ -141,10 +141,10 @@ def test_first_word_is_remote_code_and_its_spaces_are_meant() -> None:
                       ("ssh host '' ls", "disappears"),
                       ("ssh host 'echo a\\' b", "glues the next word on")]:
         [d] = found(src)
-        assert kind in d.message
+        assert kind in d.message.value("what")
     # The next words are still judged as arguments.
     [d] = found("ssh host 'bash -s' 'my file'")
-    assert "`my file` is split" in d.message
+    assert d.message.value("what").startswith("`my file` is split")
 
 
 @pytest.mark.parametrize("src", [
@@ -153,7 +153,7 @@ def test_first_word_is_remote_code_and_its_spaces_are_meant() -> None:
 ])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
-    assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+    assert not [d for d in result.diagnostics if "failed on this input" in d.text]
 
 
 def test_wrapped_ssh_is_checked() -> None:

@@ -32,13 +32,13 @@ def test_local_variable_in_ssh_command() -> None:
     assert src[d.span[0]:d.span[1]] == "$dir"
     assert d.severity == "info"
     assert d.layers == ("local bash", "ssh", "remote shell")
-    assert "`rm -rf $dir`" in d.message
-    assert 'printf %q "$dir"' in d.message
+    assert d.message.kind == "pasted-unquoted" and d.message.value("snippet") == "rm -rf $dir"
+    assert 'printf %q "$dir"' in d.message.value("quote_advice")
 
 
 def test_sh_c_suggests_the_exact_positional_rewrite() -> None:
     [d] = found('sh -c "wc -l $f > /tmp/count"')
-    assert "`sh -c 'wc -l \"$1\" > /tmp/count' sh \"$f\"`" in d.message
+    assert d.message.value("quote_advice").endswith("`sh -c 'wc -l \"$1\" > /tmp/count' sh \"$f\"`")
 
 
 def test_the_suggested_rewrite_really_keeps_the_value_data() -> None:
@@ -56,7 +56,8 @@ def test_find_placeholder_is_an_error_even_when_quoted_inside() -> None:
     [d] = found(src)
     assert d.severity == "error"
     assert src[d.span[0]:d.span[1]] == "{}"
-    assert "quotes around it do not help" in d.message
+    assert d.message.kind == "placeholder-pasted"
+    assert "quotes around it do not help" in d.message.value("quoted")
     assert d.layers == ("local bash", "find", "local sh")
 
 
@@ -78,7 +79,7 @@ def test_eval_splices_the_value() -> None:
     src = 'eval "echo $v"'
     [d] = found(src)
     assert at(src, d) == (1, 12)
-    assert "eval" in d.message
+    assert d.message.value("inner").startswith("eval ")
 
 
 def test_whole_command_in_a_variable_is_info() -> None:
@@ -95,7 +96,7 @@ def test_whole_command_in_a_variable_is_info() -> None:
 def test_all_arguments_to_ssh_suggest_printf_q() -> None:
     [d] = found('ssh host "$@"')
     assert d.severity == "warning"
-    assert "printf '%q '" in d.message
+    assert d.message.kind == "ssh-joins-arguments" and "printf '%q '" in d.explanation
 
 
 def test_value_reaching_code_one_layer_further() -> None:
@@ -138,7 +139,7 @@ def test_correct_code_is_not_reported(src: str) -> None:
 ])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
-    assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+    assert not [d for d in result.diagnostics if "failed on this input" in d.text]
 
 
 @pytest.mark.parametrize("src", [
@@ -189,7 +190,7 @@ def test_values_sudo_escapes_are_not_code(src: str) -> None:
 def test_a_value_sudo_passes_to_sh_c_is_code_for_that_shell() -> None:
     # sudo's escapes are removed by its shell; the `sh -c` it runs parses the value.
     [d] = found('sudo -s -- sh -c "echo $x"')
-    assert d.code == CODE and "`sh -c`" in d.message
+    assert d.code == CODE and "`sh -c`" in d.text
 
 
 def test_the_sudo_string_keeps_a_hostile_value_literal_in_bash() -> None:
@@ -260,7 +261,7 @@ def test_output_escaped_for_the_shell_by_sed_is_not_code() -> None:
 def test_values_read_from_input_are_warnings(src: str) -> None:
     [d] = [d for d in found(src) if src[d.span[0]:d.span[1]] == "$APP"]
     assert d.severity == "warning"
-    assert "is read from input on line" in d.message
+    assert "is read from input on line" in d.text
 
 
 # A value the script does not show is mostly a setting spliced in on purpose (precision corpus:
@@ -276,15 +277,15 @@ def test_values_read_from_input_are_warnings(src: str) -> None:
 def test_values_not_known_stay_qc103_and_say_so(src: str) -> None:
     [d] = [d for d in found(src) if src[d.span[0]:d.span[1]] == "$APP"]
     assert d.severity == "info"
-    assert "not known before run time" in d.message
+    assert "not known before run time" in d.text
 
 
 def test_a_value_known_to_hold_a_blank_is_an_error_naming_it_and_its_line() -> None:
     src = 'host=web1\nMSG="deploy done; rm -rf /"\nssh "$host" "logger $MSG"\n'
     [d] = found(src)
     assert d.severity == "error"
-    assert "`$MSG` is `deploy done; rm -rf /` (line 2)" in d.message
-    assert "`;`" in d.message
+    assert "`$MSG` is `deploy done; rm -rf /` (line 2)" in d.text
+    assert "`;`" in d.text
     assert src[d.related[0].span[0]:].startswith("MSG=")
 
 
@@ -300,7 +301,7 @@ def test_one_value_of_several_with_a_metacharacter_is_an_error() -> None:
     src = 'if c; then P=/srv/a; else P="/srv/b c"; fi\nssh web1 "ls $P"\n'
     [d] = found(src)
     assert d.severity == "error"
-    assert "one of `/srv/a`, `/srv/b c`" in d.message
+    assert "one of `/srv/a`, `/srv/b c`" in d.text
 
 
 def test_a_command_string_the_script_wrote_itself_is_not_qc103() -> None:
@@ -374,7 +375,7 @@ def test_xargs_placeholder_severity_follows_what_feeds_it(src: str, severity: st
     got = [d for d in found(src) if d.severity != "hint"]
     assert got and {d.severity for d in got} == {severity}
     if severity == "info":
-        assert "not a file name" in got[0].message
+        assert "not a file name" in got[0].text
 
 
 # microsoft/DeepSpeed csrc/aio/py_test/run_read_sweep.sh (Apache-2.0): a command the script
@@ -396,7 +397,7 @@ def test_an_operator_the_script_wrote_for_eval_is_no_finding() -> None:
     src = ('XSTDERR="2>/dev/null"\n[ "$VERBOSE" -ge 3 ] && XSTDERR=""\n'
            'eval apt-get check $XAPTOPT $XSTDERR\n')
     at = src.index("$XSTDERR")
-    assert [d.message for d in found(src) if d.code == "QC103" and d.span[0] == at] == []
+    assert [d.text for d in found(src) if d.code == "QC103" and d.span[0] == at] == []
     # Outside eval (ssh's remote shell parses it), the same value is still an error.
     remote = ('XSTDERR="2>/dev/null"\n'
               'ssh -o BatchMode=yes -o ConnectTimeout=5 h "apt-get check $XSTDERR"\n')
@@ -416,8 +417,8 @@ MEGATRON_EVAL_ECHO = (
 def test_eval_echo_of_a_read_value_is_info() -> None:
     [d] = found(MEGATRON_EVAL_ECHO)
     assert d.severity == "info"
-    assert "`eval echo` is the way to expand" in d.message
-    assert "is read from input on line 1" in d.message
+    assert "`eval echo` is the way to expand" in d.text
+    assert "is read from input on line 1" in d.text
     # What eval does with such a line, in a real bash: the `${VAR}` is expanded (the intent),
     # and a `;` would run the rest as a command (why it is still reported).
     script = 'CK=/ckpt\nLINE=\'--load ${CK}; echo RAN\'\neval echo "$LINE"\n'

@@ -28,7 +28,7 @@ def test_each_expansion_in_the_body_is_pointed_at() -> None:
     assert all(d.layers == ("local bash", "ssh", "remote shell", "remote bash") for d in diags)
     # The related location is the unquoted delimiter.
     assert src[diags[0].related[0].span[0]:diags[0].related[0].span[1]] == "EOF"
-    assert "<<'EOF'" in diags[0].message
+    assert "<<'EOF'" in diags[0].text
 
 
 def test_variable_the_script_sets_itself_is_an_error() -> None:
@@ -36,7 +36,7 @@ def test_variable_the_script_sets_itself_is_an_error() -> None:
     [d] = found(src)
     assert d.severity == "error"
     assert at(src, d) == (3, 6)
-    assert "sets `count` itself" in d.message
+    assert "sets `count` itself" in d.text
 
 
 def test_handing_local_values_to_script_variables_is_not_an_error() -> None:
@@ -115,7 +115,7 @@ def test_correct_code_is_not_reported(src: str) -> None:
 ])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
-    assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+    assert not [d for d in result.diagnostics if "failed on this input" in d.text]
 
 
 # -- variables the script sets before the hand-off (quotecheck.values) --------------------------
@@ -160,7 +160,7 @@ def test_same_machine_heredoc_with_the_functions_locals() -> None:
            '}\n')
     diags = found(src)
     assert [src[d.span[0]:d.span[1]] for d in diags] == ["$REGION_NAME"]
-    assert "never sets" in diags[0].message
+    assert "never sets" in diags[0].text
 
 
 @pytest.mark.parametrize("src, stays", [
@@ -178,5 +178,5 @@ def test_a_local_value_that_breaks_the_remote_code_is_qc103() -> None:
     assert found(src) == []
     [d] = [d for d in check_source(src, Options(severity="info")).diagnostics
            if d.code == "QC103"]
-    assert d.severity == "error" and "`$FILE` is `my file.txt` (line 1)" in d.message
+    assert d.severity == "error" and "`$FILE` is `my file.txt` (line 1)" in d.text
     assert not d.fixes

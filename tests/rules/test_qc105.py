@@ -26,7 +26,7 @@ def test_awk_field_in_double_quotes() -> None:
     [d] = found(src)
     assert d.severity == "error"
     assert at(src, d) == (1, 22)
-    assert "awk receives `{print }`" in d.message
+    assert "awk receives `{print }`" in d.text
     assert d.layers == ("local bash", "awk")
 
 
@@ -42,7 +42,7 @@ def test_one_layer_out_through_ssh() -> None:
     [d] = found(src)
     assert src[d.span[0]:d.span[1]] == "$2"
     assert d.layers == ("local bash", "ssh", "remote shell", "awk")
-    assert "one layer out" in d.message
+    assert "one layer out" in d.text
     # One finding: not QC101 or QC103 as well.
     assert [x.code for x in check_source(src, Options(select=MINE)).diagnostics] == [CODE]
 
@@ -50,7 +50,7 @@ def test_one_layer_out_through_ssh() -> None:
 def test_inner_shell_expanding_the_program() -> None:
     src = "ssh host 'ps aux | awk \"{print $2}\"'"
     [d] = found(src)
-    assert "for the remote shell" in d.message
+    assert "for the remote shell" in d.text
 
 
 def test_the_seed_is_not_reported() -> None:
@@ -68,7 +68,7 @@ def test_shell_value_spliced_into_awk_is_info_suggesting_v() -> None:
     # Right, but on real code nearly always intended (precision corpus: 0 of 17 true).
     [d] = found('pat=$1; awk "/$pat/ {n++} END {print n}" log')
     assert d.severity == "info"
-    assert "-v name=" in d.message
+    assert "-v name=" in d.text
 
 
 @pytest.mark.parametrize("src, severity", [
@@ -131,7 +131,7 @@ def test_correct_code_is_not_reported(src: str) -> None:
 ])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=MINE))
-    assert not [d for d in result.diagnostics if "failed on this input" in d.message]
+    assert not [d for d in result.diagnostics if "failed on this input" in d.text]
 
 
 @pytest.mark.parametrize("src", [

@@ -47,16 +47,16 @@ def test_windows_path_shows_raw_and_processed_value() -> None:
     [(line, col, d)] = found("awk -v dir='C:\\new\\temp' 'BEGIN { print dir }'")
     assert (line, col) == (1, 8)
     assert d.severity == "warning"
-    assert "`C:\\new\\temp`" in d.message  # raw
-    assert "`C:<NL>ew<TAB>emp`" in d.message  # what awk gets
-    assert "ENVIRON" in d.message
+    assert "`C:\\new\\temp`" in d.text  # raw
+    assert "`C:<NL>ew<TAB>emp`" in d.text  # what awk gets
+    assert "ENVIRON" in d.text
     assert d.layers == ("local bash", "awk")
 
 
 def test_unknown_escape_shows_that_mawk_and_gawk_differ() -> None:
     [(_, _, d)] = found("awk -v re='a\\.b' '$0 ~ re' f")
-    assert "mawk" in d.message and "gawk" in d.message
-    assert "`a\\.b`" in d.message and "`a.b`" in d.message
+    assert "mawk" in d.text and "gawk" in d.text
+    assert "`a\\.b`" in d.text and "`a.b`" in d.text
 
 
 def test_operand_assignment_and_attached_forms() -> None:
@@ -74,7 +74,7 @@ def test_intended_separator_escapes_are_not_reported() -> None:
 def test_dynamic_values_are_information_numbers_are_not_reported() -> None:
     [(_, col, d)] = found('awk -v pat="$1" \'$0 ~ pat\' f')
     assert col == 8 and d.severity == "info"
-    assert "`$1`" in d.message
+    assert "`$1`" in d.text
     [(_, _, d)] = found('awk -v node="$node" \'{ print node, $1 }\' f')
     assert d.severity == "hint"  # a host name: only shown with --severity hint
     for src in ["awk -v n=$# 1", "awk -v n=$((x + 1)) 1", 'awk -v n="${#list}" 1',

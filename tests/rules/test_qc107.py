@@ -40,8 +40,8 @@ def test_ssh_words_split_by_the_early_close() -> None:
     [(line, col, d)] = found(src)
     assert (line, col) == (1, 16)  # the quote that closes instead of nesting
     assert d.severity == "warning"
-    assert "`echo a b`" in d.message  # what ssh sends
-    assert "'\\''" in d.message
+    assert "`echo a b`" in d.text  # what ssh sends
+    assert "'\\''" in d.text
 
 
 def test_the_fix_gives_the_inner_layer_its_quotes() -> None:
@@ -59,7 +59,7 @@ def test_double_quotes_around_an_expansion() -> None:
     src = 'sh -c "echo "$x""'
     [(line, col, d)] = found(src)
     assert (line, col) == (1, 13)
-    assert "`$x`" in d.message and "splits" in d.message
+    assert "`$x`" in d.text and "splits" in d.text
     fixed = apply(src, d.fixes[0])
     assert fixed == 'sh -c "echo \\"$x\\""'
     # The local shell splits the unquoted value; with the fix the script quotes it.
@@ -70,7 +70,7 @@ def test_double_quotes_around_an_expansion() -> None:
 
 def test_sh_c_cut_at_the_space_names_dollar_zero() -> None:
     [(_, _, d)] = found("sh -c 'echo 'a b'' sh")
-    assert "`echo a`" in d.message and "$0" in d.message
+    assert "`echo a`" in d.text and "$0" in d.text
 
 
 def test_glob_between_quotes_is_a_warning_plain_word_information() -> None:

@@ -46,7 +46,7 @@ def test_bash_printf_q_and_at_q_produce_dollar_quotes_for_control_characters() -
 def test_sh_c_is_a_warning_dash_c_an_error_bash_c_nothing() -> None:
     [(line, col, d)] = found("sh -c \"printf $'a\\tb'\"")
     assert (line, col) == (1, 15) and d.severity == "warning"
-    assert "`$a\\tb`" in d.message  # what dash makes of it
+    assert "`$a\\tb`" in d.text  # what dash makes of it
     [(_, _, d)] = found("dash -c \"printf $'a\\tb'\"")
     assert d.severity == "error"
     assert found("bash -c \"printf $'a\\tb'\"") == []
@@ -57,7 +57,7 @@ def test_remote_shell_depends_on_what_is_known() -> None:
     src = "ssh h 'printf $'\"'\"'a\\tb'\"'\"''"
     [(_, col, d)] = found(src)
     assert src[col - 1] == "$" and d.severity == "warning"
-    assert "--remote-shell bash" in d.message
+    assert "--remote-shell bash" in d.text
     assert found(src, remote_shell="bash") == []
     [(_, _, d)] = found(src, remote_shell="dash")
     assert d.severity == "error"
@@ -66,7 +66,7 @@ def test_remote_shell_depends_on_what_is_known() -> None:
 
 def test_locale_quotes() -> None:
     [(_, _, d)] = found("sh -c 'echo $\"hello\"'")
-    assert "`$hello`" in d.message
+    assert "`$hello`" in d.text
 
 
 def test_printf_v_variable_spliced_into_sh_c() -> None:

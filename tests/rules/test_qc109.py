@@ -30,8 +30,8 @@ def test_ssh_words() -> None:
     src = "ssh h ls ~/x *.log"
     [(l1, c1, tilde), (l2, c2, glob)] = found(src)
     assert (l1, c1, l2, c2) == (1, 10, 1, 14)
-    assert "`~/x`" in tilde.message and "`*.log`" in glob.message
-    assert "`ssh h 'ls ~/x *.log'`" in glob.message
+    assert "`~/x`" in tilde.text and "`*.log`" in glob.text
+    assert "`ssh h 'ls ~/x *.log'`" in glob.text
     assert tilde.severity == glob.severity == "warning"
     [fix] = glob.fixes
     assert fix.applicability == "unsafe" and fix.edits[0].text == "'*.log'"
@@ -49,8 +49,8 @@ def test_quoted_or_local_words_are_not_reported() -> None:
 
 def test_containers_and_chroot() -> None:
     [(_, col, d)] = found("docker exec app ls /var/log/*.log")
-    assert col == 29 and "container" in d.message  # the `*`
-    assert "`docker exec app sh -c 'ls /var/log/*.log'`" in d.message
+    assert col == 29 and "container" in d.text  # the `*`
+    assert "`docker exec app sh -c 'ls /var/log/*.log'`" in d.text
     assert len(found("kubectl exec pod -- cat ~/.bashrc")) == 1
     assert len(found("chroot /srv/jail ls /etc/*.conf")) == 1
     assert found("docker exec app sh -c 'ls /var/log/*.log'") == []
@@ -58,7 +58,7 @@ def test_containers_and_chroot() -> None:
 
 def test_sudo_targets() -> None:
     [(_, _, d)] = found("sudo -u bob cat ~/.profile")
-    assert d.severity == "warning" and "`bob`" in d.message
+    assert d.severity == "warning" and "`bob`" in d.text
     assert found("sudo cat ~/.bashrc") == []  # root keeps your home on purpose
     [(_, _, d)] = found("sudo rm /root/*.tmp")
     assert d.severity == "info"
@@ -68,7 +68,7 @@ def test_in_a_remote_layer_the_remote_shell_is_the_culprit() -> None:
     src = "ssh h 'sudo -u bob ls ~'"
     [(_, col, d)] = found(src)
     assert src[col - 1] == "~"
-    assert "remote" in d.message and d.fixes == ()
+    assert "remote" in d.text and d.fixes == ()
 
 
 def test_one_finding_per_word() -> None:

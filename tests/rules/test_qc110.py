@@ -34,11 +34,11 @@ def test_real_wrappers_fail_with_127() -> None:
 def test_shell_text_as_the_program() -> None:
     [(line, col, d)] = found('timeout 5 "cd d && x"')
     assert (line, col) == (1, 11) and d.severity == "error"
-    assert "`cd d && x`" in d.message and "127" in d.message
-    assert "`timeout 5 sh -c 'cd d && x'`" in d.message
+    assert "`cd d && x`" in d.text and "127" in d.text
+    assert "`timeout 5 sh -c 'cd d && x'`" in d.text
     [(_, col, d)] = found("kubectl exec p -- 'ls /usr'")
     assert col == 19
-    assert "`kubectl exec p -- ls /usr`" in d.message  # plain words: split them
+    assert "`kubectl exec p -- ls /usr`" in d.text  # plain words: split them
 
 
 def test_builtins() -> None:
@@ -47,14 +47,14 @@ def test_builtins() -> None:
                      ("sudo -u bob export X=1", 13)]:
         [(_, c, d)] = found(src)
         assert c == col, src
-        assert "builtin" in d.message
+        assert "builtin" in d.text
 
 
 def test_dynamic_word_only_when_its_written_part_is_shell_text() -> None:
     assert found('sudo "$cmd"') == []
     assert found('sudo "$HOME/bin/run" x') == []
     [(_, _, d)] = found('sudo "cd $dir && make"')
-    assert "`sudo sh -c 'cd \"$1\" && make' sh \"$dir\"`" in d.message
+    assert "`sudo sh -c 'cd \"$1\" && make' sh \"$dir\"`" in d.text
 
 
 def test_not_reported() -> None:
@@ -85,7 +85,7 @@ def test_odd_inputs_do_not_crash(src: str) -> None:
                                  'sudo -u bob -i "echo hi"'])
 def test_one_word_of_shell_text_after_sudo_s(src: str) -> None:
     [(_, _, d)] = found(src)
-    assert "command not found" in d.message and "sudo sh -c" in d.message
+    assert "command not found" in d.text and "sudo sh -c" in d.text
 
 
 @pytest.mark.parametrize("src", ["sudo -s cd /x", 'sudo -s "$cmd"', "sudo -s /opt/my\\ app/run",

@@ -32,12 +32,14 @@ def test_sudo_redirect_to_a_root_only_file() -> None:
     src = "sudo echo 1 > /proc/sys/vm/drop_caches"
     [(line, col, d)] = found(src)
     assert (line, col) == (1, 13) and d.severity == "warning"
-    assert "`echo 1 | sudo tee /proc/sys/vm/drop_caches > /dev/null`" in d.message
-    assert "`sudo sh -c 'echo 1 > /proc/sys/vm/drop_caches'`" in d.message
+    said = d.message
+    assert said.kind == "opened-as-you" and said.value("target") == "/proc/sys/vm/drop_caches"
+    assert "`echo 1 | sudo tee /proc/sys/vm/drop_caches > /dev/null`" in said.value("instead")
+    assert "`sudo sh -c 'echo 1 > /proc/sys/vm/drop_caches'`" in said.value("instead")
     [(_, _, d)] = found("sudo echo x >> /etc/hosts")
-    assert "tee -a" in d.message
+    assert "tee -a" in d.message.value("instead")
     [(_, _, d)] = found("sudo sh -c 'echo x' > /etc/motd")
-    assert "inside the script" in d.message
+    assert d.message.value("instead").startswith("put the redirection inside the script")
     assert len(found("sudo cat < /root/.ssh/id_rsa")) == 1
 
 
@@ -53,10 +55,13 @@ def test_ssh_redirect_with_the_path_in_the_remote_command() -> None:
     src = 'ssh h "mkdir -p /srv/app/logs && run" > /srv/app/logs/out.log'
     [(_, col, d)] = found(src)
     assert src[col - 1] == ">" and d.severity == "warning"
-    assert "`/srv/app/logs` appears in the remote command" in d.message
-    assert "`ssh h 'mkdir -p /srv/app/logs && run > /srv/app/logs/out.log'`" in d.message
+    assert d.message.kind == "redirect-stays-local"
+    assert d.message.value("evidence") == ("its directory `/srv/app/logs` appears in the remote "
+                                           "command")
+    assert d.message.value("inside") == ("`ssh h 'mkdir -p /srv/app/logs && run > "
+                                         "/srv/app/logs/out.log'`")
     [(_, _, d)] = found("ssh h 'touch /data/x.lock; cat /data/x' > /data/x")
-    assert "same path" in d.message
+    assert d.message.value("evidence").startswith("the same path")
 
 
 def test_ssh_capture_into_a_local_file() -> None:
@@ -73,18 +78,20 @@ def test_ssh_capture_into_a_local_file() -> None:
 def test_remote_shell_that_only_changes_directory() -> None:
     src = "ssh h cd /srv && make"
     [(_, col, d)] = found(src)
-    assert col == 7 and "`make`" in d.message
+    assert col == 7 and d.message.kind == "state-not-kept"
+    assert d.message.value("next") == "`make`"
     assert d.related and src[d.related[0].span[0]:d.related[0].span[1]] == "make"
     src = "ssh h cd /srv\nssh h make"
     [(_, _, d)] = found(src)
-    assert "fresh remote shell" in d.message
+    assert d.message.value("where").startswith("starts a fresh remote shell")
     assert found("ssh h cd /srv") == []
     assert found("ssh h 'cd /srv && make'; echo done") == []
 
 
 def test_interactive_session_followed_by_commands() -> None:
     [(line, col, d)] = found("sudo -i\napt-get update")
-    assert (line, col) == (1, 1) and "`apt-get update`" in d.message
+    assert (line, col) == (1, 1) and d.message.kind == "interactive-session"
+    assert d.message.value("next") == "`apt-get update`"
     assert len(found("ssh host\nls")) == 1
     assert len(found("su - bob\nls")) == 1
     for src in ["sudo -i <<'EOF'\nls\nEOF\necho done", "ssh h bash -s < job.sh\necho ok",

@@ -39,14 +39,14 @@ def test_first_word_taken_for_dollar_one() -> None:
     src = "sh -c 'echo $1' hello"
     [(line, col, d)] = found(src)
     assert (line, col) == (1, 17) and d.severity == "warning"
-    assert "`$0`" in d.message and "‹hello›" in d.message
-    assert "`sh -c 'echo $1' sh hello`" in d.message
+    assert "`$0`" in d.text and "‹hello›" in d.text
+    assert "`sh -c 'echo $1' sh hello`" in d.text
     assert d.related and src[d.related[0].span[0]:d.related[0].span[1]] == "$1"
     fixed = apply(src, d.fixes[0])
     assert fixed == "sh -c 'echo $1' sh hello" and found(fixed) == []
     # "$@" starts at $1: a file name in first place is lost from the loop.
     [(_, col, d)] = found("sh -c 'for f in \"$@\"; do gzip \"$f\"; done' ./a.log b.log")
-    assert col == 43 and "$@" in d.message
+    assert col == 43 and "$@" in d.text
 
 
 def test_find_exec_and_xargs() -> None:
@@ -56,7 +56,7 @@ def test_find_exec_and_xargs() -> None:
     assert found(apply(src, d.fixes[0])) == []
     src = "ls | xargs -n1 sh -c 'echo \"$1\"'"
     [(_, _, d)] = found(src)
-    assert "xargs appends" in d.message
+    assert "xargs appends" in d.text
     fixed = apply(src, d.fixes[0])
     assert fixed.endswith("'echo \"$1\"' sh") and found(fixed) == []
     assert found("find . -exec sh -c 'gzip \"$0\"' {} \\;") == []
@@ -64,20 +64,20 @@ def test_find_exec_and_xargs() -> None:
 
 def test_missing_arguments() -> None:
     [(_, col, d)] = found("sh -c 'cp \"$1\" \"$2\"' sh a")
-    assert col == 17 and "`$2`" in d.message  # points at the read of $2
+    assert col == 17 and "`$2`" in d.text  # points at the read of $2
     [(_, _, d)] = found("sh -c 'echo $1'")
-    assert "no words follow" in d.message
+    assert "no words follow" in d.text
 
 
 def test_words_meant_for_the_command() -> None:
     [(_, col, d)] = found("sh -c ls -l /tmp")
-    assert col == 10 and "`sh -c 'ls -l /tmp'`" in d.message
+    assert col == 10 and "`sh -c 'ls -l /tmp'`" in d.text
 
 
 def test_su_reads_the_extra_words_itself() -> None:
     [(_, col, d)] = found("su -c ls -l /root")
     assert col == 10
-    assert "‹-l› as its own option" in d.message and "‹/root› as the user name" in d.message
+    assert "‹-l› as its own option" in d.text and "‹/root› as the user name" in d.text
     assert found("su -c 'ls -l' root") == []
     assert found("su - postgres -c 'psql -l'") == []
     assert len(found("su root -c 'echo $1' x")) == 1  # su passes x to the shell as $0

@@ -40,7 +40,8 @@ def test_unexported_variable_read_by_sh_c() -> None:
     src = "X=1\nsh -c 'echo $X'"
     [(line, col, d)] = found(src)
     assert (line, col) == (2, 13) and d.severity == "warning"
-    assert "without `export`" in d.message and "(line 1)" in d.message
+    assert d.message.kind == "not-exported" and d.message.value("line") == " (line 1)"
+    assert d.message.value("name") == "X"
     assert d.related and src[d.related[0].span[0]:d.related[0].span[1]] == "X=1"
     assert d.layers == ("local bash", "local sh")
 
@@ -66,8 +67,9 @@ def test_ssh_passes_nothing_even_when_exported() -> None:
     for src in ["X=1; ssh h 'echo $X'", "export X=1; ssh h 'echo $X'",
                 "X=1 ssh h 'echo $X'", "X=1; ssh h \"echo \\$X\""]:
         [(_, _, d)] = found(src)
-        assert "ssh does not pass" in d.message, src
-        assert "`ssh h bash -s -- \"$X\" <<'EOF'`" in d.message
+        assert d.message.kind == "dropped-on-the-way", src
+        assert d.message.value("dropped") == "ssh does not pass it", src
+        assert "`ssh h bash -s -- \"$X\" <<'EOF'`" in d.message.value("instead")
 
 
 def test_ssh_heredoc_script_points_into_the_heredoc() -> None:
@@ -79,7 +81,7 @@ def test_ssh_heredoc_script_points_into_the_heredoc() -> None:
 
 def test_send_env_is_only_information() -> None:
     [(_, _, d)] = found("export X=1; ssh -o SendEnv=X h 'echo $X'")
-    assert d.severity == "info" and "AcceptEnv" in d.message
+    assert d.severity == "info" and d.message.value("dropped") == "the server may drop it"
     # SendEnv accumulates over several options (unlike first-wins options such as Port).
     [(_, _, d)] = found("export X=1; ssh -o SendEnv=LANG -o 'SendEnv X' h 'echo $X'")
     assert d.severity == "info"
@@ -87,7 +89,7 @@ def test_send_env_is_only_information() -> None:
 
 def test_sudo_and_containers() -> None:
     [(_, _, d)] = found("export X=1; sudo sh -c 'echo $X'")
-    assert "env_reset" in d.message
+    assert d.message.value("dropped") == "sudo drops it" and "env_reset" in d.message.value("why")
     for src in ["export X=1; sudo -E sh -c 'echo $X'",
                 "export X=1; sudo --preserve-env=X sh -c 'echo $X'",
                 "export X=1; sudo X=\"$X\" sh -c 'echo $X'",
@@ -101,7 +103,7 @@ def test_sudo_and_containers() -> None:
 def test_nested_layers() -> None:
     # Set in the remote shell itself, not exported, read by its sh -c.
     [(_, _, d)] = found("ssh h 'X=1; sh -c \"echo \\$X\"'")
-    assert "remote" in d.message
+    assert "remote" in d.text
     # eval does not start a process: the sh -c behind it is what matters.
     assert len(found("X=1; eval 'sh -c \"echo \\$X\"'")) == 1
 
@@ -133,5 +135,5 @@ def test_handoff_rules_survive_random_scripts() -> None:
         src = " ".join(rng.choice(_TOKENS) for _ in range(rng.randint(1, 14)))
         result = check_source(src, Options(select=HANDOFF_CODES, severity="hint"))
         for d in result.diagnostics:
-            assert "failed on this input" not in d.message, (src, d.message)
+            assert "failed on this input" not in d.text, (src, d.text)
             assert 0 <= d.span[0] <= d.span[1] <= len(src), (src, d)

@@ -63,7 +63,7 @@ def test_seed_kills_its_own_remote_shell() -> None:
     d = hits[0][2]
     assert d.severity == "error"
     assert d.layers == ("local bash", "ssh", "remote shell")
-    msg = d.message
+    msg = d.text
     assert "grep '[p]ython3.*train_dflash'" in msg
     assert "`python3 train_dflash` at 9:56" in msg
     assert "<login-shell> -c" in msg
@@ -82,7 +82,7 @@ def test_seed_expected_findings_of_runtime_rules() -> None:
     got = sorted((d.code, *where(src, d.span[0])) for d in result.diagnostics)
     assert got == [("QC201", 2, 15), ("QC205", 4, 1), ("QC205", 6, 1), ("QC206", 7, 1),
                    ("QC206", 18, 43)]
-    by = {(d.code, where(src, d.span[0])): d.message for d in result.diagnostics}
+    by = {(d.code, where(src, d.span[0])): d.text for d in result.diagnostics}
     assert "xargs -r kill" in by[("QC205", (4, 1))] and "(2:1)" in by[("QC205", (4, 1))]
     assert "errors go to /dev/null" in by[("QC205", (4, 1))]
     assert "grep -c" in by[("QC205", (6, 1))] and "(5:1)" in by[("QC205", (6, 1))]
@@ -126,7 +126,8 @@ def test_bracket_pattern_without_its_match_in_the_script_is_fine() -> None:
 def test_kill_shapes_that_hit_the_remote_shell(script: str) -> None:
     hits = found("ssh h " + _sq(script), remote_shell="bash")
     assert len(hits) == 1, script
-    assert "remote shell" in hits[0][2].message
+    assert hits[0][2].message.kind == "matches-itself"
+    assert hits[0][2].message.value("who").startswith("the remote shell")
 
 
 @pytest.mark.parametrize("script", [
@@ -150,8 +151,8 @@ def test_lone_pkill_depends_on_the_remote_shell() -> None:
     cmd = "ssh h 'pkill -f myapp'"
     unknown = found(cmd)
     assert len(unknown) == 1 and unknown[0][2].severity == "warning"
-    assert "dash never does" in unknown[0][2].message
-    assert "--remote-shell" in unknown[0][2].message
+    assert unknown[0][2].message.value("holds").endswith("dash never does")
+    assert "--remote-shell" in unknown[0][2].message.explanation
     assert found(cmd, remote_shell="bash") == []
     dash = found(cmd, remote_shell="dash")
     assert len(dash) == 1 and dash[0][2].severity == "error"
@@ -163,8 +164,8 @@ def test_script_file_kills_itself_only_when_run_from_a_file() -> None:
     src = "#!/bin/bash\npkill -f deploy.sh\necho stopped\n"
     hits = found(src, path="deploy.sh")
     assert [(line, col) for line, col, _ in hits] == [(2, 10)]
-    assert "the shell running this script file" in hits[0][2].message
-    assert "bash deploy.sh" in hits[0][2].message
+    assert hits[0][2].message.value("who") == "the shell running this script file"
+    assert "bash deploy.sh" in hits[0][2].message.value("evidence")
     assert found(src) == []  # a command line has no file of its own
 
 
@@ -172,25 +173,26 @@ def test_every_live_ancestor_on_the_same_machine_is_checked() -> None:
     src = "sh -c 'pkill -f deploy.sh; echo old deploys stopped'\n"
     hits = found(src, path="deploy.sh")
     assert len(hits) == 1
-    msg = hits[0][2].message
-    assert "`sh -c` shell" in msg and "also matches the shell running this script file" in msg
+    said = hits[0][2].message
+    assert said.value("who").startswith("the `sh -c` shell")
+    assert said.value("others") == "the shell running this script file"
 
 
 def test_ancestors_on_another_machine_are_not_killed() -> None:
     src = "ssh h 'pkill -f restart_gpu; sleep 1; ./restart_gpu --now'\n"
     hits = found(src, path="restart_gpu.sh", remote_shell="bash")
     assert len(hits) == 1
-    assert "also matches" not in hits[0][2].message
+    assert hits[0][2].message.value("others") == ""
 
 
 def test_ancestor_replaced_by_exec_is_not_alive() -> None:
     """`bash -c 'sh -c "..."'`: bash execs sh, so only sh's own command line counts."""
     inner = "bash -c 'sh -c \"pkill -f marker_zz; echo ok\"'"
     hits = found(inner)
-    assert len(hits) == 1 and "also matches" not in hits[0][2].message
+    assert len(hits) == 1 and hits[0][2].message.value("others") == ""
     kept = "bash -c 'sh -c \"pkill -f marker_zz; echo ok\"; echo after'"
     hits = found(kept)
-    assert len(hits) == 1 and "also matches" in hits[0][2].message
+    assert len(hits) == 1 and hits[0][2].message.value("others") != ""
 
 
 @pytest.mark.parametrize("src", [
@@ -201,8 +203,8 @@ def test_ancestor_replaced_by_exec_is_not_alive() -> None:
 ])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     result = check_source(src, Options(select=list(MINE)))
-    assert not any("failed on this input" in d.message for d in result.diagnostics), [
-        d.message for d in result.diagnostics]
+    assert not any("failed on this input" in d.text for d in result.diagnostics), [
+        d.text for d in result.diagnostics]
 
 
 # -- correct code stays clean of every runtime rule ------------------------------------------
@@ -223,7 +225,7 @@ CLEAN = [
 @pytest.mark.parametrize("src", CLEAN)
 def test_correct_code_is_not_reported(src: str) -> None:
     result = check_source(src, Options(select=list(MINE)))
-    assert result.diagnostics == [], [d.message for d in result.diagnostics]
+    assert result.diagnostics == [], [d.text for d in result.diagnostics]
 
 
 # -- fixtures --------------------------------------------------------------------------------

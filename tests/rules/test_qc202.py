@@ -55,17 +55,17 @@ def test_grep_counts_itself_and_the_bracket_does_not() -> None:
 def test_reported(src: str, pos: tuple[int, int], words: str) -> None:
     hits = found(src)
     assert [(line, col) for line, col, _ in hits] == [pos], src
-    assert words in hits[0][2].message
+    assert words in hits[0][2].text
 
 
 def test_message_offers_fixes_that_really_exclude_grep() -> None:
-    msg = found("ps aux | grep python3 | awk '{print $2}' | xargs kill")[0][2].message
+    msg = found("ps aux | grep python3 | awk '{print $2}' | xargs kill")[0][2].text
     assert "`grep '[p]ython3'`" in msg and "`pgrep -f python3`" in msg
-    msg = found("ps aux | grep -F 'a.b' | wc -l")[0][2].message
+    msg = found("ps aux | grep -F 'a.b' | wc -l")[0][2].text
     assert "`pgrep -f 'a\\.b'`" in msg and "[a]" not in msg  # brackets are literal under -F
-    msg = found("ps aux | grep 'a\\|b' | wc -l")[0][2].message
+    msg = found("ps aux | grep 'a\\|b' | wc -l")[0][2].text
     assert "[a]" not in msg  # `[a]\|b` would still match its own `b`
-    msg = found("ps aux | awk '/myapp/ {print $2}' | xargs kill")[0][2].message
+    msg = found("ps aux | awk '/myapp/ {print $2}' | xargs kill")[0][2].text
     assert "`awk '/[m]yapp/ {print $2}'`" in msg
 
 

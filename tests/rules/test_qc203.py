@@ -81,20 +81,22 @@ def test_rule_fires_exactly_when_sshd_waits(remote: SshServer, shell: str) -> No
 def test_unknown_login_shell_reports_the_bash_only_case_with_a_condition() -> None:
     hits = found("ssh h 'cd /srv && nohup ./server > log 2>&1 &'")
     assert len(hits) == 1
-    assert "if the shell is bash" in hits[0][2].message
-    assert "exec" in hits[0][2].message
+    said = hits[0][2].message
+    assert said.kind == "ssh-waits-for-job"
+    assert said.value("cond").startswith("if the shell is bash")
+    assert "exec" in said.explanation
 
 
 def test_message_names_the_open_streams_and_points_at_the_job() -> None:
     src = "ssh app1 '\ncd /srv/app\nnohup ./server --port 80 > server.log &\necho ok\n'\n"
     hits = found(src, remote_shell="bash")
     assert [(line, col) for line, col, _ in hits] == [(3, 1)]
-    msg = hits[0][2].message
+    msg = hits[0][2].text
     assert "its stderr still goes to the ssh channel" in msg
     assert "`nohup` does not change" in msg
     assert "2>&1" in msg and "/dev/null" in msg
     assert hits[0][2].layers == ("local bash", "ssh", "remote bash")
-    msg = found("ssh h 'sleep 9 2>&1 > log &'")[0][2].message
+    msg = found("ssh h 'sleep 9 2>&1 > log &'")[0][2].text
     assert "`2>&1` comes before `>`" in msg
 
 

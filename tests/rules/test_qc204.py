@@ -93,8 +93,9 @@ def test_message_and_position() -> None:
     hits = found(src)
     assert [(line, col) for line, col, _ in hits] == [(3, 1)]
     d = hits[0][2]
-    assert "`-t`" in d.message and "trap '' HUP" in d.message
-    assert "`nohup` does not save it" in d.message
+    assert d.message.kind == "tty-hangup-kills-job" and d.message.value("flag") == "-t"
+    assert "trap '' HUP" in d.message.explanation
+    assert d.message.value("nohup").startswith(" `nohup` does not save it")
     # the related location is the -t word on line 1
     assert d.related and LineIndex(src).position(d.related[0].span[0]) == (0, 4)
 

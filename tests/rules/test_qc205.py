@@ -39,7 +39,7 @@ def test_seed_messages_name_the_step() -> None:
     src = SEED.read_text()
     hits = found(src)
     assert [(line, col) for line, col, _ in hits] == [(4, 1), (6, 1)]
-    old, new = hits[0][2].message, hits[1][2].message
+    old, new = hits[0][2].text, hits[1][2].text
     assert old.startswith('`echo "Old killed"` claims success')
     assert "`ps aux | grep" in old and "(2:1)" in old  # the kill pipeline, not `sleep 3`
     assert "`xargs -r kill 2>/dev/null`" in old and "errors go to /dev/null" in old
@@ -61,7 +61,7 @@ def test_seed_messages_name_the_step() -> None:
 def test_reported(src: str, pos: tuple[int, int], step: str) -> None:
     hits = found(src)
     assert [(line, col) for line, col, _ in hits] == [pos], src
-    assert step in hits[0][2].message
+    assert step in hits[0][2].text
 
 
 @pytest.mark.parametrize("src", [
@@ -321,7 +321,7 @@ echo "server $SERVER_NAME is stopped."
 def test_a_step_that_rarely_fails_unseen_is_info(src: str) -> None:
     [(_, _, d)] = found(src)
     assert d.severity == "info", src
-    assert "may be meant as progress" in d.message
+    assert "may be meant as progress" in d.text
 
 
 # -- a status the script reads itself: no finding, and no fix that would take the read away ------

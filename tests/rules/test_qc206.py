@@ -36,11 +36,11 @@ def test_seed_points_at_source_and_lists_cd() -> None:
     hits = found(SEED.read_text())
     assert [(line, col) for line, col, _ in hits] == [(7, 1), (18, 43)]
     # The last line reports DEAD and ends with echo's status, 0.
-    dead = hits[1][2].message
+    dead = hits[1][2].text
     assert dead.startswith('`echo "DEAD"` (18:43) reports that `kill -0 $! 2>/dev/null && echo '
                            '"ALIVE"` failed'), dead
     assert "ssh's exit status says success whatever happened" in dead
-    msg = hits[0][2].message
+    msg = hits[0][2].text
     assert "`source /root/venv/bin/activate` (7:1)" in msg
     assert "`cd /root` (8:1)" in msg
     assert "ssh's exit status is only that of the last command" in msg
@@ -60,7 +60,8 @@ def test_seed_points_at_source_and_lists_cd() -> None:
 def test_reported(src: str, pos: tuple[int, int], what: str) -> None:
     hits = found(src)
     assert [(line, col) for line, col, _ in hits] == [pos], src
-    assert what in hits[0][2].message
+    assert hits[0][2].message.kind == "steps-unchecked"
+    assert what in hits[0][2].message.value("effect")
 
 
 @pytest.mark.parametrize("src", [
@@ -88,8 +89,9 @@ def test_not_reported(src: str) -> None:
 ])
 def test_tee_reported(src: str, why: str) -> None:
     hits = found(src)
-    assert len(hits) == 1 and why in hits[0][2].message
-    assert "pipefail" in hits[0][2].message
+    [(_, _, d)] = hits
+    assert d.message.kind == "tee-hides-failure" and d.message.value("why").startswith(why)
+    assert "pipefail" in d.message.explanation
 
 
 @pytest.mark.parametrize("src", [

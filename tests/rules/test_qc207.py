@@ -43,8 +43,9 @@ def test_seed_source_is_a_warning_at_line_7_under_an_unknown_login_shell() -> No
     assert (line, col) == (7, 1)
     assert d.severity == "warning"
     assert src[d.span[0]:d.span[1]] == "source"
-    assert "root@[REDACTED_IP]" in d.message
-    assert "--remote-shell bash" in d.message and "bash -s" in d.message
+    assert d.message.kind == "bash-syntax-shell-unknown"
+    assert d.message.value("who") == "the login shell of `root@[REDACTED_IP]`"
+    assert "--remote-shell bash" in d.message.value("how") and "bash -s" in d.message.value("how")
     assert d.layers == ("local bash", "ssh", "remote shell")
     # `. /root/venv/bin/activate` means the same in bash: a safe fix.
     [fix] = d.fixes
@@ -70,7 +71,8 @@ def test_seed_remote_shell_decides_the_severity() -> None:
     src = SEED.read_text()
     assert found(src, remote_shell="bash") == []
     [(_, _, d)] = found(src, remote_shell="dash")
-    assert d.severity == "error" and "is dash" in d.message
+    assert d.severity == "error" and d.message.kind == "bash-syntax-in-sh"
+    assert d.message.value("what") == "dash"
 
 
 # -- each construct, and what dash really does with it --------------------------------------------
@@ -120,7 +122,7 @@ def test_construct_is_an_error_under_sh_c_and_fails_under_dash(
     assert got, f"QC207 missed {script!r}"
     first_col = min(col for _, col, _ in got)
     assert first_col == len("sh -c '") + script.index(construct) + 1, [
-        (c, d.message[:60]) for _, c, d in got]
+        (c, d.text[:60]) for _, c, d in got]
     severities = {d.severity for _, col, d in got if col == first_col}
     minor = script.startswith(("echo -e", "echo uid"))
     assert severities == ({"warning"} if minor else {"error"})
@@ -168,7 +170,7 @@ def test_the_shebang_decides_the_root_layer(first: str, expected: str | None) ->
         assert got == []
     else:
         assert [(line, col, d.severity) for line, col, d in got] == [(2, 1, expected)]
-        assert first.split()[0].split("/")[-1] in got[0][2].message or "sh" in got[0][2].message
+        assert first.split()[0].split("/")[-1] in got[0][2].text or "sh" in got[0][2].text
 
 
 def test_shell_option_sh_is_an_error_even_without_a_shebang() -> None:
@@ -192,7 +194,7 @@ def test_bash_layers_and_bash_c_are_clean() -> None:
 
 def test_watch_and_xargs_run_sh() -> None:
     [(_, _, d)] = found("watch 'ls {a,b}'")
-    assert d.severity == "error" and "watch" in d.message
+    assert d.severity == "error" and d.message.value("who").startswith("`watch`")
     src = "find . -name '*.log' -exec sh -c '[[ -s $1 ]] && echo $1' sh {} \\;"
     [(_, col, d)] = found(src)
     assert col == src.index("[[") + 1 and d.severity == "error"
@@ -209,7 +211,7 @@ def test_text_expanded_by_an_outer_layer_is_not_the_inner_shells() -> None:
 def test_su_c_is_an_unknown_shell_warning_without_remote_shell_advice() -> None:
     [(_, _, d)] = found("su - deploy -c 'source ~/env; make'")
     assert d.severity == "warning"
-    assert "--remote-shell" not in d.message and "bash -c" in d.message
+    assert d.message.value("how") == "start bash explicitly (`bash -c '...'`)"
 
 
 def test_positions_inside_a_multiline_remote_script() -> None:
@@ -284,7 +286,7 @@ CORRECT = [
 @pytest.mark.parametrize("path", [None, "script.sh"])
 def test_correct_code_is_clean_of_the_operations_rules(src: str, path: str | None) -> None:
     result = check_source(src, Options(select=MINE), path=path)
-    assert [(d.code, d.message[:80]) for d in result.diagnostics] == []
+    assert [(d.code, d.text[:80]) for d in result.diagnostics] == []
 
 
 test_operations_fixture_expectations = fixture_test(

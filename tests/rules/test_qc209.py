@@ -50,7 +50,7 @@ def test_real_ssh_swallows_the_rest_of_a_stdin_script(remote: SshServer,
     assert fixed.stdout == "after\n", fixed.stderr
     [(line, col, d)] = found(script)
     assert (line, col, d.severity) == (2, 1, "error")
-    assert "`bash`" in d.message
+    assert (d.message.kind, d.message.value("name")) == ("reads-script-stdin", "`bash`")
 
 
 def test_dash_reads_a_stdin_script_ahead() -> None:
@@ -59,7 +59,7 @@ def test_dash_reads_a_stdin_script_ahead() -> None:
     assert run_shell("bash", "bash -s", None, stdin=script).stdout == ""
     assert run_shell("bash", "dash -s", None, stdin=script).stdout == "after\n"
     [(_, _, d)] = found("ssh a <<'EOF'\nssh b true\necho after\nEOF\n")
-    assert d.severity == "warning" and "login shell" in d.message
+    assert d.severity == "warning" and d.message.value("name") == "the login shell"
 
 
 # -- what counts as the loop's input --------------------------------------------------------------
@@ -106,7 +106,8 @@ def test_message_names_the_loop_input_and_the_fix_adds_n() -> None:
     src = "while read -r host; do\n  ssh \"$host\" 'systemctl is-active app'\ndone < hosts.txt\n"
     [(line, col, d)] = found(src)
     assert (line, col) == (2, 3)
-    assert "`< hosts.txt`" in d.message and "`-n`" in d.message
+    assert d.message.kind == "loop-input-swallowed"
+    assert d.message.value("source") == " (`< hosts.txt`)" and "`-n`" in d.message.explanation
     [fix] = d.fixes
     [edit] = fix.edits
     out = src[:edit.span[0]] + edit.text + src[edit.span[1]:]

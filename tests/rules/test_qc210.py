@@ -82,9 +82,10 @@ def test_seed_relaunch_points_at_python3_and_the_kill_is_related() -> None:
     [(line, col, d)] = found(src)
     assert (line, col) == (9, 56)
     assert src[d.span[0]:d.span[1]] == "python3"
-    assert "`[p]ython3.*train_dflash`" in d.message
-    assert "`sleep 3` is a guess" in d.message
-    assert "line 2" in d.message
+    assert d.message.kind == "started-again"
+    assert d.message.value("killed").endswith("matches `[p]ython3.*train_dflash`")
+    assert d.message.value("note") == " (`sleep 3` is a guess, not a wait)"
+    assert d.message.value("line") == "2"
     [related] = d.related
     assert position(src, related.span[0]) == (2, 72)
     assert src[related.span[0]:related.span[1]] == "kill"

@@ -66,8 +66,8 @@ def test_255_means_three_things(remote: SshServer, stubs: StubDir) -> None:
 def test_branch_on_ssh_status(src: str, kind: str) -> None:
     [(_, _, d)] = found(src)
     assert src[d.span[0]:d.span[1]] == "ssh"
-    assert kind in d.message
-    assert "255" in d.message and "killed by a signal" in d.message
+    assert d.message.kind == "branch-on-status" and f"`{d.message.value('how')}`" == kind
+    assert "255" in d.summary and "killed by a signal" in d.message.explanation
 
 
 @pytest.mark.parametrize("src", [
@@ -77,8 +77,8 @@ def test_branch_on_ssh_status(src: str, kind: str) -> None:
 ])
 def test_retry_loops(src: str) -> None:
     [(_, _, d)] = found(src)
-    assert "retry loop" in d.message and "may already have run" in d.message
-    assert "./deploy.sh" in d.message
+    assert d.message.kind == "retry-loop"
+    assert "./deploy.sh" in d.message.value("sends")
 
 
 def test_status_read_after_ssh_with_255_is_a_retry_on_255() -> None:
@@ -86,7 +86,7 @@ def test_status_read_after_ssh_with_255_is_a_retry_on_255() -> None:
     got = found(src)
     assert [(line, col) for line, col, _ in got] == [(1, 1)]
     d = got[0][2]
-    assert "tests `$?` for 255" in d.message
+    assert d.message.kind == "retry-on-255"
     [related] = d.related  # the `[ "$rc" -eq 255 ]` test
     assert LineIndex(src).position(related.span[0]) == (2, 3)
 
@@ -94,7 +94,7 @@ def test_status_read_after_ssh_with_255_is_a_retry_on_255() -> None:
 def test_status_read_after_ssh() -> None:
     src = "ssh h ./deploy.sh\nif [ $? -ne 0 ]; then echo failed; fi\n"
     [(_, _, d)] = found(src)
-    assert "decides on `$?`" in d.message
+    assert d.message.kind == "status-read"
 
 
 @pytest.mark.parametrize("src", [
@@ -125,7 +125,7 @@ def test_options_array_taken_for_the_destination() -> None:
     # The trace takes "${opts[@]}" for the destination; the evidence skips the host word.
     src = "until ssh \"${opts[@]}\" store-01 'rsync -a /a/ /b/'; do sleep 30; done"
     [(_, _, d)] = found(src)
-    assert "`rsync -a /a/ /b/`" in d.message and "store-01 rsync" not in d.message
+    assert d.message.value("sends") == "rsync -a /a/ /b/"
     assert found("ssh \"${opts[@]}\" store-01 true && echo up") == []
 
 

@@ -74,7 +74,7 @@ def test_assignment_in_a_script_is_not_but_in_a_c_string_it_is(tmp_path: Path) -
     seen = cmdlines_while_running(f"bash -c 'TOKEN={SECRET}; sleep 2; :'\n", tmp_path)
     assert SECRET in seen
     [(_, _, d)] = found(f"bash -c 'TOKEN={SECRET}; sleep 2; :'")
-    assert "`TOKEN=`" in d.message
+    assert "`TOKEN=`" in d.text
 
 
 # -- detections ----------------------------------------------------------------------------------
@@ -105,8 +105,8 @@ def test_argument_secrets(src: str, secret: str) -> None:
     [(_, _, d)] = found(src)
     assert src[d.span[0]:d.span[1]] == secret
     # The finding shows the shape of the secret, never the secret.
-    assert secret not in d.message
-    assert "ps" in d.message
+    assert secret not in d.text
+    assert "ps" in d.text
 
 
 @pytest.mark.parametrize("src", [
@@ -139,7 +139,7 @@ def test_not_reported(src: str) -> None:
 def test_remote_string_shows_on_both_machines() -> None:
     src = 'ssh db-01 "curl -u admin:s3cretpw https://x"'
     [(_, _, d)] = found(src)
-    assert "`db-01`" in d.message and "local `ssh` command" in d.message
+    assert "`db-01`" in d.text and "local `ssh` command" in d.text
     assert d.layers == ("local bash", "ssh", "remote shell")
 
 
@@ -147,19 +147,19 @@ def test_assignment_in_a_remote_string() -> None:
     src = 'ssh db-01 "PGPASSWORD=reporting2024 psql -U report"'
     [(_, col, d)] = found(src)
     assert col == src.index("reporting2024") + 1
-    assert "reporting2024" not in d.message and "bash -s" in d.message
+    assert "reporting2024" not in d.text and "bash -s" in d.text
     # Expanded locally first: the value lands in the remote string, so it is visible too.
     [(_, _, d)] = found('ssh db-01 "PGPASSWORD=$PGPASS psql -U report"')
-    assert "the value of `$PGPASS`" in d.message
+    assert "the value of `$PGPASS`" in d.text
     [(_, _, d)] = found("sh -c \"export API_TOKEN=zz123abc; ./deploy\"")
-    assert "zz123abc" not in d.message
+    assert "zz123abc" not in d.text
 
 
 def test_heredoc_script_still_shows_program_arguments() -> None:
     src = "ssh h bash -s <<'EOF'\ncurl -u a:verysecret https://x\nEOF\n"
     [(line, col, d)] = found(src)
     assert (line, col) == (2, 11)
-    assert "local `ssh`" not in d.message  # the script is on no command line
+    assert "local `ssh`" not in d.text  # the script is on no command line
 
 
 def test_odd_inputs() -> None:
@@ -199,7 +199,7 @@ def test_secret_value_after_secret_option_still_reported() -> None:
 def test_a_literal_secret_is_info(src: str) -> None:
     found_here = found(src)
     assert found_here and {d.severity for _, _, d in found_here} == {"info"}
-    assert all("written in the script itself" in d.message for _, _, d in found_here)
+    assert all("written in the script itself" in d.text for _, _, d in found_here)
 
 
 def test_a_secret_from_a_variable_stays_a_warning() -> None:
@@ -217,7 +217,7 @@ def test_a_secret_from_a_variable_stays_a_warning() -> None:
 def test_an_option_known_by_name_only_is_info(src: str) -> None:
     [(_, _, d)] = found(src)
     assert d.severity == "info"
-    assert "by its name only" in d.message or "short-lived" in d.message
+    assert "by its name only" in d.text or "short-lived" in d.text
 
 
 # Programs known to take the secret itself stay warnings: apache/celeborn
@@ -252,14 +252,14 @@ def test_a_secret_assigned_through_eval_is_on_no_command_line() -> None:
 def test_a_mysql_client_blanks_its_own_copy_info(src: str) -> None:
     [(_, _, d)] = found(src)
     assert d.severity == "info"
-    assert "blanks its copy as it starts" in d.message
+    assert "blanks its copy as it starts" in d.text
 
 
 def test_a_mysql_password_in_a_remote_command_stays_a_warning() -> None:
     # The local ssh and the remote `bash -c` keep the text, value and all, while they run.
     [(_, _, d)] = found('read -r PW\nssh db1 "mysql -u root -p$PW -e \'select 1\'"\n')
     assert d.severity == "warning"
-    assert "outer command lines keep the text" in d.message
+    assert "outer command lines keep the text" in d.text
     # Expanded by the remote shell itself, the outer lines hold only `$PW`: the client's own
     # argv is what remains, blanked at start-up.
     [(_, _, d)] = found("ssh db1 'PW=$(cat ~/.pw); mysql -u root -p$PW -e \"select 1\"'\n")

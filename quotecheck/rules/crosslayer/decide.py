@@ -78,7 +78,7 @@ def _run(ctx: CheckContext, an: Analysis) -> None:
                                                                     result.finding.layer):
                         f = result.finding
                         result.finding = Finding(f.span, f.message, f.layer, f.related, (),
-                                                 f.severity, f.summary)
+                                                 f.severity)
                     an.results.append(result)
         own[layer.id] = mine
     for layer in layers:

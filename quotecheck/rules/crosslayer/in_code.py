@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.model import Layer
-from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import (
     escape_fix,
     local_value,
@@ -51,6 +51,17 @@ def code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
     return result
 
 
+_SUDO_SHELL_EXPANDS = Template(
+    "sudo-shell-expands",
+    "`{shown}` is expanded by the shell that `sudo -s`/`sudo -i` starts, before "
+    "{inner} runs",
+    "sudo hands that shell the command with a backslash before every character "
+    "except letters, digits, `_`, `-` and `$`, so every `$` in it expands there, "
+    "single-quoted here or not, and a backslash written before it is escaped by sudo "
+    "too. Run the command without that shell: `sudo bash -c '...'` (add `-u USER -H` "
+    "for another user, `bash -l` for a login environment).")
+
+
 def _by_sudo_shell(ctx: CheckContext, exp: Expansion, first: Landing, damage: Landing | None,
                    result: Result) -> Result:
     """`sudo -s bash -c 'for f in *; do echo "$f"; done'`: the shell sudo starts expands the
@@ -58,14 +69,44 @@ def _by_sudo_shell(ctx: CheckContext, exp: Expansion, first: Landing, damage: La
     backslash): the one remedy is not to have that shell."""
     where = damage.layer if damage is not None else first.layer
     inner = describe(ctx.trace, where)
-    msg = (f"`{exp.shown}` is expanded by the shell that `sudo -s`/`sudo -i` starts, before "
-           f"{inner} runs: sudo hands that shell the command with a backslash before every "
-           "character except letters, digits, `_`, `-` and `$`, so every `$` in it expands "
-           "there, single-quoted here or not, and a backslash written before it is escaped "
-           "by sudo too. Run the command without that shell: `sudo bash -c '...'` (add "
-           "`-u USER -H` for another user, `bash -l` for a login environment).")
+    msg = (_SUDO_SHELL_EXPANDS(shown=exp.shown, inner=inner))
     f = result.finding
     return Result("QC101", Finding(f.span, msg, f.layer, f.related, (), f.severity))
+
+
+_INNER_SCRIPT_SETS_IT = Template(
+    "inner-script-sets-it",
+    "`{shown}` is expanded by {local} before {inner} runs, but that script sets "
+    "`{name}` itself",
+    "{local_value} is pasted into `{snippet}` and the inner assignment is never read "
+    "there. Write `\\{text}` (or single-quote the inner script) so that the inner "
+    "shell expands it.")
+_LOCAL_ENVIRONMENT_VALUE = Template(
+    "local-environment-value",
+    "`{shown}` is expanded by {local} before the command reaches {inner}",
+    "`{snippet}` gets this machine's {name}, not the one {inner} would see. If you "
+    "meant the inner value, write `\\{text}` inside the double quotes (or "
+    "single-quote the whole command). If the local value is what you want: "
+    "{advice}.")
+_SUBSTITUTION_RUNS_HERE = Template(
+    "substitution-runs-here",
+    "`{shown}` runs on this machine ({local}), before the command reaches {inner}",
+    "its output is pasted unquoted into `{snippet}`. If the command was meant to run "
+    "there, write `\\{text}` (or single-quote the whole command). If the local output "
+    "is what you want: {advice}.",
+    ";")
+_ARITHMETIC_USES_LOCAL_VALUE = Template(
+    "arithmetic-uses-local-value",
+    "`{shown}` is computed by {local} before {inner} runs, but that script sets "
+    "`{hit}` itself",
+    "the result uses the local value. Write `\\{text}` so that the inner shell "
+    "computes it.")
+_PROCESS_SUBSTITUTION_PATH = Template(
+    "process-substitution-path",
+    "`{shown}` is replaced by {local} with a /dev/fd/N path of this machine",
+    "{inner} cannot open it. Run the command there instead, or send the data on "
+    "stdin.",
+    ";")
 
 
 def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
@@ -107,11 +148,9 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
                 if inner_sets:
                     rel = tuple(Related(a.span, f"{describe(trace, layer)} sets {name} here")
                                 for a in inner_sets[:1] if a.span is not None)
-                    msg = (f"`{exp.shown}` is expanded by {local} before {inner} runs, but "
-                           f"that script sets `{name}` itself: {local_value(name)} "
-                           f"is pasted into `{snippet}` and the inner assignment is never "
-                           f"read there. Write `\\{exp.text}` (or single-quote the inner "
-                           "script) so that the inner shell expands it.")
+                    msg = (_INNER_SCRIPT_SETS_IT(shown=exp.shown, local=local, inner=inner,
+                                                     name=name, local_value=local_value(name),
+                                                     snippet=snippet, text=exp.text))
                     return Result("QC101", Finding(exp.span, msg, where, rel,
                                                    escape_fix(ctx, exp), "error"))
         if pclass == "special":
@@ -124,12 +163,10 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
                 return None
             if (not sets and not set_here and name in ENVIRONMENT_NAMES and env_differs
                     and not carried):
-                msg = (f"`{exp.shown}` is expanded by {local} before the command reaches "
-                       f"{inner}: `{snippet}` gets this machine's {name}, not the one "
-                       f"{inner} would see. If you meant the inner value, write "
-                       f"`\\{exp.text}` inside the double quotes (or single-quote the whole "
-                       f"command). If the local value is what you want: "
-                       f"{lowercase_first(quote_advice(ctx, an, exp, where))}.")
+                msg = (_LOCAL_ENVIRONMENT_VALUE(shown=exp.shown, local=local, inner=inner,
+                                                        snippet=snippet, name=name, text=exp.text,
+                                                        advice=lowercase_first(
+                                                    quote_advice(ctx, an, exp, where))))
                 return Result("QC101", Finding(exp.span, msg, where, (),
                                                escape_fix(ctx, exp), "warning"))
             return _qc103(ctx, an, exp, damage, snippet)
@@ -143,11 +180,10 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
         if words and basename(words[0]) in ("declare", "typeset", "cat"):
             return None
         if env_differs:
-            msg = (f"`{exp.shown}` runs on this machine ({local}), before the command "
-                   f"reaches {inner}; its output is pasted unquoted into `{snippet}`. If the "
-                   f"command was meant to run there, write `\\{exp.text}` (or single-quote the "
-                   "whole command). If the local output is what you want: "
-                   f"{lowercase_first(quote_advice(ctx, an, exp, where))}.")
+            msg = (_SUBSTITUTION_RUNS_HERE(shown=exp.shown, local=local, inner=inner,
+                                                snippet=snippet, text=exp.text,
+                                                advice=lowercase_first(
+                                                quote_advice(ctx, an, exp, where))))
             return Result("QC101", Finding(exp.span, msg, where, (), (), "warning"))
         return _qc103(ctx, an, exp, damage, snippet)
     if kind == "arithmetic":
@@ -155,18 +191,39 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
         for layer in reached:
             hit = sorted(n for n in names if n in an.assigned(layer))
             if hit:
-                msg = (f"`{exp.shown}` is computed by {local} before {inner} runs, but that "
-                       f"script sets `{hit[0]}` itself: the result uses the local value. "
-                       f"Write `\\{exp.text}` so that the inner shell computes it.")
+                msg = (_ARITHMETIC_USES_LOCAL_VALUE(shown=exp.shown, local=local, inner=inner,
+                                                 hit=hit[0], text=exp.text))
                 return Result("QC101", Finding(exp.span, msg, where, (),
                                                escape_fix(ctx, exp), "error"))
         return None
     if kind == "process" and env_differs:
-        msg = (f"`{exp.shown}` is replaced by {local} with a /dev/fd/N path of this machine; "
-               f"{inner} cannot open it. Run the command there instead, or send the data on "
-               "stdin.")
+        msg = (_PROCESS_SUBSTITUTION_PATH(shown=exp.shown, local=local, inner=inner))
         return Result("QC101", Finding(exp.span, msg, where, (), (), "error"))
     return None
+
+
+_OUTER_LAST_JOB_PID = Template(
+    "outer-last-job-pid",
+    "`{shown}` is expanded by {local} before the command reaches {inner}",
+    "`{snippet}` gets the PID of this shell's last background job (or nothing), a "
+    "number that means nothing there; {own}.")
+_OUTER_EXIT_STATUS = Template(
+    "outer-exit-status",
+    "`{shown}` is expanded by {local} when the command line is built, so `{snippet}` "
+    "gets the exit status of the local command that ran before, not of a command "
+    "{inner} runs",
+    "Write `\\$?` so that the inner shell expands it.",
+    ".")
+_OUTER_PID = Template(
+    "outer-pid",
+    "`{shown}` is expanded by {local}",
+    "`{snippet}` gets this shell's PID, not the PID of {inner}. That is fine as a "
+    "unique name; to use the inner shell's own PID write `\\$$`.")
+_OUTER_SPECIAL = Template(
+    "outer-special",
+    "`{shown}` is expanded by {local}, not by {inner}",
+    "`{snippet}` gets the outer value. Write `\\{text}` if the inner shell should "
+    "expand it.")
 
 
 def _special(ctx: CheckContext, exp: Expansion, first: Landing, where: Layer, inner: str,
@@ -182,25 +239,21 @@ def _special(ctx: CheckContext, exp: Expansion, first: Landing, where: Layer, in
         own = ("the inner script starts a background job itself, so write `\\$!` to get its "
                "PID" if background else
                "write `\\$!` if you meant a job the inner script starts")
-        msg = (f"`{exp.shown}` is expanded by {local} before the command reaches {inner}: "
-               f"`{snippet}` gets the PID of this shell's last background job (or nothing), "
-               f"a number that means nothing there; {own}.")
+        msg = (_OUTER_LAST_JOB_PID(shown=exp.shown, local=local, inner=inner,
+                                                  snippet=snippet, own=own))
         severity: Severity = "error"
     elif name == "?":
-        msg = (f"`{exp.shown}` is expanded by {local} when the command line is built, so "
-               f"`{snippet}` gets the exit status of the local command that ran before, not "
-               f"of a command {inner} runs. Write `\\$?` so that the inner shell expands it.")
+        msg = (_OUTER_EXIT_STATUS(shown=exp.shown, local=local, snippet=snippet,
+                                           inner=inner))
         severity = "error"
     elif name == "$":
         if _outer_pid_names_shared(exp):
             return None
-        msg = (f"`{exp.shown}` is expanded by {local}: `{snippet}` gets this shell's PID, not "
-               f"the PID of {inner}. That is fine as a unique name; to use the inner shell's "
-               "own PID write `\\$$`.")
+        msg = (_OUTER_PID(shown=exp.shown, local=local, snippet=snippet, inner=inner))
         severity = "warning"
     else:
-        msg = (f"`{exp.shown}` is expanded by {local}, not by {inner}: `{snippet}` gets the "
-               f"outer value. Write `\\{exp.text}` if the inner shell should expand it.")
+        msg = (_OUTER_SPECIAL(shown=exp.shown, local=local, inner=inner, snippet=snippet,
+                           text=exp.text))
         severity = "warning"
     return Result("QC101", Finding(exp.span, msg, where, (), escape_fix(ctx, exp), severity))
 
@@ -239,6 +292,15 @@ def _outer_pid_names_shared(exp: Expansion) -> bool:
     return False
 
 
+_OUTER_POSITIONAL = Template(
+    "outer-positional",
+    "`{shown}` is expanded by {local} ({what} of the outer script) while the text is "
+    "still the script of {inner} (`{snippet}`)",
+    "that shell has its own positional parameters ({given}), and the outer value is "
+    "pasted in as code. {quote_advice}.",
+    ";")
+
+
 def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
                 damage: Landing | None, snippet: str) -> Result | None:
     trace = ctx.trace
@@ -261,11 +323,9 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
                and not is_eval(trace, target)):
         given = ("it was given its own arguments" if own else
                  "it was given only `$0`, so its own `$1` is empty")
-        msg = (f"`{exp.shown}` is expanded by {local} ({what} of the outer script) while the "
-               f"text is still the script of {inner} (`{snippet}`); that shell has its own "
-               "positional "
-               f"parameters ({given}), and the outer value is pasted in as code. "
-               f"{quote_advice(ctx, an, exp, target)}.")
+        msg = (_OUTER_POSITIONAL(shown=exp.shown, local=local, what=what, inner=inner,
+                                            snippet=snippet, given=given,
+                                            quote_advice=quote_advice(ctx, an, exp, target)))
         return Result("QC101", Finding(exp.span, msg, target, (), (), "error"))
     if damage is None:
         return None
@@ -281,6 +341,30 @@ def _starts_command(where: Layer, exp: Expansion, value: str) -> bool:
         return False
     before = text[:i].rstrip(" \t")
     return not before or before[-1] in "\n;&|({"
+
+
+_SSH_JOINS_ARGUMENTS = Template(
+    "ssh-joins-arguments",
+    "ssh joins the words of `{shown}` with spaces and {inner} parses the result "
+    "again (`{snippet}`)",
+    "an argument holding a space, a quote, `;` or `$(...)` is split or runs as code "
+    "there. Quote each argument for the remote shell: `ssh host \"$(printf '%q ' "
+    '"$@")"`.')
+_COMMAND_FROM_VALUE = Template(
+    "command-from-value",
+    "the command `{snippet}` that {inner} runs is the value of `{shown}` ({local} "
+    "pastes it in)",
+    "whatever it holds is parsed as code there.{built} That is fine for a command "
+    "you wrote yourself; data (file names, user input) must not be built into that "
+    "string: pass it as arguments (`sh -c 'cmd \"$1\"' sh \"$data\"`) or quote it with "
+    "`printf %q`.")
+_PASTED_UNQUOTED = Template(
+    "pasted-unquoted",
+    "the {pasted} of `{shown}` is pasted unquoted into the code that {inner} parses",
+    "spaces split it, `*` and `?` glob, and any `;`, `|`, `$(...)` or quote in it "
+    "runs as shell code there. {quote_advice}.{evidence}",
+    lead="the {pasted} of `{shown}` is pasted by {local} into the code that {inner} parses "
+    "(`{snippet}`), without quotes for that layer")
 
 
 def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, snippet: str,
@@ -301,10 +385,7 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
         # script wrote itself is the command meant.
         return None
     if exp.name in ("@", "*") and is_ssh_shell(trace, where):
-        msg = (f"ssh joins the words of `{exp.shown}` with spaces and {inner} parses the "
-               f"result again (`{snippet}`): an argument holding a space, a quote, `;` or "
-               "`$(...)` is split or runs as code there. Quote each argument for the remote "
-               "shell: `ssh host \"$(printf '%q ' \"$@\")\"`.")
+        msg = (_SSH_JOINS_ARGUMENTS(shown=exp.shown, inner=inner, snippet=snippet))
         return Result("QC103", Finding(exp.span, msg, where, (), (), severity))
     if damage.command_word:
         # The whole command comes from the value: code in a variable.
@@ -322,11 +403,8 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
         severity = "info"
         built = (f" `{exp.name}` is built from other values here, and they become code "
                  "with it." if related else "")
-        msg = (f"the command `{snippet}` that {inner} runs is the value of `{exp.shown}` "
-               f"({local} pastes it in): whatever it holds is parsed as code there.{built} "
-               "That is fine for a command you wrote yourself; data (file names, user input) "
-               "must not be built into that string: pass it as arguments "
-               "(`sh -c 'cmd \"$1\"' sh \"$data\"`) or quote it with `printf %q`.")
+        msg = (_COMMAND_FROM_VALUE(snippet=snippet, inner=inner, shown=exp.shown,
+                                          local=local, built=built))
         return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
     if known is not None and known.kind == "exact" and known.unsafe_value is not None:
         if _starts_command(where, exp, known.unsafe_value):
@@ -337,11 +415,10 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
             return None
         return known_unsafe(ctx, an, exp, known, where, snippet)
     kind = "command output" if exp.part.kind in ("command", "backtick") else "value"
-    msg = (f"the {kind} of `{exp.shown}` is pasted by {local} into the code that {inner} parses "
-           f"(`{snippet}`), without quotes for that layer: spaces split it, `*` and `?` "
-           "glob, and any `;`, `|`, `$(...)` or quote in it runs as shell code there. "
-           f"{quote_advice(ctx, an, exp, where)}.{evidence(known, exp.shown)}")
-    summary = f"the {kind} of `{exp.shown}` is pasted unquoted into the code that {inner} parses"
+    msg = (_PASTED_UNQUOTED(pasted=kind, shown=exp.shown, local=local, inner=inner,
+                                    snippet=snippet,
+                                    quote_advice=quote_advice(ctx, an, exp, where),
+                                    evidence=evidence(known, exp.shown)))
     # A value the script does not show is mostly a host, path or version spliced in on purpose
     # (precision corpus, both sets at 26a3a70: of 42 such warnings judged, 39 noise, 3 false,
     # none true): info, shown in editors and with `--severity info`. A value read from input
@@ -353,7 +430,8 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
             # `eval echo "$LINE"` says what it is for: expanding the `${VAR}`s the value holds
             # (Megatron-LM run_perf_test.sh, the lines of its own argument file). Intended.
             severity = "info"
-            msg += (f" `eval {printer}` is the way to expand the value's own `$` references, "
-                    "which looks intended here; keep what it reads to text you trust.")
-    return Result("QC103", Finding(exp.span, msg, where, related, (), severity, summary))
+            msg = msg.extended(f" `eval {printer}` is the way to expand the value's own `$` "
+                               "references, which looks intended here; keep what it reads to "
+                               "text you trust.")
+    return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
 

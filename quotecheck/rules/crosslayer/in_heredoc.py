@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.model import Layer
-from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import escape_fix, local_value, outer_label
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import ARITH_NAMES, Expansion, Landing, Result
@@ -16,6 +16,17 @@ from quotecheck.rules.crosslayer.inner_shells import (
 )
 from quotecheck.rules.crosslayer.known import knowledge, known_unsafe
 from quotecheck.rules.crosslayer.text import article, line_around
+
+_HEREDOC_DELIMITER_UNQUOTED_SO = Template(
+    "heredoc-delimiter-unquoted-so",
+    "unquoted heredoc delimiter `{delim}`: {local} expands `{shown}` before {inner} gets the "
+    "script",
+    "{why}. To keep it for the inner shell, quote the delimiter (<<'{delim}') or "
+    "write `\\{text}`; to send a local value, quote the delimiter and pass the value "
+    "as an argument (`bash -s -- \"$(printf %q \"$x\")\" <<'EOF'`, then \"$1\" in the "
+    "script).",
+    lead="the heredoc delimiter `{delim}` is unquoted, so {local} expands `{shown}` in the "
+    "body before {inner} gets the script (`{snippet}`)")
 
 
 def heredoc_result(ctx: CheckContext, an: Analysis, exp: Expansion, land: Landing,
@@ -93,12 +104,7 @@ def heredoc_result(ctx: CheckContext, an: Analysis, exp: Expansion, land: Landin
     if known is not None:
         why += (f"; the outer script never sets `{exp.shown}`, so what replaces it is not "
                 "known before run time")
-    msg = (f"the heredoc delimiter `{delim}` is unquoted, so {local} expands `{exp.shown}` in "
-           f"the body before {inner} gets the script (`{snippet}`): {why}. To keep it for "
-           f"the inner shell, quote the delimiter (<<'{delim}') or write `\\{exp.text}`; to "
-           "send a local value, quote the delimiter and pass the value as an argument "
-           "(`bash -s -- \"$(printf %q \"$x\")\" <<'EOF'`, then \"$1\" in the script).")
-    summary = (f"unquoted heredoc delimiter `{delim}`: {local} expands `{exp.shown}` before "
-               f"{inner} gets the script")
+    msg = (_HEREDOC_DELIMITER_UNQUOTED_SO(delim=delim, local=local, shown=exp.shown, inner=inner,
+                                          snippet=snippet, why=why, text=exp.text))
     return Result("QC104", Finding(exp.span, msg, layer, tuple(related),
-                                   escape_fix(ctx, exp), severity, summary))
+                                   escape_fix(ctx, exp), severity))

@@ -9,7 +9,7 @@ from quotecheck.diagnostics import Severity
 from quotecheck.parsing.tree import Compound
 from quotecheck.parsing.words import EXPANSION_KINDS
 from quotecheck.rules._text import one_line_escaped
-from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.assignments import Assigned
@@ -88,6 +88,18 @@ def _all_arguments_in_a_function(exp: Expansion) -> bool:
         isinstance(a, Compound) and a.kind == "function" for a in exp.view.context.ancestors)
 
 
+_SITS_PROGRAM_BUT_PROGRAM = Template(
+    "sits-program-but-program",
+    "`{shown}` sits in {article} program, but the program is in double quotes (or "
+    "unquoted) for {local}{layer_note}, which expands it first",
+    "{lang} receives {receives}. To let {lang} see `{text}`, {advice}.")
+_EXPANDS_INSIDE_PROGRAM_SO = Template(
+    "expands-inside-program-so",
+    "{local} expands `{shown}` inside {article} program{layer_note}, so the value "
+    "becomes {lang} code ({receives})",
+    "quotes, backslashes or {lang} syntax in it change the program. {upper}{advice}.")
+
+
 def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
                    prog: Program) -> Result | None:
     trace = ctx.trace
@@ -146,14 +158,14 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
         layer_note = (f" (one layer out: {local} builds the command line that "
                       f"{describe(trace, shell)} runs)")
     if meant:
-        msg = (f"`{exp.shown}` sits in {article(lang)} program, but the program is in double "
-               f"quotes (or unquoted) for {local}{layer_note}, which expands it first: {lang} "
-               f"receives {receives}. To let {lang} see `{exp.text}`, {advice}.")
+        msg = (_SITS_PROGRAM_BUT_PROGRAM(shown=exp.shown, article=article(lang), local=local,
+                                         layer_note=layer_note, lang=lang, receives=receives,
+                                         text=exp.text, advice=advice))
         severity: Severity = "error"
     else:
-        msg = (f"{local} expands `{exp.shown}` inside {article(lang)} program{layer_note}, so the "
-               f"value becomes {lang} code ({receives}): quotes, backslashes or "
-               f"{lang} syntax in it change the program. {advice[0].upper()}{advice[1:]}.")
+        msg = (_EXPANDS_INSIDE_PROGRAM_SO(local=local, shown=exp.shown, article=article(lang),
+                                          layer_note=layer_note, lang=lang, receives=receives,
+                                          upper=advice[0].upper(), advice=advice[1:]))
         # Right, but nearly always the intent: a host name, a version, a path spliced in.
         severity = "info"
     target = prog.layer

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from quotecheck.diagnostics import Related
 from quotecheck.layers.model import Layer
-from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import outer_label, quote_advice
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Expansion, Result
@@ -64,6 +64,13 @@ def evidence(k: Knowledge | None, shown: str) -> str:
         f" (`{shown}` is not set by the script: its value is not known before run time.)"
 
 
+_KNOWN_VALUE_BECOMES_CODE = Template(
+    "known-value-becomes-code",
+    "{describe}",
+    "{outer_label} pastes it without quotes into the code that {describe2} parses "
+    "(`{snippet}`), and the value holds {what}. {quote_advice}.")
+
+
 def known_unsafe(ctx: CheckContext, an: Analysis, exp: Expansion, known: Knowledge,
                  where: Layer, snippet: str) -> Result:
     """QC103 as an error: the script itself set the value, and it holds a blank or a shell
@@ -83,7 +90,8 @@ def known_unsafe(ctx: CheckContext, an: Analysis, exp: Expansion, known: Knowled
         if known.only_sourced else f"`{known.name}` is set here"
     related = tuple(Related(ctx.span_in_source(exp.layer, at, at + 1), label)
                     for at in known.offsets[:1])
-    msg = (f"{known.describe(exp.shown)}: {outer_label(exp)} pastes it without quotes into the "
-           f"code that {describe(ctx.trace, where)} parses (`{snippet}`), and the value holds "
-           f"{what}. {quote_advice(ctx, an, exp, where)}.")
+    msg = (_KNOWN_VALUE_BECOMES_CODE(describe=known.describe(exp.shown),
+                                     outer_label=outer_label(exp),
+                    describe2=describe(ctx.trace, where), snippet=snippet, what=what,
+                    quote_advice=quote_advice(ctx, an, exp, where)))
     return Result("QC103", Finding(exp.span, msg, where, related, (), "error"))

@@ -9,7 +9,7 @@ from quotecheck.layers.model import CommandView, Layer
 from quotecheck.layers.stdin_readers import reads_stdin
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
 from quotecheck.programs import FILE_NAME_LISTERS, LINE_FILTERS, basename
-from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Result
 from quotecheck.rules.crosslayer.inner_shells import describe, program_of
@@ -54,6 +54,14 @@ def _input_program(view: CommandView | None) -> str | None:
     return None
 
 
+_PLACEHOLDER_PASTED = Template(
+    "placeholder-pasted",
+    "{via} pastes each input name in place of `{ph}` inside the script that {inner} "
+    "parses (`{snippet}`)",
+    "a file name such as `x;reboot` or `$(rm -rf ~).txt` runs as code.{quoted} Pass "
+    "the name as an argument instead: {use}.")
+
+
 def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[Result]:
     trace = ctx.trace
     ph = _placeholder(layer)
@@ -89,17 +97,16 @@ def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[R
                            f"`-exec {prog} -c 'for f; do ... \"$f\"; done' {tail}`)")
                 else:
                     use = f"`xargs -I{ph} {prog} -c '... \"$1\" ...' {tail}`"
-                msg = (f"{layer.via} pastes each input name in place of `{ph}` inside the "
-                       f"script that {inner} parses (`{snippet}`): a file name such as "
-                       f"`x;reboot` or `$(rm -rf ~).txt` runs as code.{quoted} Pass the name "
-                       f"as an argument instead: {use}.")
+                msg = (_PLACEHOLDER_PASTED(via=layer.via, ph=ph, inner=inner, snippet=snippet,
+                                               quoted=quoted, use=use))
                 severity: Severity = "error"
                 if source is not None and source not in FILE_NAME_LISTERS:
                     # Names a program printed (`virsh list --uuid`, `docker ps -q`): mostly
                     # identifiers (precision corpus: all such findings noise). Info.
                     severity = "info"
-                    msg += (f" (Each input line is the output of `{source}`, not a file name; "
-                            "whether it can hold shell syntax depends on that program.)")
+                    msg = msg.extended(f" (Each input line is the output of `{source}`, not a "
+                                       "file name; whether it can hold shell syntax depends "
+                                       "on that program.)")
                 out.append(Result("QC103", Finding(
                     (min(srcs), max(srcs) + 1), msg, shell, (), (), severity)))
                 break
