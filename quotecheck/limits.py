@@ -62,6 +62,14 @@ MAX_COUNT = 128
 # The largest max-file-size: a file is read whole into memory, and its analysis takes some
 # hundred bytes per byte; past this a value is a mistake (and one past the memory, a crash).
 MAX_FILE_SIZE = 1024**3
+# Sizes of what the analysis builds (not configurable: past them a value is left unknown, as
+# at run time, and QC002 says so; the analysis goes on). Each is a few times below what makes
+# a value's own analysis cost more than its file's.
+# Characters of one known value, all its alternatives and elements together (values/flow.py,
+# expand.py), of the known values put into one command together (layers/known_values.py:
+# the text ssh joins of them), and of a parameter a function call passes on
+# (layers/functions.py). `B=$A$A$A...` eight names deep would be 63 MB.
+MAX_VALUE_CHARS = 1 << 16
 # Configuration key -> Limits field, and what the value is.
 LIMIT_KEYS: dict[str, tuple[str, str]] = {
     "max-file-size": ("max_file_size", "file-size"),

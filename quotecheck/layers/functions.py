@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 
 from quotecheck.layers.model import Arg, join_args
+from quotecheck.limits import MAX_VALUE_CHARS
 from quotecheck.parsing.tree import Compound, Context, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import DECLARATION_BUILTINS
@@ -331,6 +332,10 @@ def substitute(word: Word, arg: Arg, params: Sequence[Arg],
     k = 0
     for part, got in zip(word.parts, reads, strict=True):
         n = len(part.value)
+        if got is not None and len(got) == 1 and at + len(got[0].value) > MAX_VALUE_CHARS:
+            # `f() { g "$1$1$1$1"; }` called down a chain grows without bound: past the
+            # value budget the parameter is known only at run time, as written here.
+            got = None
         if got is None or len(got) > 1:
             value.append(part.value)
             offsets.extend(arg.offsets[k:k + n])

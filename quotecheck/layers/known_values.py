@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from quotecheck.layers.model import Arg
+from quotecheck.limits import MAX_VALUE_CHARS
+from quotecheck.parsing.scanner import Problem
 from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part, Word
 
@@ -77,9 +79,13 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
     if values is None or len(words) != len(args):
         return args
     out: list[Arg] = []
+    # The characters of known values put into this command so far: each value is within
+    # MAX_VALUE_CHARS, but a command reading it 2,000 times would build 2,000 of them (and
+    # the text ssh joins from them). Past the budget the rest stay as written, run-time values.
+    room = [MAX_VALUE_CHARS]
     for word, arg in zip(words, args, strict=True):
         if not word.dynamic or (inherited is not None and _touches(word, inherited)) or \
-                (may_know is not None and not may_know(word)):
+                (may_know is not None and not may_know(word)) or room[0] < 0:
             out.append(arg)
             continue
         try:
@@ -87,10 +93,26 @@ def known_args(words: Sequence[Word], args: list[Arg], script: Script, values: V
         except (ValueError, IndexError, KeyError, RecursionError):
             fields = None
         if fields is not None:
-            out.extend(_known_fields(word, arg, fields, script))
-            continue
-        out.append(_known_parts(word, arg, script, values))
+            size = sum(len(f.text) for f in fields)
+            if size <= room[0]:
+                room[0] -= size
+                out.extend(_known_fields(word, arg, fields, script))
+                continue
+            room[0] = -1
+        out.append(_known_parts(word, arg, script, values, room))
+    if room[0] < 0:
+        _note_budget(script, words)
     return out
+
+
+def _note_budget(script: Script, words: Sequence[Word]) -> None:
+    """QC002 on the command whose known values were left out past the budget (once)."""
+    start, end = words[0].span[0], words[-1].span[1]
+    message = (f"the known values this command reads would be longer than "
+               f"{MAX_VALUE_CHARS // 1024} KiB together: the rest are taken as known only at "
+               "run time (the value-size budget)")
+    if not any(p.start == start and p.message == message for p in script.problems):
+        script.problems.append(Problem("QC002", start, end, message))
 
 
 def _known_fields(word: Word, arg: Arg, fields: Sequence[Field], script: Script) -> list[Arg]:
@@ -148,8 +170,10 @@ def _touches(word: Word, inherited: bytearray) -> bool:
     return any(inherited[max(a, 0):max(min(b, len(inherited)), 0)])
 
 
-def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
-    """``arg`` with each quoted parameter part whose value is known put in."""
+def _known_parts(word: Word, arg: Arg, script: Script, values: Values,
+                 room: list[int]) -> Arg:
+    """``arg`` with each quoted parameter part whose value is known put in, while the
+    characters put in fit in ``room[0]`` (taken from it; it goes below 0 once one did not)."""
     origin = script.origin
     text: list[str] = []
     offsets: list[int | None] = []
@@ -169,6 +193,11 @@ def _known_parts(word: Word, arg: Arg, script: Script, values: Values) -> Arg:
                 got = None
             if got is not None and len(got) == 1:
                 field = got[0]
+                if len(field.text) > room[0]:
+                    room[0] = -1
+                    field = None
+                else:
+                    room[0] -= len(field.text)
         if field is not None:
             changed = True
             text.append(field.text)

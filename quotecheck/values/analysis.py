@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from quotecheck.parsing.scanner import Problem
 from quotecheck.parsing.tree import Script
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import NUMBER_SPECIALS, NUMBER_VARIABLES
@@ -16,7 +17,7 @@ from quotecheck.values.flow import (
     environment,
     find_snapshot,
 )
-from quotecheck.values.knowledge import Kind, Knowledge
+from quotecheck.values.knowledge import Kind, Knowledge, budget_note
 from quotecheck.values.shapes import command_output_kind
 
 
@@ -111,7 +112,19 @@ def analyse_values(script: Script, source: str | None = None,
 
     walker = Walker(script, line_of, sources)
     snaps = walker.run()
+    note_over_budget(script, walker.over_budget)
     return Values(script, snaps, walker.ifs_default, frozenset(walker.quoting))
+
+
+def note_over_budget(script: Script, places: dict[int, str]) -> None:
+    """A QC002 problem on ``script`` for each value left unknown past MAX_VALUE_CHARS (at the
+    assignment that would have built it), once however often the script is analysed."""
+    have = {(p.start, p.message) for p in script.problems}
+    for at, name in sorted(places.items()):
+        end = min(at + len(name) + 1, len(script.text))
+        problem = Problem("QC002", at, max(end, at), budget_note(name))
+        if (problem.start, problem.message) not in have:
+            script.problems.append(problem)
 
 
 def _newlines(text: str) -> list[int]:

@@ -12,12 +12,12 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import product
 
+from quotecheck.limits import MAX_VALUE_CHARS
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import NUMBER_SPECIALS, NUMBER_VARIABLES
 from quotecheck.records import FrozenRecord
 from quotecheck.values.knowledge import (
     MAX_ALTERNATIVES,
-    MAX_VALUE_CHARS,
     SAFE_KINDS,
     Alternative,
     Element,
@@ -231,8 +231,11 @@ def _joined(alt: Alternative) -> Element:
 
 
 def assigned_value(word: Word, lookup: Lookup,
-                   output_kind: Callable[[Part], Kind] | None = None) -> Val:
-    """The value ``name=word`` gives: the parts' values joined, nothing split or globbed."""
+                   output_kind: Callable[[Part], Kind] | None = None,
+                   over_budget: Callable[[], None] | None = None) -> Val:
+    """The value ``name=word`` gives: the parts' values joined, nothing split or globbed.
+    ``over_budget`` is called when the value is known but longer than MAX_VALUE_CHARS (then
+    it is given as unknown)."""
     vals = [part_value(p, lookup, output_kind) for p in word.parts]
     sources = tuple(k for v in vals for k in v.sources)
     if all(v.alts is not None for v in vals):
@@ -240,7 +243,10 @@ def assigned_value(word: Word, lookup: Lookup,
         total = 1
         for c in choices:
             total *= max(len(c), 1)
-        if total <= MAX_ALTERNATIVES and _within_budget(vals, total):
+        within = _within_budget(vals, total)
+        if not within and total <= MAX_ALTERNATIVES and over_budget is not None:
+            over_budget()
+        if total <= MAX_ALTERNATIVES and within:
             alts: list[Alternative] = []
             for combo in product(*choices):
                 text = "".join(e[0] for e in combo)

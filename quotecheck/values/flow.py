@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.limits import MAX_VALUE_CHARS
 from quotecheck.parsing.tree import (
     CommandList,
     Compound,
@@ -49,6 +50,7 @@ from quotecheck.values.knowledge import (
     Knowledge,
     Place,
     merge,
+    value_size,
 )
 from quotecheck.values.shapes import (
     ENDERS,
@@ -134,6 +136,8 @@ class Walker:
         self._top_barrier = False
         self._any: tuple[list[str], bool] | None = None
         self._unknowns: dict[int, tuple[Knowledge, Knowledge]] = {}
+        # Where a value built past MAX_VALUE_CHARS was taken as unknown: offset -> name.
+        self.over_budget: dict[int, str] = {}
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -355,6 +359,10 @@ class Walker:
         k = self.state.get(name)
         return k if k is not None else environment(name)
 
+    def _over_budget(self, name: str, at: int) -> None:
+        """Remember that ``name``'s value set at ``at`` is past MAX_VALUE_CHARS (QC002)."""
+        self.over_budget.setdefault(self._sourcing[1] if self._sourcing else at, name)
+
     def _knowledge(self, name: str, val: Val, at: int, note: str = "") -> Knowledge:
         kind: Kind = val.kind
         alts = val.alts if kind == "exact" else None
@@ -378,6 +386,11 @@ class Walker:
             offsets = (*old.offsets, *offsets)
             lines = (*old.lines, *lines)
             sourced = (*old.sourced, *sourced)
+        if alts is not None and value_size(alts) > MAX_VALUE_CHARS:
+            # Every value is built from values within the budget, so at most a few times it:
+            # cut here, a chain of such assignments stays bounded (`B=$A$A...` eight deep).
+            self._over_budget(name, at)
+            kind, alts, note = "unknown", None, ""
         return Knowledge(name, kind, alts, offsets, lines, note, sourced)
 
     def quoting_part(self, part: Part) -> Kind:
@@ -758,7 +771,8 @@ class Walker:
         if raw.startswith("(") and raw.endswith(")") and subscript is None:
             self._assign_array(name, value, at, append)
             return
-        val = assigned_value(value, self.lookup, self.quoting_part)
+        val = assigned_value(value, self.lookup, self.quoting_part,
+                             lambda: self._over_budget(name, at))
         note = ""
         if val.kind in ("quoted", "word", "number") and len(value.parts) == 1 and \
                 value.parts[0].kind in ("command", "backtick"):
@@ -820,9 +834,14 @@ class Walker:
         words = array_words(value.raw, value.span[0], self.script.dialect)
         elements: list[Alternative] = []
         ok = words is not None
+        size = 0
         for w in words or []:
             if w.raw.startswith("[") and "]=" in w.raw:
                 ok = False  # `[i]=v` elements: left to run time
+                break
+            if size > MAX_VALUE_CHARS:  # `a=("${a[@]}" "${a[@]}" ...)`: stop building it
+                self._over_budget(name, at)
+                ok = False
                 break
             vals = [part_value(p, self.lookup, self.quoting_part) for p in w.parts]
             fields = word_fields(w.parts, vals, self.ifs_default, limit=1)
@@ -830,6 +849,7 @@ class Walker:
                 ok = False
                 break
             elements.append(tuple((f.text, f.offsets) for f in fields[0]))
+            size += sum(len(f.text) + 1 for f in fields[0])
         if not ok:
             old = self.lookup(name)
             safe = (not append or old.safe) and words is not None and all(

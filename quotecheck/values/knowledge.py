@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from quotecheck.limits import MAX_VALUE_CHARS
 from quotecheck.records import FrozenRecord
 
 Kind = Literal["exact", "number", "word", "quoted", "validated", "unknown", "environment"]
@@ -29,14 +30,25 @@ READ_NOTE = "read"
 
 # How many alternatives a variable keeps before only its kind is kept.
 MAX_ALTERNATIVES = 16
-# How many characters, all alternatives and elements together, a known value may hold; a value
-# built past it (`B=$A$A$A...` eight names deep is 63 MB) is known only at run time.
-MAX_VALUE_CHARS = 1 << 16
+# MAX_VALUE_CHARS (quotecheck.limits, with the other limits): how many characters, all
+# alternatives and elements together (an element counts one more), a known value may hold;
+# past it the value is known only at run time, and QC002 says so (``budget_note``).
 
 Offsets = tuple[int | None, ...]
 Element = tuple[str, Offsets]
 Alternative = tuple[Element, ...]
 Place = tuple[str, int]  # a line of a file the script sources: its name, the 1-based line
+
+
+def value_size(alts: tuple[Alternative, ...]) -> int:
+    """The characters of a value, all alternatives and elements, each element one more."""
+    return sum(len(e[0]) + 1 for alt in alts for e in alt)
+
+
+def budget_note(name: str) -> str:
+    """QC002's note for a value the analysis stopped building (MAX_VALUE_CHARS)."""
+    return (f"the value of `{name}` would be longer than {MAX_VALUE_CHARS // 1024} KiB: it is "
+            "taken as known only at run time (the value-size budget)")
 
 
 def is_plain(text: str) -> bool:
