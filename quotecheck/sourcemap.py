@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 from operator import eq
 from typing import overload
 
@@ -43,7 +44,7 @@ def compact_offsets(offsets: Sequence[int | None]) -> Sequence[int | None]:
 class SourceMap:
     """Maps an index in a derived text to an offset in the source, or None (generated)."""
 
-    __slots__ = ("_lengths", "_starts", "_targets", "length")
+    __slots__ = ("_by_target", "_lengths", "_starts", "_targets", "length")
 
     def __init__(self, runs: Iterable[tuple[int, int | None, int]], length: int) -> None:
         # Each run: (start index in the text, source offset of that index or None, run length).
@@ -56,6 +57,10 @@ class SourceMap:
                 self._targets.append(target)
                 self._lengths.append(n)
         self.length = length
+        # For index_of, built on first use: the mapped runs as (source offset, text index,
+        # length) sorted by source offset, or where two share a source offset, the first
+        # index of each source offset.
+        self._by_target: list[tuple[int, int, int]] | dict[int, int] | None = None
 
     @classmethod
     def identity(cls, length: int, base: int = 0) -> SourceMap:
@@ -137,6 +142,33 @@ class SourceMap:
     def compose(self, offsets: Sequence[int | None]) -> SourceMap:
         """A map for a text whose characters come from ``offsets`` in *this* map's text."""
         return SourceMap.from_offsets([None if o is None else self[o] for o in offsets])
+
+    def index_of(self, source: int) -> int | None:
+        """The first index in the text whose character came from ``source``, or None.
+
+        A bisection over the runs sorted by source offset (a rule asks once per finding, and
+        scanning every run made a line of n words O(n^2)); where runs share source offsets (a
+        known value, each character placed at the `$NAME` that reads it), a table of each
+        source offset's first index, built once."""
+        if self._by_target is None:
+            ordered = sorted((t, s, n) for s, t, n in self.runs() if t is not None)
+            if any(a[0] + a[2] > b[0] for a, b in pairwise(ordered)):
+                first: dict[int, int] = {}
+                for start, target, n in self.runs():
+                    if target is not None:
+                        for j in range(n):
+                            first.setdefault(target + j, start + j)
+                self._by_target = first
+            else:
+                self._by_target = ordered
+        if isinstance(self._by_target, dict):
+            return self._by_target.get(source)
+        ordered = self._by_target
+        k = bisect_right(ordered, (source, self.length + 1)) - 1
+        if k < 0:
+            return None
+        target, start, n = ordered[k]
+        return start + (source - target) if source < target + n else None
 
     def runs(self) -> list[tuple[int, int | None, int]]:
         return list(zip(self._starts, self._targets, self._lengths, strict=True))

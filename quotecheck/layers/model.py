@@ -8,6 +8,7 @@ any depth points back at the input.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -220,6 +221,25 @@ class Layer(Record):
         self.known_values = [] if known_values is None else known_values
         self.handoff = handoff
         self.handoff_argv = [] if handoff_argv is None else handoff_argv
+
+    def in_dynamic_range(self, offset: int) -> bool:
+        """True when ``offset`` of ``text`` lies in one of ``dynamic_ranges``. The ranges are
+        merged and sorted on the first question (kept beside the fields, not one of them): a
+        rule asks once per word, and scanning every range made a line of n words O(n^2)."""
+        merged: tuple[list[int], list[int]] | None = self.__dict__.get("_merged_ranges")
+        if merged is None:
+            starts: list[int] = []
+            ends: list[int] = []
+            for a, b in sorted(r for r in self.dynamic_ranges if r[0] < r[1]):
+                if ends and a <= ends[-1]:
+                    ends[-1] = max(ends[-1], b)
+                else:
+                    starts.append(a)
+                    ends.append(b)
+            merged = (starts, ends)
+            self.__dict__["_merged_ranges"] = merged
+        k = bisect_right(merged[0], offset) - 1
+        return k >= 0 and offset < merged[1][k]
 
     def source_offset(self, index: int) -> int | None:
         """Offset in the original input of character ``index`` of this layer's text."""

@@ -41,10 +41,21 @@ def _cells(text: str) -> list[tuple[str, int]]:
     return cells
 
 
-def snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
-    """The part of ``text`` shown for the span ``[start, end)`` of its characters: the shown
-    line, and the column and width of the caret under it."""
+Cells = tuple[list[tuple[str, int]], int]  # a line's _cells and their total width
+
+
+def line_cells(text: str) -> Cells:
     cells = _cells(text)
+    return cells, sum(w for _, w in cells)
+
+
+def snippet(text: str, start: int, end: int, shown_cells: Cells | None = None
+            ) -> tuple[str, int, int]:
+    """The part of ``text`` shown for the span ``[start, end)`` of its characters: the shown
+    line, and the column and width of the caret under it. ``shown_cells`` is
+    ``line_cells(text)`` when the caller has it already (many findings on one long line: each
+    would otherwise redo the whole line, quadratic in its length)."""
+    cells, total = shown_cells if shown_cells is not None else line_cells(text)
     start = min(start, len(cells))
     end = max(min(end, len(cells)), start)
     first = start
@@ -52,7 +63,6 @@ def snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
     while first > 0 and before + cells[first - 1][1] <= SNIPPET_BEFORE:
         first -= 1
         before += cells[first][1]
-    total = sum(w for _, w in cells)
     if total <= SNIPPET_WIDTH:
         first = 0
     last = first
@@ -130,17 +140,25 @@ def render_text(path: str, index: LineIndex, diagnostics: list[Diagnostic], styl
     out: list[str] = []
     shown_path = printable(path)
     explained: set[str] = set()
+    # The last line shown: its text, whether it is blank, its cells (once per line, not per
+    # finding: a long line with many findings would cost its length times theirs).
+    last: tuple[int, str, bool, Cells | None] = (-1, "", False, None)
     for d in diagnostics:
         line, col = index.position(d.span[0])
         end_line, end_col = index.position(d.span[1])
         out.append(f"{style.bold(f'{shown_path}:{line + 1}:{col + 1}:')} "
                    f"{style.severity(d.severity)} {style.bold(d.code)} {printable(d.summary)}")
-        text = index.line_text(line) if index.starts else ""
+        if last[0] != line:
+            text = index.line_text(line) if index.starts else ""
+            last = (line, text, bool(text.strip()), None)
+        text = last[1]
         gutter = " " * len(f"{line + 1}")
         chain = printable(" -> ".join(d.layers)) if len(d.layers) > 1 else ""
-        if text.strip():
+        if last[2]:
             stop = end_col if end_line == line else len(text)
-            shown, column, caret = snippet(text, col, stop)
+            if last[3] is None:
+                last = (line, text, True, line_cells(text))
+            shown, column, caret = snippet(text, col, stop, last[3])
             out.append(f" {line + 1} | {shown}")
             under = f" {gutter} | {' ' * column}"
             if chain and len(under) + caret + 1 + len(chain) <= width:

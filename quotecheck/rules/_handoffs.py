@@ -333,8 +333,10 @@ _CONTROL_NAMES = {"\t": "<TAB>", "\n": "<NL>", "\r": "<CR>", "\x1b": "<ESC>", "\
 
 def show(text: str, limit: int = 70) -> str:
     """Text for a message: control characters made visible, long texts shortened."""
+    # Only the characters that can be shown: each shows as at least one, and a long text
+    # (a whole generated ssh line) would otherwise be rendered in full for every finding.
     out = "".join(_CONTROL_NAMES.get(c, f"<0x{ord(c):02x}>" if ord(c) < 32 or ord(c) == 127
-                                     else c) for c in text)
+                                     else c) for c in text[:limit + 1])
     if len(out) > limit:
         out = out[: limit - 1] + "…"
     return out

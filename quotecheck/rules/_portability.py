@@ -162,7 +162,7 @@ def inherited(layer: Layer, script: Script, offset: int) -> bool:
     at run time (so what looks like an expansion here is not this layer's)."""
     if not layer.dynamic_ranges or script.text is not layer.text:
         return False
-    return any(a <= offset < b for a, b in layer.dynamic_ranges)
+    return layer.in_dynamic_range(offset)
 
 
 def words_of(node: SimpleCommand) -> list[Word]:

@@ -119,14 +119,6 @@ def _argv_index(view: CommandView, word_index: int) -> int:
     return word_index
 
 
-def _word_index(view: CommandView, argv_index: int) -> int | None:
-    arg = view.argv[argv_index]
-    for i, w in enumerate(view.command.words):
-        if arg.word is w:
-            return i
-    return None
-
-
 def _received(view: CommandView, t: TextWord, m: Match) -> str:
     """What the inner layer really gets, as evidence."""
     values = view.values
@@ -171,8 +163,13 @@ def closes_early(ctx: CheckContext, view: CommandView) -> bool:
 
 def _matches(ctx: CheckContext, view: CommandView) -> Iterator[tuple[TextWord, Match]]:
     text = view.context.script.text
+    # Each word's index, looked up once per view (a scan per text word was O(n^2)).
+    index: dict[int, int] = {}
+    for i, w in enumerate(view.command.words):
+        index.setdefault(id(w), i)
     for t in text_words(ctx, view):
-        wi = _word_index(view, t.index)
+        word = view.argv[t.index].word
+        wi = None if word is None else index.get(id(word))
         if wi is None:
             continue
         across = _across_words(view, text, wi)

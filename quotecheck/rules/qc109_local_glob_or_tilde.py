@@ -9,7 +9,7 @@ ssh then sends the result. The same happens to the argv of `docker exec`/`kubect
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers import handoff_types as ho
@@ -47,6 +47,7 @@ def _runs_as(h: ho.Handoff) -> str | None:
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer, view in ctx.commands():
         seen: set[int] = set()
+        own = {id(w) for w in view.command.words}  # a list scan per word was O(n^2)
         for h in view.handoffs:
             found = _words(h)
             if found is None:
@@ -56,7 +57,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 if i in seen or not 0 <= i < len(view.argv):
                     continue
                 arg = view.argv[i]
-                if arg.word is None or arg.word not in view.command.words:
+                if arg.word is None or (id(arg.word) not in own
+                                        and arg.word not in view.command.words):
                     continue
                 for part in arg.word.parts:
                     if part.quoting != "none" or part.kind not in ("glob", "tilde"):
@@ -161,23 +163,40 @@ def _unquoted_run(arg: Arg, part: Part) -> str:
     return "".join(p.value for p in parts[lo:hi + 1])
 
 
+_SHOWN = 200  # characters of the rewritten command a message shows
+
+
+def _joined_head(words: Iterable[str]) -> str:
+    """The words joined with spaces, as far as a message can show them: past _SHOWN
+    characters the rest is cut anyway, and joining all of a long line for each of its
+    findings was quadratic."""
+    out: list[str] = []
+    size = 0
+    for w in words:
+        out.append(w)
+        size += len(w) + 1
+        if size > _SHOWN + 2:
+            break
+    return " ".join(out)
+
+
 def _shell_form(view: CommandView, h: ho.Handoff) -> str:
     """The command rewritten so the inner side expands the words: `ssh h 'ls *.log'`,
     `docker exec c sh -c 'ls /x/*'`."""
     values = view.values
     if isinstance(h, ho.SshHandoff):
         head = values[: h.command[0]] if h.command else values
-        inner = " ".join(values[i] for i in h.command)
-        return code(" ".join(head) + " " + sh_quote_always(inner), 200)
+        inner = _joined_head(values[i] for i in h.command)
+        return code(" ".join(head) + " " + sh_quote_always(inner), _SHOWN)
     if isinstance(h, ho.ExecHandoff) and h.words:
         head = values[: h.words[0]]
-        inner = " ".join(values[i] for i in h.words)
-        return code(" ".join([*head, "sh", "-c", sh_quote_always(inner)]), 200)
+        inner = _joined_head(values[i] for i in h.words)
+        return code(" ".join([*head, "sh", "-c", sh_quote_always(inner)]), _SHOWN)
     if isinstance(h, ho.ShellHandoff) and h.script_words:
         head = [v for i, v in enumerate(values[: h.script_words[0]])
                 if v not in ("-s", "-i") or i == 0]
-        inner = " ".join(values[i] for i in h.script_words)
-        return code(" ".join([*head, "sh", "-c", sh_quote_always(inner)]), 200)
+        inner = _joined_head(values[i] for i in h.script_words)
+        return code(" ".join([*head, "sh", "-c", sh_quote_always(inner)]), _SHOWN)
     return "a shell on the other side (`sh -c '...'`)"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from quotecheck.layers.model import CommandView, Layer, Trace
+from quotecheck.layers.model import Arg, CommandView, Layer, Trace
 from quotecheck.records import Record
 from quotecheck.rules.crosslayer.assignments import Assigned, assigned_names
 from quotecheck.rules.crosslayer.chars import CharInfo, char_map
@@ -21,6 +21,8 @@ class Analysis(Record):
     _programs: dict[int, list[Program]]
     _children: dict[int, list[int]]
     _through_calls: dict[int, list[int]] | None
+    # Per layer id: the words ssh/watch joins for it, by the id of their Word (joined_words.py)
+    joined: dict[int, tuple[list[Arg], dict[int, list[int]]] | None]
 
     def __init__(
         self,
@@ -31,6 +33,7 @@ class Analysis(Record):
         _programs: dict[int, list[Program]] | None = None,
         _children: dict[int, list[int]] | None = None,
         _through_calls: dict[int, list[int]] | None = None,
+        joined: dict[int, tuple[list[Arg], dict[int, list[int]]] | None] | None = None,
     ) -> None:
         self.trace = trace
         self.results = [] if results is None else results
@@ -39,6 +42,7 @@ class Analysis(Record):
         self._programs = {} if _programs is None else _programs
         self._children = {} if _children is None else _children
         self._through_calls = _through_calls
+        self.joined = {} if joined is None else joined
 
     def chars(self, layer: Layer) -> dict[int, CharInfo]:
         if layer.id not in self._chars:

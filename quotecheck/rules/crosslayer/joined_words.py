@@ -161,12 +161,19 @@ def joined_word_issue(an: Analysis, exp: Expansion) -> bool:
     """The expansion's word is one of several words ssh/watch joins, and the word's own text
     already breaks (QC102 reports the word: one finding for one mistake)."""
     for layer_id in an.opened(exp.view):
-        layer = an.trace.layers[layer_id]
-        words = joined_words(an.trace, layer)
-        if not words or len(words) < 2:
+        if layer_id not in an.joined:
+            # Once per layer, not once per expansion (a line of n words was O(n^2)).
+            words = joined_words(an.trace, an.trace.layers[layer_id])
+            at: dict[int, list[int]] = {}
+            for k, arg in enumerate(words or ()):
+                if arg.word is not None:
+                    at.setdefault(id(arg.word), []).append(k)
+            an.joined[layer_id] = (words, at) if words and len(words) >= 2 else None
+        found = an.joined[layer_id]
+        if found is None:
             continue
-        for k, arg in enumerate(words):
-            if arg.word is exp.word and any(
-                    i.kind != "glob" for i in joined_issues(words, k)):
+        words, at = found
+        for k in at.get(id(exp.word), ()):
+            if any(i.kind != "glob" for i in joined_issues(words, k)):
                 return True
     return False

@@ -34,12 +34,7 @@ def source_offsets(smap_runs: Iterable[tuple[int, int | None, int]]) -> set[int]
 
 def text_index(layer: Layer, source: int) -> int | None:
     """Index in ``layer.text`` of the character that came from ``source``."""
-    if layer.origin is None:
-        return None
-    for start, target, n in layer.origin.runs():
-        if target is not None and target <= source < target + n:
-            return start + (source - target)
-    return None
+    return None if layer.origin is None else layer.origin.index_of(source)
 
 
 def line_around(layer: Layer, sources: Sequence[int]) -> str:
