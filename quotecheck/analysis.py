@@ -6,15 +6,13 @@ A thin convenience over ``checker.check_source`` for callers that want both at o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.layers.model import Trace
+from quotecheck.records import Record
 
 
-@dataclass
-class Analysis:
+class Analysis(Record):
     source: str
     trace: Trace
     diagnostics: list[Diagnostic]

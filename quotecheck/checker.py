@@ -59,11 +59,6 @@ class CheckResult(Record):
     trace: Trace
     diagnostics: list[Diagnostic]
 
-    def __init__(self, source: str, trace: Trace, diagnostics: list[Diagnostic]) -> None:
-        self.source = source
-        self.trace = trace
-        self.diagnostics = diagnostics
-
 
 def check_source(source: str, options: Options | None = None,
                  path: str | None = None) -> CheckResult:
@@ -121,7 +116,7 @@ def _crlf_end(span: tuple[int, int], source: str) -> tuple[int, int]:
 def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
     """In a CRLF source a line's newline maps to its \r (trace.without_crlf): a span that ends
     with the newline ends after the \n too, on the next line as in the LF text."""
-    from dataclasses import replace  # CRLF inputs only: not imported for the others
+    from quotecheck.records import replace
 
     return replace(
         d, span=_crlf_end(d.span, source),

@@ -89,25 +89,13 @@ class Settings(Record):
 class Overrides(Record):
     """What a command line says over the configuration file; None: the file's value."""
 
-    select: list[str] | None  # replaces the file's selection
-    extend_select: list[str] | None  # added to the file's
-    ignore: list[str] | None  # added to the file's
-    severity: str | None
-    remote_shell: str | None
-    shell: str | None  # --shell: every input is read in this shell, whatever it says
-    external_sources: bool | None  # True: on, whatever the file says
-
-    def __init__(self, select: list[str] | None = None, extend_select: list[str] | None = None,
-                 ignore: list[str] | None = None, severity: str | None = None,
-                 remote_shell: str | None = None, shell: str | None = None,
-                 external_sources: bool | None = None) -> None:
-        self.select = select
-        self.extend_select = extend_select
-        self.ignore = ignore
-        self.severity = severity
-        self.remote_shell = remote_shell
-        self.shell = shell
-        self.external_sources = external_sources
+    select: list[str] | None = None  # replaces the file's selection
+    extend_select: list[str] | None = None  # added to the file's
+    ignore: list[str] | None = None  # added to the file's
+    severity: str | None = None
+    remote_shell: str | None = None
+    shell: str | None = None  # --shell: every input is read in this shell, whatever it says
+    external_sources: bool | None = None  # True: on, whatever the file says
 
 
 def build_options(settings: Settings, text: str, path: Path | None, default_severity: Severity,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
+from quotecheck.records import FrozenRecord, field, replace
 from quotecheck.summaries import SUMMARY_LIMIT, problem_parts, shorten
 
 Severity = Literal["error", "warning", "info", "hint"]
@@ -14,29 +14,25 @@ LSP_SEVERITY: dict[str, int] = {"error": 1, "warning": 2, "info": 3, "hint": 4}
 Applicability = Literal["safe", "unsafe", "display-only"]
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(FrozenRecord):
     """Replace ``span`` (offsets into the input) with ``text``."""
 
     span: tuple[int, int]
     text: str
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(FrozenRecord):
     title: str
     edits: tuple[Edit, ...]
     applicability: Applicability
 
 
-@dataclass(frozen=True)
-class Related:
+class Related(FrozenRecord):
     span: tuple[int, int]
     message: str
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(FrozenRecord):
     """What a finding says, as data (as pyflakes keeps each message as a class): the rule
     writes the summary (one line: what is wrong and where) and the explanation (evidence,
     consequence, remedy) separately, and names the values it filled in.
@@ -86,8 +82,7 @@ def problem_message(text: str) -> Message:
     return Message(summary, explanation, "parse-problem", (), joint)
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(FrozenRecord):
     """One finding: which rule, where in the input, which layer chain, and how to fix it.
 
     ``message`` is what the rule said, as data; people read its ``summary`` (one line, cut to

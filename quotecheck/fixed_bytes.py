@@ -9,7 +9,8 @@ character per such byte, so both texts have the same lines and the same offsets.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+
+from quotecheck.records import FrozenRecord
 
 _REPLACEMENT = "\ufffd"
 # surrogateescape decodes a byte that is not UTF-8 to one of these; the rules see U+FFFD.
@@ -17,8 +18,7 @@ _ESCAPES = {code: _REPLACEMENT for code in range(0xDC80, 0xDD00)}
 _NO_NEWLINE = b"\\ No newline at end of file\n"
 
 
-@dataclass(frozen=True)
-class DecodedBytes:
+class DecodedBytes(FrozenRecord):
     data: bytes
     escaped: str  # decoded with surrogateescape: encodes back to ``data``
     text: str  # what the rules see: ``escaped`` with U+FFFD for each escaped byte

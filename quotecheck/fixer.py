@@ -9,16 +9,14 @@ nothing changes (bounded), so a fixed text is a fixed point: fixing it again cha
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic, Edit, Fix
+from quotecheck.records import Record, field
 
 MAX_PASSES = 8
 
 
-@dataclass
-class FixResult:
+class FixResult(Record):
     text: str
     applied: list[tuple[Diagnostic, Fix]] = field(default_factory=list)
     remaining: list[Diagnostic] = field(default_factory=list)  # findings after the last pass

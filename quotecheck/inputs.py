@@ -20,16 +20,9 @@ STREAM_WAIT = 10.0
 
 class LoadedText(FrozenRecord):
     text: str
-    error: str | None  # the file could not be read at all
-    undecodable: int | None  # offset of the first byte that was not UTF-8
-    binary: bool  # holds NUL bytes: not a shell script
-
-    def __init__(self, text: str, error: str | None = None, undecodable: int | None = None,
-                 binary: bool = False) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "error", error)
-        object.__setattr__(self, "undecodable", undecodable)
-        object.__setattr__(self, "binary", binary)
+    error: str | None = None  # the file could not be read at all
+    undecodable: int | None = None  # offset of the first byte that was not UTF-8
+    binary: bool = False  # holds NUL bytes: not a shell script
 
 
 # What check (QC002), fix and explain say of a binary input.

@@ -25,35 +25,24 @@ class Limits(FrozenRecord):
     """
 
     # Larger files, and standard input or a FIFO delivering more, are not read (an error).
-    max_file_size: int
+    max_file_size: int = 16 * 1024 * 1024
     # Compound commands, substitutions, quotes and ${...} nested deeper are not analysed
     # (at most MAX_COUNT: the analysis recurses once per level).
-    max_nesting: int
+    max_nesting: int = 64
     # Layers handed on deeper than this (ssh in sh -c in sudo ...) are not analysed (at most
     # MAX_COUNT).
-    max_layers: int
+    max_layers: int = 32
     # Seconds of parsing for a file's own text, and as much again for every text it hands on
     # to other layers together; past it the rest of the text is not analysed.
-    parse_time: float
+    parse_time: float = 60.0
     # Seconds one parser call may take (a region that needs longer is parsed in chunks).
-    parse_call_time: float
+    parse_call_time: float = 5.0
     # Seconds all the rules together may take on one file; a rule still running then is
     # stopped, and it and the rules after it are reported as not run.
-    rule_time: float
+    rule_time: float = 60.0
     # Bytes the process may grow by while the rules run on one file (Linux: its resident
     # memory); past it the rule running is stopped, as for rule_time.
-    rule_memory: int
-
-    def __init__(self, max_file_size: int = 16 * 1024 * 1024, max_nesting: int = 64,
-                 max_layers: int = 32, parse_time: float = 60.0, parse_call_time: float = 5.0,
-                 rule_time: float = 60.0, rule_memory: int = 1024 * 1024 * 1024) -> None:
-        object.__setattr__(self, "max_file_size", max_file_size)
-        object.__setattr__(self, "max_nesting", max_nesting)
-        object.__setattr__(self, "max_layers", max_layers)
-        object.__setattr__(self, "parse_time", parse_time)
-        object.__setattr__(self, "parse_call_time", parse_call_time)
-        object.__setattr__(self, "rule_time", rule_time)
-        object.__setattr__(self, "rule_memory", rule_memory)
+    rule_memory: int = 1024 * 1024 * 1024
 
 
 # The largest max-nesting and max-layers: deeper, the parser runs out of Python's stack

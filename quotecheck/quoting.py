@@ -110,13 +110,6 @@ class Step(FrozenRecord):
     dialect: str  # the dialect of the shell that parses the string (shell and ssh steps)
     description: str
 
-    def __init__(self, words: tuple[str, ...], kind: Literal["exec", "shell", "ssh"], dialect: str,
-                 description: str) -> None:
-        object.__setattr__(self, "words", words)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "dialect", dialect)
-        object.__setattr__(self, "description", description)
-
 
 def plan_via(via: list[str], remote_shell: str = "sh") -> Step:
     """Decide how ``via`` (already split into words) hands on what follows it."""

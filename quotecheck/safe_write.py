@@ -20,10 +20,10 @@ import errno
 import os
 import stat
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from quotecheck.inputs import too_large
+from quotecheck.records import FrozenRecord
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -36,8 +36,7 @@ class NotWritten(Exception):
     """The file was not read or not replaced; the message says why, naming the file."""
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(FrozenRecord):
     path: Path
     data: bytes
     device: int

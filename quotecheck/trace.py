@@ -58,17 +58,7 @@ class Feed(FrozenRecord):
     offsets: tuple[int | None, ...]
     dynamic_ranges: tuple[tuple[int, int], ...]
     source_span: tuple[int, int] | None
-    known_values: tuple[tuple[int, int, str], ...]
-
-    def __init__(self, text: str, offsets: tuple[int | None, ...],
-                 dynamic_ranges: tuple[tuple[int, int], ...],
-                 source_span: tuple[int, int] | None,
-                 known_values: tuple[tuple[int, int, str], ...] = ()) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "offsets", offsets)
-        object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
-        object.__setattr__(self, "source_span", source_span)
-        object.__setattr__(self, "known_values", known_values)
+    known_values: tuple[tuple[int, int, str], ...] = ()
 
 
 def build_trace(

@@ -20,15 +20,9 @@ DEFAULT_EXCLUDE = (".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__py
 
 
 class WalkRules(FrozenRecord):
-    exclude: tuple[str, ...]  # glob patterns (globs.py)
-    base: Path | None  # patterns are relative to this (None: the working directory)
-    respect_gitignore: bool
-
-    def __init__(self, exclude: tuple[str, ...] = DEFAULT_EXCLUDE, base: Path | None = None,
-                 respect_gitignore: bool = True) -> None:
-        object.__setattr__(self, "exclude", exclude)
-        object.__setattr__(self, "base", base)
-        object.__setattr__(self, "respect_gitignore", respect_gitignore)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # glob patterns (globs.py)
+    base: Path | None = None  # patterns are relative to this (None: the working directory)
+    respect_gitignore: bool = True
 
     def excluded(self, path: Path) -> bool:
         rel = _relative(path, self.base)

@@ -18,7 +18,6 @@ import sys
 from collections import deque
 from collections.abc import Generator, Iterator
 from contextlib import closing
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
@@ -44,6 +43,7 @@ from quotecheck.commands.status import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Usage
 from quotecheck.config import ConfigError
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.positions import Encoding, LineIndex
+from quotecheck.records import Record, field
 from quotecheck.rules import notes as qc002_notes
 from quotecheck.rules.api import not_analysed
 
@@ -230,8 +230,7 @@ def run(*, paths: list[str] | None, command: str | None, output_format: str,
     return EXIT_OK if exit_zero and status == EXIT_FINDINGS else status
 
 
-@dataclass
-class Totals:
+class Totals(Record):
     """What the closing summary line and ``--statistics`` count over the whole run."""
 
     files: int = 0

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -14,10 +13,10 @@ from typing import Any, TextIO
 from quotecheck.commands.request import Request
 from quotecheck.diagnostics import Diagnostic
 from quotecheck.positions import LineIndex
+from quotecheck.records import Record, field
 
 
-@dataclass
-class FileReport:
+class FileReport(Record):
     """One input checked and rendered: all the parent process does with it is write it out."""
 
     error: str | None = None  # not read, not configured, or not analysed: exit status 2

@@ -16,7 +16,6 @@ fixes not applied attached to their findings).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -37,7 +36,7 @@ from quotecheck.fixed_bytes import DecodedBytes, decode_bytes, encode_fixed, uni
 from quotecheck.fixer import fix_source
 from quotecheck.inputs import BINARY_NOTE, LoadedText, is_binary
 from quotecheck.positions import LineIndex
-from quotecheck.records import replace
+from quotecheck.records import Record, replace
 from quotecheck.rules import notes as qc002_notes
 from quotecheck.rules.api import not_analysed
 from quotecheck.safe_write import NotWritten, Snapshot, read_snapshot, replace_contents
@@ -138,8 +137,7 @@ class _InputError(Exception):
     """An input not read, not configured or not written (the message names it): exit 2."""
 
 
-@dataclass
-class _Tally:
+class _Tally(Record):
     files: int = 0  # files (or inputs) the fixes change
     applied: int = 0
     suggestions: int = 0

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,6 +35,7 @@ from quotecheck.diagnostics import Diagnostic
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText
 from quotecheck.output.json_text import dumps
 from quotecheck.output.terminal import printable
+from quotecheck.records import Record, field
 
 EXIT_BLOCK = 2  # what Claude Code (and hooks modelled on it) read as "do not run this"
 DEFAULT_SEVERITY = "error"
@@ -46,8 +46,7 @@ SUMMARY_CHARS = 120
 BLOCKED = "quotecheck guard: blocked"
 
 
-@dataclass
-class Decision:
+class Decision(Record):
     block: bool
     command: str | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)

@@ -27,19 +27,12 @@ class Input(Record):
     display: str
     path: Path | None
     loaded: LoadedText
-    named: Path | None  # the path standard input stands for (--stdin-filename)
+    named: Path | None = None  # the path standard input stands for (--stdin-filename)
 
     @property
     def config_path(self) -> Path | None:
         """The path that picks the configuration, the per-path ignores and the shell."""
         return self.path if self.path is not None else self.named
-
-    def __init__(self, display: str, path: Path | None, loaded: LoadedText,
-                 named: Path | None = None) -> None:
-        self.display = display
-        self.path = path
-        self.loaded = loaded
-        self.named = named
 
 
 class PendingInput(Record):

@@ -34,22 +34,10 @@ class Option(FrozenRecord):
     `-u=x` pflag forms are resolved)."""
     index: int
     """argv index of the word holding the option."""
-    value: str | None
+    value: str | None = None
     """The value text (for an attached value, the part of the word after the option)."""
-    value_index: int | None
+    value_index: int | None = None
     """argv index of the word holding the value; equal to `index` when attached."""
-
-    def __init__(
-        self,
-        name: str,
-        index: int,
-        value: str | None = None,
-        value_index: int | None = None,
-    ) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "index", index)
-        object.__setattr__(self, "value", value)
-        object.__setattr__(self, "value_index", value_index)
 
     @property
     def attached(self) -> bool:
@@ -59,50 +47,24 @@ class Option(FrozenRecord):
 class Grammar(FrozenRecord):
     """Option table of one program (what getopt_long would be given)."""
 
-    short_flags: str
-    short_values: str
+    short_flags: str = ""
+    short_values: str = ""
     """Short options that require a value (attached or in the next word)."""
-    short_optional: str
+    short_optional: str = ""
     """Short options whose value, if any, must be attached (`-i[R]` of xargs)."""
-    long_flags: frozenset[str]
-    long_values: frozenset[str]
-    long_optional: frozenset[str]
-    permute: bool
+    long_flags: frozenset[str] = frozenset()
+    long_values: frozenset[str] = frozenset()
+    long_optional: frozenset[str] = frozenset()
+    permute: bool = False
     """Options may follow operands (GNU getopt without `+`)."""
-    abbreviations: bool
+    abbreviations: bool = True
     """Unambiguous prefixes of long options are accepted (getopt_long, not Go's pflag)."""
-    short_equals: bool
+    short_equals: bool = False
     """pflag (docker, kubectl) also reads `-u=root` as `-u root`."""
-    numeric: bool
+    numeric: bool = False
     """`-5`, `--5`, `-+5` are options (GNU nice's obsolete adjustment form)."""
-    plus_options: bool
+    plus_options: bool = False
     """`+x` clusters are options too (shells: `sh +x`)."""
-
-    def __init__(
-        self,
-        short_flags: str = "",
-        short_values: str = "",
-        short_optional: str = "",
-        long_flags: frozenset[str] = frozenset(),
-        long_values: frozenset[str] = frozenset(),
-        long_optional: frozenset[str] = frozenset(),
-        permute: bool = False,
-        abbreviations: bool = True,
-        short_equals: bool = False,
-        numeric: bool = False,
-        plus_options: bool = False,
-    ) -> None:
-        object.__setattr__(self, "short_flags", short_flags)
-        object.__setattr__(self, "short_values", short_values)
-        object.__setattr__(self, "short_optional", short_optional)
-        object.__setattr__(self, "long_flags", long_flags)
-        object.__setattr__(self, "long_values", long_values)
-        object.__setattr__(self, "long_optional", long_optional)
-        object.__setattr__(self, "permute", permute)
-        object.__setattr__(self, "abbreviations", abbreviations)
-        object.__setattr__(self, "short_equals", short_equals)
-        object.__setattr__(self, "numeric", numeric)
-        object.__setattr__(self, "plus_options", plus_options)
 
 
 class Scan(FrozenRecord):
@@ -119,22 +81,6 @@ class Scan(FrozenRecord):
     """An option at the end of the window that lacks its required value."""
     uncertain: bool
     """A dynamic word sat where an option may be: the real split is unknowable statically."""
-
-    def __init__(
-        self,
-        options: tuple[Option, ...],
-        operands: tuple[int, ...],
-        dashdash: int | None,
-        unknown: tuple[int, ...],
-        missing_value: Option | None,
-        uncertain: bool,
-    ) -> None:
-        object.__setattr__(self, "options", options)
-        object.__setattr__(self, "operands", operands)
-        object.__setattr__(self, "dashdash", dashdash)
-        object.__setattr__(self, "unknown", unknown)
-        object.__setattr__(self, "missing_value", missing_value)
-        object.__setattr__(self, "uncertain", uncertain)
 
     def first(self, *names: str) -> Option | None:
         """The first option with one of these canonical names."""

@@ -20,28 +20,10 @@ class Effective(FrozenRecord):
     wrappers: tuple[str, ...]
     exec_builtin: bool  # `exec prog`: the shell itself is replaced
     via_xargs: bool  # the program gets its arguments from stdin (xargs)
-    placeholder: str | None
+    placeholder: str | None = None
     # What the program hands on (`ssh -t h cmd`'s SshHandoff), read from ``start`` to the end
     # of ``values``; indices are into ``values``.
-    handoff: ho.Handoff | None
-
-    def __init__(
-        self,
-        values: tuple[str, ...],
-        start: int,
-        wrappers: tuple[str, ...],
-        exec_builtin: bool,
-        via_xargs: bool,
-        placeholder: str | None = None,
-        handoff: ho.Handoff | None = None,
-    ) -> None:
-        object.__setattr__(self, "values", values)
-        object.__setattr__(self, "start", start)
-        object.__setattr__(self, "wrappers", wrappers)
-        object.__setattr__(self, "exec_builtin", exec_builtin)
-        object.__setattr__(self, "via_xargs", via_xargs)
-        object.__setattr__(self, "placeholder", placeholder)
-        object.__setattr__(self, "handoff", handoff)
+    handoff: ho.Handoff | None = None
 
     @property
     def name(self) -> str:

@@ -58,53 +58,19 @@ class SshHandoff(FrozenRecord):
     """-n, or -f which implies it: local stdin is not read."""
     background: bool
     """-f: ssh forks into the background before running the command."""
-    request_tty: Literal["auto", "no", "yes", "force"]
-    parsed: tuple[Option, ...]
-    no_command: bool
+    request_tty: Literal["auto", "no", "yes", "force"] = "auto"
+    parsed: tuple[Option, ...] = ()
+    no_command: bool = False
     """-N, -W, -O, -G, -V, -Q: no remote command is run (or no connection at all)."""
-    subsystem: bool
+    subsystem: bool = False
     """-s: the command words name a subsystem, not a shell command."""
-    dashdash: int | None
-    uncertain: bool
-    problems: tuple[str, ...]
-    spread: tuple[int, ...]
+    dashdash: int | None = None
+    uncertain: bool = False
+    problems: tuple[str, ...] = ()
+    spread: tuple[int, ...] = ()
     """Run-time words in option position that may expand to any number of words
     (`"${SSH_OPTS[@]}"`, `$@`, `$SSH_OPTS`) and were taken for options because more words
     follow them: where the destination and the command start is then uncertain."""
-
-    def __init__(
-        self,
-        argv: tuple[str, ...],
-        destination: int | None,
-        command: tuple[int, ...],
-        options: tuple[tuple[str, int | None], ...],
-        tty: int,
-        stdin_null: bool,
-        background: bool,
-        request_tty: Literal["auto", "no", "yes", "force"] = "auto",
-        parsed: tuple[Option, ...] = (),
-        no_command: bool = False,
-        subsystem: bool = False,
-        dashdash: int | None = None,
-        uncertain: bool = False,
-        problems: tuple[str, ...] = (),
-        spread: tuple[int, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "argv", argv)
-        object.__setattr__(self, "destination", destination)
-        object.__setattr__(self, "command", command)
-        object.__setattr__(self, "options", options)
-        object.__setattr__(self, "tty", tty)
-        object.__setattr__(self, "stdin_null", stdin_null)
-        object.__setattr__(self, "background", background)
-        object.__setattr__(self, "request_tty", request_tty)
-        object.__setattr__(self, "parsed", parsed)
-        object.__setattr__(self, "no_command", no_command)
-        object.__setattr__(self, "subsystem", subsystem)
-        object.__setattr__(self, "dashdash", dashdash)
-        object.__setattr__(self, "uncertain", uncertain)
-        object.__setattr__(self, "problems", problems)
-        object.__setattr__(self, "spread", spread)
 
     def option_values(self, letter: str) -> tuple[str, ...]:
         """All values given to one option (`-o` or `o`), in argv order."""
@@ -151,66 +117,30 @@ class ExecHandoff(FrozenRecord):
     """Index where the inner argv starts (== end when the inner argv has no word from argv)."""
     end: int
     """Exclusive end of the inner argv (for find -exec: the index of the `;`/`+` terminator)."""
-    placeholder: str | None
+    placeholder: str | None = None
     """`{}` for find -exec, the -I/-i string for xargs: replaced by input inside words."""
-    appends_input: bool
+    appends_input: bool = False
     """Input words are appended to the inner argv (xargs without -I; find -exec ... {} +)."""
-    runs_as: str | None
+    runs_as: str | None = None
     """Target user when known: sudo -u (default root), runuser -u, chroot --userspec, gosu..."""
-    words: tuple[int, ...]
+    words: tuple[int, ...] = ()
     """Exact argv indices of the inner argv, in order. Usually range(inner, end); differs when
     the wrapper permutes options (runuser -u, kubectl without --)."""
-    prefix: tuple[str, ...]
+    prefix: tuple[str, ...] = ()
     """Literal words the wrapper puts before `words`: xargs' default `echo`, the split of an
     `env -S` string."""
-    split_string: int | None
+    split_string: int | None = None
     """env -S: index of the word whose split starts the inner argv (see `prefix`)."""
-    action: str | None
+    action: str | None = None
     """Sub-mode: find's `-exec`/`-execdir`/`-ok`/`-okdir`, docker's `exec`/`run`..."""
-    terminator: str | None
+    terminator: str | None = None
     """find: `;` or `+`."""
-    target: int | None
+    target: int | None = None
     """The operand the wrapper reads before the command: docker/podman container or image,
     kubectl pod, chroot NEWROOT, flock lock file, timeout DURATION, gosu USER."""
-    options: tuple[Option, ...]
-    uncertain: bool
-    problems: tuple[str, ...]
-
-    def __init__(
-        self,
-        argv: tuple[str, ...],
-        wrapper: str,
-        inner: int,
-        end: int,
-        placeholder: str | None = None,
-        appends_input: bool = False,
-        runs_as: str | None = None,
-        words: tuple[int, ...] = (),
-        prefix: tuple[str, ...] = (),
-        split_string: int | None = None,
-        action: str | None = None,
-        terminator: str | None = None,
-        target: int | None = None,
-        options: tuple[Option, ...] = (),
-        uncertain: bool = False,
-        problems: tuple[str, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "argv", argv)
-        object.__setattr__(self, "wrapper", wrapper)
-        object.__setattr__(self, "inner", inner)
-        object.__setattr__(self, "end", end)
-        object.__setattr__(self, "placeholder", placeholder)
-        object.__setattr__(self, "appends_input", appends_input)
-        object.__setattr__(self, "runs_as", runs_as)
-        object.__setattr__(self, "words", words)
-        object.__setattr__(self, "prefix", prefix)
-        object.__setattr__(self, "split_string", split_string)
-        object.__setattr__(self, "action", action)
-        object.__setattr__(self, "terminator", terminator)
-        object.__setattr__(self, "target", target)
-        object.__setattr__(self, "options", options)
-        object.__setattr__(self, "uncertain", uncertain)
-        object.__setattr__(self, "problems", problems)
+    options: tuple[Option, ...] = ()
+    uncertain: bool = False
+    problems: tuple[str, ...] = ()
 
     def inner_argv(self, values: Sequence[str] | None = None) -> tuple[str, ...]:
         """The inner argv as far as it is known (placeholders not substituted)."""
@@ -237,72 +167,32 @@ class ShellHandoff(FrozenRecord):
     script: int | None
     """Index of the -c string (mode c) or of the script file (mode file); None for stdin, for
     a missing -c operand, and for sudo -s/-i (see `script_words`)."""
-    args: tuple[int, ...]
+    args: tuple[int, ...] = ()
     """Words after the script operand. Mode c: they become $0 $1 ... ($0 is the FIRST word after
     the string). Mode stdin: they become $1 $2 ... Mode file: $1 $2 ... ($0 is the file)."""
-    login: bool
-    flags: tuple[str, ...]
+    login: bool = False
+    flags: tuple[str, ...] = ()
     """Shell options seen, as written per option: `-e`, `-x`, `+u`, `-o pipefail`, `-f`."""
-    interactive: bool
+    interactive: bool = False
     """-i is passed (by argv or by the wrapper: chroot and script run `$SHELL -i`). A shell in
     mode stdin without it is still interactive when its stdin is a terminal."""
-    wrapper: str | None
+    wrapper: str | None = None
     """The program that starts the shell when it is not argv[0]'s shell: su, runuser, sudo,
     flock, script, tmux, chroot, doas."""
-    runs_as: str | None
-    script_offset: int
+    runs_as: str | None = None
+    script_offset: int = 0
     """Characters of argv[script] before the script text (`--command=STR`, `-cSTR`)."""
-    script_words: tuple[int, ...]
+    script_words: tuple[int, ...] = ()
     """sudo -s/-i: the words sudo escapes and joins into the -c string (`sudo_shell_string`)."""
-    dollar0: int | None
+    dollar0: int | None = None
     """Index of the word that becomes $0, if it comes from argv."""
-    shell_index: int | None
+    shell_index: int | None = None
     """Index of the shell program word itself (for `sh -c`, 0)."""
-    shell_source: str | None
+    shell_source: str | None = None
     """Where an `unknown` shell comes from, e.g. `$SHELL, else /bin/sh`."""
-    options: tuple[Option, ...]
-    uncertain: bool
-    problems: tuple[str, ...]
-
-    def __init__(
-        self,
-        argv: tuple[str, ...],
-        shell: str,
-        mode: Literal["c", "stdin", "file"],
-        script: int | None,
-        args: tuple[int, ...] = (),
-        login: bool = False,
-        flags: tuple[str, ...] = (),
-        interactive: bool = False,
-        wrapper: str | None = None,
-        runs_as: str | None = None,
-        script_offset: int = 0,
-        script_words: tuple[int, ...] = (),
-        dollar0: int | None = None,
-        shell_index: int | None = None,
-        shell_source: str | None = None,
-        options: tuple[Option, ...] = (),
-        uncertain: bool = False,
-        problems: tuple[str, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "argv", argv)
-        object.__setattr__(self, "shell", shell)
-        object.__setattr__(self, "mode", mode)
-        object.__setattr__(self, "script", script)
-        object.__setattr__(self, "args", args)
-        object.__setattr__(self, "login", login)
-        object.__setattr__(self, "flags", flags)
-        object.__setattr__(self, "interactive", interactive)
-        object.__setattr__(self, "wrapper", wrapper)
-        object.__setattr__(self, "runs_as", runs_as)
-        object.__setattr__(self, "script_offset", script_offset)
-        object.__setattr__(self, "script_words", script_words)
-        object.__setattr__(self, "dollar0", dollar0)
-        object.__setattr__(self, "shell_index", shell_index)
-        object.__setattr__(self, "shell_source", shell_source)
-        object.__setattr__(self, "options", options)
-        object.__setattr__(self, "uncertain", uncertain)
-        object.__setattr__(self, "problems", problems)
+    options: tuple[Option, ...] = ()
+    uncertain: bool = False
+    problems: tuple[str, ...] = ()
 
     def script_text(self, values: Sequence[str] | None = None) -> str | None:
         """The script string as the shell receives it (mode c), if any."""
@@ -331,34 +221,12 @@ class JoinHandoff(FrozenRecord):
     shell: str
     """The shell that parses the joined string: `sh` for watch, `same` for eval."""
     wrapper: str
-    skipped_dashdash: int | None
+    skipped_dashdash: int | None = None
     """eval: a leading `--` that bash, ksh and zsh drop but dash runs as a command (verified
     for bash 5.2 and dash 0.5.12). `words` does not include it."""
-    options: tuple[Option, ...]
-    uncertain: bool
-    problems: tuple[str, ...]
-
-    def __init__(
-        self,
-        argv: tuple[str, ...],
-        joiner: str,
-        words: tuple[int, ...],
-        shell: str,
-        wrapper: str,
-        skipped_dashdash: int | None = None,
-        options: tuple[Option, ...] = (),
-        uncertain: bool = False,
-        problems: tuple[str, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "argv", argv)
-        object.__setattr__(self, "joiner", joiner)
-        object.__setattr__(self, "words", words)
-        object.__setattr__(self, "shell", shell)
-        object.__setattr__(self, "wrapper", wrapper)
-        object.__setattr__(self, "skipped_dashdash", skipped_dashdash)
-        object.__setattr__(self, "options", options)
-        object.__setattr__(self, "uncertain", uncertain)
-        object.__setattr__(self, "problems", problems)
+    options: tuple[Option, ...] = ()
+    uncertain: bool = False
+    problems: tuple[str, ...] = ()
 
     def sends(self, values: Sequence[str] | None = None) -> str:
         argv = _pick(self.argv, values)
@@ -375,25 +243,9 @@ class AwkAssignment(FrozenRecord):
     """The value as given."""
     value: str
     """The value after awk's escape processing (see `quotecheck.layers.awk.awk_unescape`)."""
-    kind: Literal["option", "operand"]
-    ambiguous: bool
+    kind: Literal["option", "operand"] = "option"
+    ambiguous: bool = False
     """awk implementations disagree on this value (unknown escape, trailing backslash...)."""
-
-    def __init__(
-        self,
-        index: int,
-        name: str,
-        raw: str,
-        value: str,
-        kind: Literal["option", "operand"] = "option",
-        ambiguous: bool = False,
-    ) -> None:
-        object.__setattr__(self, "index", index)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "raw", raw)
-        object.__setattr__(self, "value", value)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "ambiguous", ambiguous)
 
 
 class AwkHandoff(FrozenRecord):
@@ -405,48 +257,20 @@ class AwkHandoff(FrozenRecord):
     """Basename: awk, gawk, mawk, nawk, busybox..."""
     program: int | None
     """Index of the program text operand (None when -f/-e/--source/-E supply the program)."""
-    program_files: tuple[int, ...]
+    program_files: tuple[int, ...] = ()
     """Indices of the words holding -f FILE values (-E/--exec and mawk's -W exec too)."""
-    sources: tuple[Option, ...]
+    sources: tuple[Option, ...] = ()
     """gawk -e/--source program texts (value_index, value)."""
-    assignments: tuple[AwkAssignment, ...]
-    field_separator: int | None
+    assignments: tuple[AwkAssignment, ...] = ()
+    field_separator: int | None = None
     """Index of the word holding the -F value (for `-F:` the option word itself)."""
-    field_separator_value: str | None
+    field_separator_value: str | None = None
     """The -F value after escape processing (`-Ft` means tab for gawk, `t` for mawk)."""
-    operands: tuple[int, ...]
+    operands: tuple[int, ...] = ()
     """Operands after the program: input files and `name=value` assignments."""
-    options: tuple[Option, ...]
-    uncertain: bool
-    problems: tuple[str, ...]
-
-    def __init__(
-        self,
-        argv: tuple[str, ...],
-        implementation: str,
-        program: int | None,
-        program_files: tuple[int, ...] = (),
-        sources: tuple[Option, ...] = (),
-        assignments: tuple[AwkAssignment, ...] = (),
-        field_separator: int | None = None,
-        field_separator_value: str | None = None,
-        operands: tuple[int, ...] = (),
-        options: tuple[Option, ...] = (),
-        uncertain: bool = False,
-        problems: tuple[str, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "argv", argv)
-        object.__setattr__(self, "implementation", implementation)
-        object.__setattr__(self, "program", program)
-        object.__setattr__(self, "program_files", program_files)
-        object.__setattr__(self, "sources", sources)
-        object.__setattr__(self, "assignments", assignments)
-        object.__setattr__(self, "field_separator", field_separator)
-        object.__setattr__(self, "field_separator_value", field_separator_value)
-        object.__setattr__(self, "operands", operands)
-        object.__setattr__(self, "options", options)
-        object.__setattr__(self, "uncertain", uncertain)
-        object.__setattr__(self, "problems", problems)
+    options: tuple[Option, ...] = ()
+    uncertain: bool = False
+    problems: tuple[str, ...] = ()
 
     def is_assignment(self, index: int) -> bool:
         return any(a.index == index and a.kind == "operand" for a in self.assignments)

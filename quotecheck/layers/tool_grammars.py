@@ -60,18 +60,12 @@ class FileReader(FrozenRecord):
     """A program that reads its standard input when no file operand names another input."""
 
     grammar: Grammar
-    leading: int
+    leading: int = 0
     """Operands before the files that are not files: grep's pattern, sed's and awk's
     program, jq's filter."""
-    program_options: frozenset[str]
+    program_options: frozenset[str] = frozenset()
     """Options that give the pattern or program instead (`grep -e P`, `sed -f F`): then no
     leading operand is read."""
-
-    def __init__(self, grammar: Grammar, leading: int = 0,
-                 program_options: frozenset[str] = frozenset()) -> None:
-        object.__setattr__(self, "grammar", grammar)
-        object.__setattr__(self, "leading", leading)
-        object.__setattr__(self, "program_options", program_options)
 
 
 def _reader(values: str = "", long_values: str = "", leading: int = 0,

@@ -65,39 +65,19 @@ class WrapperSpec(FrozenRecord):
     """How one exec wrapper reads its argv."""
 
     grammar: Grammar
-    operands_before: int
+    operands_before: int = 0
     """Operands read before the command: timeout DURATION, chroot NEWROOT, flock FILE."""
-    assignments: bool
+    assignments: bool = False
     """NAME=value operands before the command set its environment (env)."""
-    default_command: tuple[str, ...]
+    default_command: tuple[str, ...] = ()
     """What runs when no command is given (xargs: echo)."""
-    no_run: frozenset[str]
+    no_run: frozenset[str] = frozenset({"--help", "--version"})
     """Options that make the wrapper run nothing (help, list modes...)."""
-    user_options: tuple[str, ...]
+    user_options: tuple[str, ...] = ()
     """Options whose value names the target user (the last one wins)."""
-    user_operand: bool
+    user_operand: bool = False
     """The first operand is the target user (gosu, su-exec)."""
-    default_user: str | None
-
-    def __init__(
-        self,
-        grammar: Grammar,
-        operands_before: int = 0,
-        assignments: bool = False,
-        default_command: tuple[str, ...] = (),
-        no_run: frozenset[str] = frozenset({"--help", "--version"}),
-        user_options: tuple[str, ...] = (),
-        user_operand: bool = False,
-        default_user: str | None = None,
-    ) -> None:
-        object.__setattr__(self, "grammar", grammar)
-        object.__setattr__(self, "operands_before", operands_before)
-        object.__setattr__(self, "assignments", assignments)
-        object.__setattr__(self, "default_command", default_command)
-        object.__setattr__(self, "no_run", no_run)
-        object.__setattr__(self, "user_options", user_options)
-        object.__setattr__(self, "user_operand", user_operand)
-        object.__setattr__(self, "default_user", default_user)
+    default_user: str | None = None
 
 
 WRAPPERS: dict[str, WrapperSpec] = {
@@ -383,20 +363,10 @@ class EnvSplit(FrozenRecord):
     """The result of splitting an `env -S` string."""
 
     words: tuple[str, ...]
-    expanded: tuple[int, ...]
+    expanded: tuple[int, ...] = ()
     """Positions of words holding `${NAME}`, kept as written: env expands it from its own
     environment, unknown statically."""
-    error: str | None
-
-    def __init__(
-        self,
-        words: tuple[str, ...],
-        expanded: tuple[int, ...] = (),
-        error: str | None = None,
-    ) -> None:
-        object.__setattr__(self, "words", words)
-        object.__setattr__(self, "expanded", expanded)
-        object.__setattr__(self, "error", error)
+    error: str | None = None
 
 
 def env_split_string(text: str) -> EnvSplit:

@@ -9,7 +9,6 @@ moved on refuses them instead of applying them in the wrong place.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from quotecheck.lsp.engine import (
@@ -21,6 +20,7 @@ from quotecheck.lsp.engine import (
     lsp_diagnostic,
 )
 from quotecheck.lsp.positions import range_json, touches
+from quotecheck.records import FrozenRecord
 
 QUICKFIX = "quickfix"
 FIX_ALL = "source.fixAll.quotecheck"
@@ -28,8 +28,7 @@ _DIRECTIVE_LINE = re.compile(r"(?P<head>[ \t]*#\s*quotecheck\s*:\s*disable=)"
                              r"(?P<codes>[A-Za-z0-9]+(?:,[A-Za-z0-9]+)*)(?P<tail>[ \t]*)")
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(FrozenRecord):
     """The document the actions are for, and how the client wants edits."""
 
     uri: str

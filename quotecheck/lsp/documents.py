@@ -14,13 +14,13 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
 from quotecheck.lsp import engine, worker
+from quotecheck.records import Record
 
 DEBOUNCE = 0.1  # seconds after an edit before its check starts
 CACHED = 32  # results kept (all documents together)
@@ -42,8 +42,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-@dataclass
-class Document:
+class Document(Record):
     uri: str
     path: Path | None
     outcome: engine.CheckOutcome | None = None  # the last check that succeeded

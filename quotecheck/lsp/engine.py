@@ -8,7 +8,6 @@ process (``worker.py``) and return plain data that pickles.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from quotecheck.checker import Options, check_source
@@ -22,6 +21,7 @@ from quotecheck.lsp.outline import Outline, build_outline
 from quotecheck.output.lsp import lsp_diagnostic, rule_href
 from quotecheck.positions import Encoding, LineIndex
 from quotecheck.programs import EDITOR_SHELL_LANGUAGES
+from quotecheck.records import FrozenRecord
 from quotecheck.rules.registry import doc_path, get
 
 __all__ = [
@@ -33,8 +33,7 @@ __all__ = [
 
 
 
-@dataclass(frozen=True)
-class CheckOutcome:
+class CheckOutcome(FrozenRecord):
     """One check of one text: what the server shows for it."""
 
     text: str

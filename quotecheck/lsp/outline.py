@@ -8,8 +8,9 @@ start of them; the full trace is ``quotecheck explain``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from quotecheck.records import FrozenRecord
 
 if TYPE_CHECKING:
     from quotecheck.layers.model import Arg, Layer, Trace
@@ -18,15 +19,13 @@ if TYPE_CHECKING:
 KEEP = 400
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(FrozenRecord):
     text: str  # cut to KEEP characters
     length: int  # the whole value's length
     dynamic: bool = False  # known only at run time (shown as written)
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(FrozenRecord):
     span: tuple[int, int] | None  # in the input (None: a command a layer makes up)
     layer: int
     argv: tuple[Value, ...]
@@ -34,8 +33,7 @@ class Command:
     sets: tuple[str, ...] = ()  # variables assigned by a command that runs nothing
 
 
-@dataclass(frozen=True)
-class LayerOutline:
+class LayerOutline(FrozenRecord):
     id: int
     parent: int | None
     kind: str  # shell, ssh, join, exec, awk
@@ -47,8 +45,7 @@ class LayerOutline:
     commands: tuple[int, ...] = ()  # indices into Outline.commands, in order
 
 
-@dataclass(frozen=True)
-class Outline:
+class Outline(FrozenRecord):
     layers: tuple[LayerOutline, ...]
     commands: tuple[Command, ...]
 

@@ -111,21 +111,9 @@ class ParseOutcome(FrozenRecord):
     """What :func:`safe_parse` found: either ``nodes`` or an ``error`` (never both)."""
 
     nodes: list[Any] | None
-    error: str | None
-    error_offset: int | None
-    timed_out: bool
-
-    def __init__(
-        self,
-        nodes: list[Any] | None,
-        error: str | None = None,
-        error_offset: int | None = None,
-        timed_out: bool = False,
-    ) -> None:
-        object.__setattr__(self, "nodes", nodes)
-        object.__setattr__(self, "error", error)
-        object.__setattr__(self, "error_offset", error_offset)
-        object.__setattr__(self, "timed_out", timed_out)
+    error: str | None = None
+    error_offset: int | None = None
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:

@@ -52,11 +52,7 @@ class RunTimeError(FrozenRecord):
     make it valid only by being unbalanced shell code themselves (none: it is sure)."""
 
     problem: Problem
-    code_values: tuple[tuple[int, int], ...]
-
-    def __init__(self, problem: Problem, code_values: tuple[tuple[int, int], ...] = ()) -> None:
-        object.__setattr__(self, "problem", problem)
-        object.__setattr__(self, "code_values", code_values)
+    code_values: tuple[tuple[int, int], ...] = ()
 
 
 def certain_errors(text: str, dialect: Dialect, ranges: list[tuple[int, int]],

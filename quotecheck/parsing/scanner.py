@@ -59,12 +59,6 @@ class Problem(FrozenRecord):
     end: int
     message: str
 
-    def __init__(self, code: ProblemCode, start: int, end: int, message: str) -> None:
-        object.__setattr__(self, "code", code)
-        object.__setattr__(self, "start", start)
-        object.__setattr__(self, "end", end)
-        object.__setattr__(self, "message", message)
-
 
 class NestedScript(FrozenRecord):
     """A script nested inside the text: ``$(...)``, a backtick string or ``<(...)``/``>(...)``.
@@ -78,23 +72,7 @@ class NestedScript(FrozenRecord):
     end: int
     inner: tuple[int, int]
     depth: int
-    in_heredoc: bool
-
-    def __init__(
-        self,
-        kind: Literal["command", "backtick", "process"],
-        start: int,
-        end: int,
-        inner: tuple[int, int],
-        depth: int,
-        in_heredoc: bool = False,
-    ) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "start", start)
-        object.__setattr__(self, "end", end)
-        object.__setattr__(self, "inner", inner)
-        object.__setattr__(self, "depth", depth)
-        object.__setattr__(self, "in_heredoc", in_heredoc)
+    in_heredoc: bool = False
 
 
 class HeredocSpec(FrozenRecord):
@@ -108,26 +86,6 @@ class HeredocSpec(FrozenRecord):
     body: tuple[int, int]
     terminated: bool
     depth: int
-
-    def __init__(
-        self,
-        operator: tuple[int, int],
-        delimiter: str,
-        delimiter_span: tuple[int, int],
-        quoted: bool,
-        strip_tabs: bool,
-        body: tuple[int, int],
-        terminated: bool,
-        depth: int,
-    ) -> None:
-        object.__setattr__(self, "operator", operator)
-        object.__setattr__(self, "delimiter", delimiter)
-        object.__setattr__(self, "delimiter_span", delimiter_span)
-        object.__setattr__(self, "quoted", quoted)
-        object.__setattr__(self, "strip_tabs", strip_tabs)
-        object.__setattr__(self, "body", body)
-        object.__setattr__(self, "terminated", terminated)
-        object.__setattr__(self, "depth", depth)
 
 
 class Scan(Record):

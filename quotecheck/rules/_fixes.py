@@ -40,12 +40,7 @@ class Carrier(FrozenRecord):
 
     quoting: str  # "raw" (the file itself or a quoted heredoc), "heredoc", "single", "double"
     span: tuple[int, int]  # input offsets the stretch and any edit of it must stay within
-    delimiter: str | None  # of a heredoc: no line of new text may equal it
-
-    def __init__(self, quoting: str, span: tuple[int, int], delimiter: str | None = None) -> None:
-        object.__setattr__(self, "quoting", quoting)
-        object.__setattr__(self, "span", span)
-        object.__setattr__(self, "delimiter", delimiter)
+    delimiter: str | None = None  # of a heredoc: no line of new text may equal it
 
     def encode(self, text: str) -> str | None:
         """``text`` written so that this quoting yields it back (None: it cannot)."""

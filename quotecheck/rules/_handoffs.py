@@ -49,10 +49,6 @@ class _Index(Record):
     opened: dict[int, list[Layer]]  # id(view) -> layers whose opened_by is that view
     views: dict[int, set[int]]  # layer id -> ids of its command views
 
-    def __init__(self, opened: dict[int, list[Layer]], views: dict[int, set[int]]) -> None:
-        self.opened = opened
-        self.views = views
-
 
 def index(ctx: CheckContext) -> _Index:
     """Lookups over the check's trace, built once (the rules of one check share them)."""
@@ -151,13 +147,6 @@ class TextWord(FrozenRecord):
     target: str  # shell program of the reader: sh, dash, bash, unknown, awk, same
     handoff: ho.Handoff
 
-    def __init__(self, index: int, kind: Literal["ssh", "shell", "join", "awk"], target: str,
-                 handoff: ho.Handoff) -> None:
-        object.__setattr__(self, "index", index)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "target", target)
-        object.__setattr__(self, "handoff", handoff)
-
 
 def text_words(ctx: CheckContext, view: CommandView) -> list[TextWord]:
     out: list[TextWord] = []
@@ -192,16 +181,8 @@ class Token(FrozenRecord):
     kind: Literal["single", "double", "unquoted", "escape", "other"]
     start: int  # offsets in the text the word was cut from
     end: int
-    expansion: bool  # holds an unquoted (or, for double, any) expansion
-    pattern: bool  # holds an unquoted glob, tilde or brace part
-
-    def __init__(self, kind: Literal["single", "double", "unquoted", "escape", "other"], start: int,
-                 end: int, expansion: bool = False, pattern: bool = False) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "start", start)
-        object.__setattr__(self, "end", end)
-        object.__setattr__(self, "expansion", expansion)
-        object.__setattr__(self, "pattern", pattern)
+    expansion: bool = False  # holds an unquoted (or, for double, any) expansion
+    pattern: bool = False  # holds an unquoted glob, tilde or brace part
 
     def inner(self, text: str) -> str:
         """A quoted region's contents, or an unquoted run's text."""

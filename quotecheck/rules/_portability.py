@@ -91,14 +91,7 @@ class LayerShell(FrozenRecord):
     dialect: Dialect
     who: str  # for messages: "`sh -c`", "this script (`#!/bin/sh`)", "the login shell of h"
     remote: bool  # an ssh remote login shell (where --remote-shell applies)
-    remedy: str
-
-    def __init__(self, dialect: Dialect, who: str, remote: bool,
-                 remedy: str = "run this text with `bash` instead of `sh`") -> None:
-        object.__setattr__(self, "dialect", dialect)
-        object.__setattr__(self, "who", who)
-        object.__setattr__(self, "remote", remote)
-        object.__setattr__(self, "remedy", remedy)
+    remedy: str = "run this text with `bash` instead of `sh`"
 
 
 def layer_shell(ctx: CheckContext, layer: Layer) -> LayerShell:
@@ -356,17 +349,8 @@ class Bashism(FrozenRecord):
     construct: str  # how it is written, for the message
     effect: str  # what dash does with it
     instead: str  # the POSIX way
-    minor: bool  # runs, but prints something else (one severity level lower)
-    fix: tuple[Span, str] | None  # a safe replacement, when one exists
-
-    def __init__(self, span: Span, construct: str, effect: str, instead: str, minor: bool = False,
-                 fix: tuple[Span, str] | None = None) -> None:
-        object.__setattr__(self, "span", span)
-        object.__setattr__(self, "construct", construct)
-        object.__setattr__(self, "effect", effect)
-        object.__setattr__(self, "instead", instead)
-        object.__setattr__(self, "minor", minor)
-        object.__setattr__(self, "fix", fix)
+    minor: bool = False  # runs, but prints something else (one severity level lower)
+    fix: tuple[Span, str] | None = None  # a safe replacement, when one exists
 
 
 BASH_ONLY_BUILTINS: dict[str, str] = {

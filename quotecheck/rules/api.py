@@ -27,17 +27,9 @@ class Template(FrozenRecord):
 
     kind: str
     summary: str
-    explanation: str
-    joint: str
-    lead: str | None
-
-    def __init__(self, kind: str, summary: str, explanation: str = "", joint: str = ":",
-                 lead: str | None = None) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "summary", summary)
-        object.__setattr__(self, "explanation", explanation)
-        object.__setattr__(self, "joint", joint)
-        object.__setattr__(self, "lead", lead)
+    explanation: str = ""
+    joint: str = ":"
+    lead: str | None = None
 
     def __call__(self, **values: object) -> Message:
         named = {k: str(v) for k, v in values.items()}
@@ -57,20 +49,10 @@ class Finding(FrozenRecord):
 
     span: tuple[int, int]
     message: Message
-    layer: Layer | None  # where the damage happens (gives the layer chain)
-    related: tuple[Related, ...]
-    fixes: tuple[Fix, ...]
-    severity: Severity | None  # overrides the rule's default for this finding
-
-    def __init__(self, span: tuple[int, int], message: Message, layer: Layer | None = None,
-                 related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = (),
-                 severity: Severity | None = None) -> None:
-        object.__setattr__(self, "span", span)
-        object.__setattr__(self, "message", message)
-        object.__setattr__(self, "layer", layer)
-        object.__setattr__(self, "related", related)
-        object.__setattr__(self, "fixes", fixes)
-        object.__setattr__(self, "severity", severity)
+    layer: Layer | None = None  # where the damage happens (gives the layer chain)
+    related: tuple[Related, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    severity: Severity | None = None  # overrides the rule's default for this finding
 
 
 class Memo:

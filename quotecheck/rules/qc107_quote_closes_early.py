@@ -40,15 +40,6 @@ class Match(FrozenRecord):
     why: str
     severity: Severity
 
-    def __init__(self, first: Token, last: Token, middle: list[Token], words: tuple[int, ...],
-                 why: str, severity: Severity) -> None:
-        object.__setattr__(self, "first", first)
-        object.__setattr__(self, "last", last)
-        object.__setattr__(self, "middle", middle)
-        object.__setattr__(self, "words", words)
-        object.__setattr__(self, "why", why)
-        object.__setattr__(self, "severity", severity)
-
 
 def _quote(kind: str) -> str:
     return "'" if kind == "single" else '"'

@@ -59,10 +59,6 @@ class Var(Record):
     exported: bool
     span: tuple[int, int] | None
 
-    def __init__(self, exported: bool, span: tuple[int, int] | None) -> None:
-        self.exported = exported
-        self.span = span
-
 
 def _skip_name(name: str) -> bool:
     return name in ENVIRONMENT or name.startswith(_ENV_PREFIXES) or not _NAME.fullmatch(name)
@@ -217,14 +213,7 @@ class Barrier(FrozenRecord):
     kind: str  # ssh, sudo, container, env-i
     label: str
     keeps: frozenset[str]  # names passed through explicitly
-    send_env: tuple[str, ...]
-
-    def __init__(self, kind: str, label: str, keeps: frozenset[str],
-                 send_env: tuple[str, ...] = ()) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "label", label)
-        object.__setattr__(self, "keeps", keeps)
-        object.__setattr__(self, "send_env", send_env)
+    send_env: tuple[str, ...] = ()
 
 
 def _barrier(ctx: CheckContext, outer: Layer, inner: Layer,
@@ -306,14 +295,7 @@ class Hop(FrozenRecord):
     outer: Layer
     opener: CommandView
     barrier: Barrier | None
-    same_process: bool  # eval
-
-    def __init__(self, outer: Layer, opener: CommandView, barrier: Barrier | None,
-                 same_process: bool = False) -> None:
-        object.__setattr__(self, "outer", outer)
-        object.__setattr__(self, "opener", opener)
-        object.__setattr__(self, "barrier", barrier)
-        object.__setattr__(self, "same_process", same_process)
+    same_process: bool = False  # eval
 
 
 def _hops(ctx: CheckContext, inner: Layer) -> list[Hop]:

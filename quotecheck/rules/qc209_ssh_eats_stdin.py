@@ -51,17 +51,9 @@ class Reader(FrozenRecord):
 
     kind: str  # "loop" or "script"
     layer: Layer
-    loop: Compound | None
-    script: Script | None
-    read: SimpleCommand | None  # the loop's `read`
-
-    def __init__(self, kind: str, layer: Layer, loop: Compound | None = None,
-                 script: Script | None = None, read: SimpleCommand | None = None) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "layer", layer)
-        object.__setattr__(self, "loop", loop)
-        object.__setattr__(self, "script", script)
-        object.__setattr__(self, "read", read)
+    loop: Compound | None = None
+    script: Script | None = None
+    read: SimpleCommand | None = None  # the loop's `read`
 
 
 def loop_reader(loop: Compound) -> SimpleCommand | None:

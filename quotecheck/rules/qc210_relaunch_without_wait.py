@@ -60,26 +60,13 @@ class Matcher(FrozenRecord):
 
     pattern: str
     full: bool  # against the whole command line (pgrep -f, ps | grep) or the process name
-    exact: bool  # the whole name (killall, pidof, pgrep -x)
-    ignore_case: bool
-    fixed: bool  # grep -F
-    launched: tuple[str, ...] | None  # `$!` of this argv
-    arg: Arg | None  # the word holding the pattern
-    tool: str  # how the pattern is applied, for a message: "pkill -f", "grep"
-    written: str  # the pattern as the tool reads it ("": ``pattern``), for a message
-
-    def __init__(self, pattern: str, full: bool, exact: bool = False, ignore_case: bool = False,
-                 fixed: bool = False, launched: tuple[str, ...] | None = None,
-                 arg: Arg | None = None, tool: str = "", written: str = "") -> None:
-        object.__setattr__(self, "pattern", pattern)
-        object.__setattr__(self, "full", full)
-        object.__setattr__(self, "exact", exact)
-        object.__setattr__(self, "ignore_case", ignore_case)
-        object.__setattr__(self, "fixed", fixed)
-        object.__setattr__(self, "launched", launched)
-        object.__setattr__(self, "arg", arg)
-        object.__setattr__(self, "tool", tool)
-        object.__setattr__(self, "written", written)
+    exact: bool = False  # the whole name (killall, pidof, pgrep -x)
+    ignore_case: bool = False
+    fixed: bool = False  # grep -F
+    launched: tuple[str, ...] | None = None  # `$!` of this argv
+    arg: Arg | None = None  # the word holding the pattern
+    tool: str = ""  # how the pattern is applied, for a message: "pkill -f", "grep"
+    written: str = ""  # the pattern as the tool reads it ("": ``pattern``), for a message
 
     def matches(self, argv: list[str]) -> bool:
         """Whether the process with ``argv`` is selected (False when that is not known)."""
@@ -164,11 +151,6 @@ class Event(Record):
     layer: Layer
     view: CommandView
     offset: int
-
-    def __init__(self, layer: Layer, view: CommandView, offset: int) -> None:
-        self.layer = layer
-        self.view = view
-        self.offset = offset
 
 
 class Kill(Record):

@@ -50,16 +50,7 @@ class Secret(FrozenRecord):
     # (mostly a short-lived bearer token). On the precision corpus the last two were throw-away
     # test passwords or personal tokens: info. "blanked": the program overwrites its copy as it
     # starts (MySQL clients), so only an outer command line keeps the value for long.
-    basis: Basis
-
-    def __init__(self, index: int, start: int, end: int, what: str, instead: str,
-                 basis: Basis = "known") -> None:
-        object.__setattr__(self, "index", index)
-        object.__setattr__(self, "start", start)
-        object.__setattr__(self, "end", end)
-        object.__setattr__(self, "what", what)
-        object.__setattr__(self, "instead", instead)
-        object.__setattr__(self, "basis", basis)
+    basis: Basis = "known"
 
 
 _PLACEHOLDER = lazy_compile(

@@ -28,25 +28,9 @@ class Assigned(Record):
     span: tuple[int, int] | None  # source span of the assignment
     value: Word | None  # the value word, when it is `name=value`
     script: Script | None
-    quoted: bool  # the value is shell-quoted output (printf %q, ${x@Q}, getopt)
-    handover: bool  # `name=$name`: takes over a value an outer layer pasted in
-    declared_only: bool  # `local name`: no value given
-
-    def __init__(
-        self,
-        span: tuple[int, int] | None,
-        value: Word | None,
-        script: Script | None,
-        quoted: bool = False,
-        handover: bool = False,
-        declared_only: bool = False,
-    ) -> None:
-        self.span = span
-        self.value = value
-        self.script = script
-        self.quoted = quoted
-        self.handover = handover
-        self.declared_only = declared_only
+    quoted: bool = False  # the value is shell-quoted output (printf %q, ${x@Q}, getopt)
+    handover: bool = False  # `name=$name`: takes over a value an outer layer pasted in
+    declared_only: bool = False  # `local name`: no value given
 
 
 def _value_part_of(word: Word, name: str) -> Word:

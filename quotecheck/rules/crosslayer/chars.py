@@ -43,25 +43,7 @@ class CharInfo(FrozenRecord):
     script: Script
     command: SimpleCommand | None
     first_word: bool  # the word is the command name
-    assigns: str | None  # the word is the value of `name=...` (or `export name=...`)
-
-    def __init__(
-        self,
-        quoting: str,
-        kind: str,
-        word: Word,
-        script: Script,
-        command: SimpleCommand | None,
-        first_word: bool,
-        assigns: str | None = None,
-    ) -> None:
-        object.__setattr__(self, "quoting", quoting)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "word", word)
-        object.__setattr__(self, "script", script)
-        object.__setattr__(self, "command", command)
-        object.__setattr__(self, "first_word", first_word)
-        object.__setattr__(self, "assigns", assigns)
+    assigns: str | None = None  # the word is the value of `name=...` (or `export name=...`)
 
 
 def words_of(script: Script) -> Iterator[tuple[Word, SimpleCommand | None, bool, str | None]]:

@@ -30,25 +30,7 @@ class Expansion(FrozenRecord):
     word: Word
     part: Part
     sources: tuple[int, ...]
-    heredoc: Redirect | None
-
-    def __init__(
-        self,
-        layer: Layer,
-        view: CommandView,
-        script: Script,
-        word: Word,
-        part: Part,
-        sources: tuple[int, ...],
-        heredoc: Redirect | None = None,
-    ) -> None:
-        object.__setattr__(self, "layer", layer)
-        object.__setattr__(self, "view", view)
-        object.__setattr__(self, "script", script)
-        object.__setattr__(self, "word", word)
-        object.__setattr__(self, "part", part)
-        object.__setattr__(self, "sources", sources)
-        object.__setattr__(self, "heredoc", heredoc)
+    heredoc: Redirect | None = None
 
     @property
     def span(self) -> tuple[int, int]:
@@ -79,10 +61,6 @@ class Landing(FrozenRecord):
     layer: Layer
     infos: tuple[CharInfo, ...]
 
-    def __init__(self, layer: Layer, infos: tuple[CharInfo, ...]) -> None:
-        object.__setattr__(self, "layer", layer)
-        object.__setattr__(self, "infos", infos)
-
     @property
     def unquoted(self) -> bool:
         return any(i.quoting == "none" for i in self.infos)
@@ -97,10 +75,6 @@ class Landing(FrozenRecord):
 class Result(Record):
     code: Code
     finding: Finding
-
-    def __init__(self, code: Code, finding: Finding) -> None:
-        self.code = code
-        self.finding = finding
 
 
 def expansions_of(layer: Layer, view: CommandView,

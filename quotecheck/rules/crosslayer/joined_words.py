@@ -25,10 +25,6 @@ class Issue(FrozenRecord):
     kind: str  # empty, split, operator, comment, glob, quote, newline
     detail: str
 
-    def __init__(self, kind: str, detail: str) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "detail", detail)
-
     @property
     def severity(self) -> Severity:
         return "info" if self.kind == "glob" else "warning"

@@ -21,26 +21,8 @@ class Program(FrozenRecord):
     text: str
     view: CommandView | None
     sources: frozenset[int]
-    jq_names: frozenset[str]
-    offsets: tuple[int | None, ...]  # source offset of each character of ``text``
-
-    def __init__(
-        self,
-        language: str,
-        layer: Layer,
-        text: str,
-        view: CommandView | None,
-        sources: frozenset[int],
-        jq_names: frozenset[str] = frozenset(),
-        offsets: tuple[int | None, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "language", language)
-        object.__setattr__(self, "layer", layer)
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "view", view)
-        object.__setattr__(self, "sources", sources)
-        object.__setattr__(self, "jq_names", jq_names)
-        object.__setattr__(self, "offsets", offsets)
+    jq_names: frozenset[str] = frozenset()
+    offsets: tuple[int | None, ...] = ()  # source offset of each character of ``text``
 
     def index_of(self, source: int) -> int | None:
         try:

@@ -36,24 +36,6 @@ class KillSite(Record):
     how: str  # "pkill", "xargs kill", "kill $(...)", "while read ... kill"
     replaceable: bool  # a lone external command the shell may exec in place
 
-    def __init__(
-        self,
-        layer: Layer,
-        selector: Selector,
-        killer: CommandView,
-        item: Node,
-        signal: str,
-        how: str,
-        replaceable: bool,
-    ) -> None:
-        self.layer = layer
-        self.selector = selector
-        self.killer = killer
-        self.item = item
-        self.signal = signal
-        self.how = how
-        self.replaceable = replaceable
-
 
 def _stages(node: Node) -> list[Node]:
     return list(node.commands) if isinstance(node, Pipeline) else [node]

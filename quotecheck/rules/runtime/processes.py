@@ -30,12 +30,6 @@ class Candidate(FrozenRecord):
     alive: Alive
     note: str  # why "depends", or ""
 
-    def __init__(self, layer: Layer, argv: tuple[str, ...], alive: Alive, note: str) -> None:
-        object.__setattr__(self, "layer", layer)
-        object.__setattr__(self, "argv", argv)
-        object.__setattr__(self, "alive", alive)
-        object.__setattr__(self, "note", note)
-
 
 def is_dash_c(layer: Layer) -> bool:
     """The layer's shell got its script as a ``-c`` argument."""

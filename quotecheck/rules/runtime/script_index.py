@@ -33,16 +33,6 @@ class ScriptIndex(Record):
     views: list[CommandView]
     by_name: dict[str, list[int]]  # argv[0] -> sorted start positions
 
-    def __init__(
-        self,
-        starts: list[int],
-        views: list[CommandView],
-        by_name: dict[str, list[int]],
-    ) -> None:
-        self.starts = starts
-        self.views = views
-        self.by_name = by_name
-
     def after(self, pos: int) -> Iterator[CommandView]:
         """Commands starting at or after ``pos``, in order."""
         for k in range(bisect_left(self.starts, pos), len(self.views)):

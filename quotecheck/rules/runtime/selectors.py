@@ -38,24 +38,6 @@ class Filter(FrozenRecord):
     view: CommandView
     arg: Arg | None  # the word holding the pattern (None for awk programs)
 
-    def __init__(
-        self,
-        tool: str,
-        pattern: str,
-        regex: re.Pattern[str],
-        invert: bool,
-        syntax: str,
-        view: CommandView,
-        arg: Arg | None,
-    ) -> None:
-        object.__setattr__(self, "tool", tool)
-        object.__setattr__(self, "pattern", pattern)
-        object.__setattr__(self, "regex", regex)
-        object.__setattr__(self, "invert", invert)
-        object.__setattr__(self, "syntax", syntax)
-        object.__setattr__(self, "view", view)
-        object.__setattr__(self, "arg", arg)
-
     def describe(self) -> str:
         return f"{self.tool_flags()} {shlex.quote(self.pattern)}"
 
@@ -84,12 +66,6 @@ class Match(FrozenRecord):
     start: int  # in the rendered command line of the process
     end: int
     text: str
-
-    def __init__(self, filter: Filter, start: int, end: int, text: str) -> None:
-        object.__setattr__(self, "filter", filter)
-        object.__setattr__(self, "start", start)
-        object.__setattr__(self, "end", end)
-        object.__setattr__(self, "text", text)
 
 
 class Selector(Record):

@@ -19,20 +19,6 @@ class Slot(Record):
     index: int
     top: bool  # the list is the script's top level
 
-    def __init__(
-        self,
-        script: Script,
-        items: list[Node],
-        ops: list[str],
-        index: int,
-        top: bool,
-    ) -> None:
-        self.script = script
-        self.items = items
-        self.ops = ops
-        self.index = index
-        self.top = top
-
     @property
     def item(self) -> Node:
         return self.items[self.index]

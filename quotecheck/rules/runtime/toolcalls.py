@@ -64,32 +64,6 @@ class GrepCall(FrozenRecord):
     reads_stdin: bool  # no file operands (or `-`)
     from_file: bool  # -f FILE: patterns unknown
 
-    def __init__(
-        self,
-        patterns: tuple[str, ...],
-        pattern_indices: tuple[int, ...],
-        syntax: Syntax,
-        ignore_case: bool,
-        invert: bool,
-        word: bool,
-        line: bool,
-        count: bool,
-        quiet: bool,
-        reads_stdin: bool,
-        from_file: bool,
-    ) -> None:
-        object.__setattr__(self, "patterns", patterns)
-        object.__setattr__(self, "pattern_indices", pattern_indices)
-        object.__setattr__(self, "syntax", syntax)
-        object.__setattr__(self, "ignore_case", ignore_case)
-        object.__setattr__(self, "invert", invert)
-        object.__setattr__(self, "word", word)
-        object.__setattr__(self, "line", line)
-        object.__setattr__(self, "count", count)
-        object.__setattr__(self, "quiet", quiet)
-        object.__setattr__(self, "reads_stdin", reads_stdin)
-        object.__setattr__(self, "from_file", from_file)
-
     def regex(self) -> re.Pattern[str]:
         if self.from_file or not self.patterns:
             raise UnsupportedPattern("patterns come from a file")
@@ -163,34 +137,6 @@ class PgrepCall(FrozenRecord):
     count: bool
     signal: str
 
-    def __init__(
-        self,
-        tool: str,
-        pattern: str | None,
-        pattern_index: int | None,
-        full: bool,
-        ignore_case: bool,
-        exact: bool,
-        invert: bool,
-        partial: bool,
-        restricted: bool,
-        ignore_ancestors: bool,
-        count: bool,
-        signal: str,
-    ) -> None:
-        object.__setattr__(self, "tool", tool)
-        object.__setattr__(self, "pattern", pattern)
-        object.__setattr__(self, "pattern_index", pattern_index)
-        object.__setattr__(self, "full", full)
-        object.__setattr__(self, "ignore_case", ignore_case)
-        object.__setattr__(self, "exact", exact)
-        object.__setattr__(self, "invert", invert)
-        object.__setattr__(self, "partial", partial)
-        object.__setattr__(self, "restricted", restricted)
-        object.__setattr__(self, "ignore_ancestors", ignore_ancestors)
-        object.__setattr__(self, "count", count)
-        object.__setattr__(self, "signal", signal)
-
     def regex(self) -> re.Pattern[str]:
         if self.pattern is None:
             raise UnsupportedPattern("no pattern")
@@ -251,12 +197,6 @@ class PsCall(FrozenRecord):
     shows: Literal["args", "comm", "none"]
     prefix: str  # what the columns before the command look like (for `^` anchors)
     restricted: bool  # -C name, -p pid, a bare pid, -u user, --pid...: only some processes
-
-    def __init__(self, shows: Literal["args", "comm", "none"], prefix: str,
-                 restricted: bool) -> None:
-        object.__setattr__(self, "shows", shows)
-        object.__setattr__(self, "prefix", prefix)
-        object.__setattr__(self, "restricted", restricted)
 
 
 _PS_ARGS = {"args", "cmd", "command", "%a"}
@@ -383,16 +323,6 @@ class AwkCall(FrozenRecord):
     filters: tuple[tuple[str, bool], ...]  # (ERE, inverted)
     transforms: bool  # the action prints something other than the line
     understood: bool
-
-    def __init__(
-        self,
-        filters: tuple[tuple[str, bool], ...],
-        transforms: bool,
-        understood: bool,
-    ) -> None:
-        object.__setattr__(self, "filters", filters)
-        object.__setattr__(self, "transforms", transforms)
-        object.__setattr__(self, "understood", understood)
 
 
 def parse_awk_program(program: str) -> AwkCall:

@@ -19,16 +19,7 @@ class Unevaluated(FrozenRecord):
     arg: Arg | None  # the word holding it
     view: CommandView  # the command it belongs to
     reason: str  # why it was not matched, for a message
-    length: int | None  # the length of the line it gave up on (None: refused on any line)
-
-    def __init__(self, tool: str, pattern: str, arg: Arg | None, view: CommandView,
-                 reason: str, length: int | None = None) -> None:
-        object.__setattr__(self, "tool", tool)
-        object.__setattr__(self, "pattern", pattern)
-        object.__setattr__(self, "arg", arg)
-        object.__setattr__(self, "view", view)
-        object.__setattr__(self, "reason", reason)
-        object.__setattr__(self, "length", length)
+    length: int | None = None  # the length of the line it gave up on (None: refused on any line)
 
     @property
     def span(self) -> tuple[int, int]:
@@ -58,10 +49,3 @@ class Report(FrozenRecord):
     against: str  # "the command line of the remote shell that runs this script on h"
     rule: str  # the rule whose answer is not known: "QC201"
     layer: Layer | None
-
-    def __init__(self, what: Unevaluated, against: str, rule: str,
-                 layer: Layer | None) -> None:
-        object.__setattr__(self, "what", what)
-        object.__setattr__(self, "against", against)
-        object.__setattr__(self, "rule", rule)
-        object.__setattr__(self, "layer", layer)
