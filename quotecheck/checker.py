@@ -23,7 +23,7 @@ from quotecheck.limits import Limits
 from quotecheck.records import Record
 from quotecheck.rules import notes
 from quotecheck.rules.api import CheckContext, Rule, not_analysed
-from quotecheck.rules.registry import all_rules, select
+from quotecheck.rules.registry import rules_for
 from quotecheck.trace import build_trace
 from quotecheck.watchdog import Stopped, Watchdog
 
@@ -78,9 +78,8 @@ def check_source(source: str, options: Options | None = None,
     if trace.root.script is not None:
         scope_directives(directives, trace.root.script)
     ctx = CheckContext(source, trace, remote_shell_known=remote_shell is not None)
-    known = all_rules()
     diagnostics: list[Diagnostic] = list(problems)
-    rules = select(known, options.select, options.ignore)
+    rules = rules_for(ctx.facts(), options.select, options.ignore)
     if "\r\n" in source and any(rule.code == "QC002" for rule in rules):
         diagnostics.append(_crlf_note(source))
     found = run_rules(rules, ctx, options.limits)

@@ -15,8 +15,8 @@ from quotecheck.parsing.tree import CommandList, Node, Script
 from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
 from quotecheck.records import Record
 from quotecheck.rules import notes
-from quotecheck.rules.api import Rule, not_analysed
-from quotecheck.rules.registry import all_rules
+from quotecheck.rules.api import not_analysed
+from quotecheck.rules.registry import NAMES
 
 _DIRECTIVE = lazy_compile(r"#\s*quotecheck\s*:\s*(?P<body>.*)$")
 # `# quotecheck disable=QC101`: meant as a directive, but without its colon.
@@ -79,8 +79,8 @@ def read_directives(source: str) -> tuple[list[Directive], list[Diagnostic]]:
     """
     directives: list[Directive] = []
     problems: list[Diagnostic] = []
-    known = all_rules()
-    names = {rule.name: code for code, rule in known.items()}
+    known = NAMES
+    names = {name: code for code, name in known.items()}
     offset = 0
     for line in source.splitlines(keepends=True):
         if "quotecheck" in line:
@@ -119,7 +119,7 @@ def printable_head(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _parse_directive(body: str, span: tuple[int, int], known: dict[str, Rule],
+def _parse_directive(body: str, span: tuple[int, int], known: dict[str, str],
                      names: dict[str, str]) -> tuple[Directive | None, list[Diagnostic]]:
     errors: list[Diagnostic] = []
     d = Directive(span)

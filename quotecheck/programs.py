@@ -224,6 +224,21 @@ ALWAYS_READ_STDIN: Final[frozenset[str]] = frozenset({
 prompt, a client without a script file). The programs that read it unless a file operand is
 given are option tables: ``layers/tool_grammars.py``."""
 
+# -- process selection -----------------------------------------------------------------------------
+
+PROCESS_KILLERS: Final[frozenset[str]] = frozenset({"kill", "pkill", "killall"})
+"""Programs that signal the processes a pattern, a name or a pid list selects (QC201, QC210)."""
+
+PROGRAM_TEXT_LANGUAGES: Final[dict[str, str]] = {
+    "sed": "sed", "gsed": "sed", "perl": "perl", "perl5": "perl",
+    "jq": "jq", "gojq": "jq", "jaq": "jq"}
+"""Programs given a program in a language of their own on the command line (QC105), by name;
+python's names are a pattern (``rules/crosslayer/programs.py``), awk's ``AWK_PROGRAMS``."""
+
+PROCESS_LISTERS: Final[frozenset[str]] = frozenset({"ps"})
+"""Programs whose listing a pipeline greps for a process (QC202)."""
+
+
 # -- steps whose failure is common and easy to miss ----------------------------------------------
 
 StepKind = Literal["process", "package", "download", "edit", "link"]

@@ -33,9 +33,9 @@ def codes_option(values: list[str] | None) -> list[str] | None:
     if values is None:
         return None
     out = [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
-    from quotecheck.rules.registry import all_rules
+    from quotecheck.rules.registry import NAMES
 
-    known = list(all_rules())
+    known = list(NAMES)
     for code in out:
         if not any(k.startswith(code) for k in known):
             raise UsageProblem(f"`{code}` matches no rule (see `quotecheck rules`)")

@@ -400,6 +400,7 @@ def _import_bashlex_parser() -> tuple[Any, str]:
     package_dir = Path(next(iter(spec.submodule_search_locations)))
     outcome: list[str] = []
     try:
+        _import_lazily("inspect")  # PLY's table builder needs it; the cached tables do not
         package = module_from_spec(spec)
         sys.modules["bashlex"] = package
         yacc_mod: Any = importlib.import_module("bashlex.yacc")
@@ -424,6 +425,23 @@ def _import_bashlex_parser() -> tuple[Any, str]:
         if not isinstance(exc, Exception):
             raise
         return importlib.import_module("bashlex.parser"), "built"
+
+
+def _import_lazily(name: str) -> None:
+    """Put a module in ``sys.modules`` that runs its code on first use (``importlib.util.
+    LazyLoader``): ``bashlex.yacc`` imports ``inspect`` (~5 ms with ``dis``, ``ast`` and
+    ``tokenize``) for the table build that the cache skips."""
+    from importlib.util import LazyLoader, find_spec, module_from_spec
+
+    if name in sys.modules:
+        return
+    spec = find_spec(name)
+    if spec is None or spec.loader is None:
+        return
+    spec.loader = LazyLoader(spec.loader)
+    module = module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
 
 
 def _cache_key(package_dir: Path) -> str:

@@ -15,6 +15,7 @@ from typing import TypeVar
 from quotecheck.diagnostics import Applicability, Diagnostic, Fix, Message, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.records import FrozenRecord, Record
+from quotecheck.rules.triggers import ALWAYS, TraceFacts, Trigger
 
 T = TypeVar("T")
 
@@ -103,6 +104,10 @@ class CheckContext(Record):
                 for view in layer.commands:
                     yield layer, view
 
+    def facts(self) -> TraceFacts:
+        """What rule triggers are tested on, read from the trace once."""
+        return self.memo.get_or_compute("trace-facts", self.trace, lambda: TraceFacts(self.trace))
+
     def span_in_source(self, layer: Layer, start: int, end: int) -> tuple[int, int]:
         """Map ``[start, end)`` of ``layer``'s text to the input, falling back to the layer."""
         if layer.origin is not None:
@@ -131,9 +136,11 @@ class Rule(FrozenRecord):
     check: CheckFunction
     fix: Applicability | None  # the best applicability its fixes can have
     tags: tuple[str, ...]
+    trigger: Trigger  # what must occur in the input for the rule to find anything
 
     def __init__(self, code: str, name: str, summary: str, severity: Severity, check: CheckFunction,
-                 fix: Applicability | None = None, tags: tuple[str, ...] | None = None) -> None:
+                 fix: Applicability | None = None, tags: tuple[str, ...] | None = None,
+                 trigger: Trigger = ALWAYS) -> None:
         object.__setattr__(self, "code", code)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "summary", summary)
@@ -141,3 +148,4 @@ class Rule(FrozenRecord):
         object.__setattr__(self, "check", check)
         object.__setattr__(self, "fix", fix)
         object.__setattr__(self, "tags", () if tags is None else tags)
+        object.__setattr__(self, "trigger", trigger)

@@ -18,6 +18,7 @@ from quotecheck.layers.model import Layer
 from quotecheck.parsing.runtime_text import RunTimeError, run_time_errors
 from quotecheck.parsing.shell_options import argv_enables_extglob, enables_extglob
 from quotecheck.rules.api import CheckContext, Finding, Rule
+from quotecheck.rules.triggers import ALWAYS
 
 
 def _extglob_from_outside(ctx: CheckContext, layer: Layer) -> bool:
@@ -72,4 +73,5 @@ _UNLESS = (", unless the value of {} (pasted in where the shell reads code) is i
 _LATER = " (a later syntax error: bash stops reading at the first one above)"
 
 
-RULE = Rule("QC001", "parse-error", "A layer's text does not parse", "error", check)
+RULE = Rule("QC001", "parse-error", "A layer's text does not parse", "error", check,
+            trigger=ALWAYS)

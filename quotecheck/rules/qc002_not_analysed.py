@@ -5,24 +5,26 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from quotecheck.diagnostics import problem_message
-from quotecheck.rules import (
-    qc201_kills_itself,
-    qc202_grep_finds_itself,
-    qc210_relaunch_without_wait,
-)
+from quotecheck.rules import registry
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.unevaluated import Report
+from quotecheck.rules.triggers import ALWAYS
 
-# The rules that match kill and grep patterns, and what a pattern they could not evaluate
-# leaves unknown.
-_EVALUATORS: tuple[tuple[Callable[[CheckContext], list[Report]], str], ...] = (
-    (qc201_kills_itself.not_evaluated, "the kill also kills that shell (QC201)"),
-    (qc202_grep_finds_itself.not_evaluated, "`ps` lists that process of the pipeline itself "
-                                            "(QC202)"),
-    (qc210_relaunch_without_wait.not_evaluated,
-     "the program is started again while the old one may still run (QC210)"),
+# The rules that match kill and grep patterns (each module's ``not_evaluated``), and what a
+# pattern they could not evaluate leaves unknown.
+_EVALUATORS: tuple[tuple[str, str], ...] = (
+    ("QC201", "the kill also kills that shell (QC201)"),
+    ("QC202", "`ps` lists that process of the pipeline itself (QC202)"),
+    ("QC210", "the program is started again while the old one may still run (QC210)"),
 )
+
+
+def _evaluators(ctx: CheckContext) -> Iterator[tuple[Callable[[CheckContext], list[Report]], str]]:
+    """The evaluators of the rules whose trigger holds (the others match no pattern)."""
+    for code, left_open in _EVALUATORS:
+        if registry.triggered(code, ctx.facts()):
+            yield registry.module_of(code).not_evaluated, left_open
 
 
 _ZSH_SYNTAX_ANALYSED_HERE = Template(
@@ -56,7 +58,7 @@ _PATTERN_WAS_EVALUATED = Template(
 def _not_evaluated(ctx: CheckContext) -> Iterator[Finding]:
     """One note per pattern word a rule needed matched but did not match."""
     by_span: dict[tuple[int, int], list[tuple[Report, str]]] = {}
-    for evaluate, left_open in _EVALUATORS:
+    for evaluate, left_open in _evaluators(ctx):
         try:
             reports = evaluate(ctx)
         except Exception:  # the rule itself reports its failure when it runs
@@ -80,4 +82,5 @@ def _not_evaluated(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding(span, message, found[0][0].layer, severity="info")
 
 
-RULE = Rule("QC002", "not-analysed", "Part of the input was not analysed", "warning", check)
+RULE = Rule("QC002", "not-analysed", "Part of the input was not analysed", "warning", check,
+            trigger=ALWAYS)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.crosslayer.decide import findings
+from quotecheck.rules.triggers import HANDOFFS
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -17,4 +18,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 RULE = Rule("QC101", "expands-too-early",
             "An outer shell expands $... meant for an inner layer (ssh remote shell, sh -c)",
-            "warning", check, fix="unsafe")
+            "warning", check, fix="unsafe",
+            trigger=HANDOFFS)

@@ -21,6 +21,7 @@ from quotecheck.programs import SHELL_PROGRAMS
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.crosslayer.joined_words import Issue, joined_issues, joined_words
 from quotecheck.rules.qc107_quote_closes_early import closes_early
+from quotecheck.rules.triggers import HANDOFFS
 
 
 def _remote_reading(ctx: CheckContext, layer: Layer) -> str | None:
@@ -188,4 +189,5 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
 
 RULE = Rule("QC102", "ssh-joins-words",
             "ssh or watch joins several words with spaces; the inner shell splits them again",
-            "warning", check, fix="unsafe")
+            "warning", check, fix="unsafe",
+            trigger=HANDOFFS)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.crosslayer.decide import findings
+from quotecheck.rules.triggers import HANDOFFS
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -17,4 +18,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 RULE = Rule("QC103", "value-becomes-code",
             "A variable, command output or {} is pasted unquoted into an inner layer's code",
-            "warning", check)
+            "warning", check,
+            trigger=HANDOFFS)

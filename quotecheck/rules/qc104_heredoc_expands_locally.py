@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.crosslayer.decide import findings
+from quotecheck.rules.triggers import HANDOFFS
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -17,4 +18,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 RULE = Rule("QC104", "heredoc-expands-locally",
             "An unquoted heredoc sends a script to an inner shell after expanding it locally",
-            "warning", check, fix="unsafe")
+            "warning", check, fix="unsafe",
+            trigger=HANDOFFS)

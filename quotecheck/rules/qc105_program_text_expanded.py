@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from quotecheck.programs import PROGRAM_TEXT_LANGUAGES
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.crosslayer.decide import findings
+from quotecheck.rules.crosslayer.programs import PYTHON_NAME_PARTS
+from quotecheck.rules.triggers import Trigger
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -17,4 +20,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 RULE = Rule("QC105", "program-text-expanded",
             "A double-quoted awk/sed/perl/jq/python program has $... expanded by the shell",
-            "error", check, fix="unsafe")
+            "error", check, fix="unsafe",
+            trigger=Trigger(handoffs=True, programs=frozenset(PROGRAM_TEXT_LANGUAGES),
+                            text=PYTHON_NAME_PARTS))

@@ -18,6 +18,7 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.rules._handoffs import arg_span, code, descendants
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 # Escapes an author writes because awk turns them into a character: a value made only of
 # these and punctuation (`-v OFS='\t'`, `-v RS='\n\n'`, `-v FS='\\|'`) means what it says.
@@ -157,4 +158,5 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
 
 RULE = Rule("QC106", "awk-v-escapes",
             "An awk -v value (or name=value operand) is escape-processed by awk",
-            "warning", check)
+            "warning", check,
+            trigger=HANDOFFS)

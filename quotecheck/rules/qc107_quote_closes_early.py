@@ -27,6 +27,7 @@ from quotecheck.rules._handoffs import (
     tokens,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 _OPENERS = (" ", "\t", "\n", "=", "(")
 _CLOSERS = (" ", "\t", "\n", ";", ")", "|", "&")
@@ -220,4 +221,5 @@ def _fix(ctx: CheckContext, view: CommandView, m: Match) -> tuple[Fix, ...]:
 
 RULE = Rule("QC107", "quote-closes-early",
             "A quote meant to nest inside another of the same kind closes it instead",
-            "warning", check, fix="unsafe")
+            "warning", check, fix="unsafe",
+            trigger=HANDOFFS)

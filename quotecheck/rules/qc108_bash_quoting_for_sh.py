@@ -33,6 +33,7 @@ from quotecheck.rules._handoffs import (
     where_label,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 _PRINTF_Q = lazy_compile(r"%[-#0 +']*(?:\d+|\*)?(?:\.(?:\d+|\*))?q")
 _PRINTF_CMD = lazy_compile(r"^(?:\$\(|`)\s*(?:builtin\s+|command\s+)?printf\b(?P<rest>.*)", re.S)
@@ -270,4 +271,5 @@ def _output_finding(ctx: CheckContext, layer: Layer, view: CommandView, kind: st
 
 RULE = Rule("QC108", "bash-quoting-for-sh",
             "bash-only quoting ($'...', printf %q, ${x@Q}) reaches a layer that may be POSIX sh",
-            "warning", check)
+            "warning", check,
+            trigger=HANDOFFS)

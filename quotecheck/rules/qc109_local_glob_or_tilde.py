@@ -18,6 +18,7 @@ from quotecheck.parsing.words import Part
 from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS
 from quotecheck.rules._handoffs import code, descendants, part_span, where_label
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 _ROOTS = frozenset({"root", "0", "#0"})
 
@@ -234,4 +235,5 @@ def _quote_fix(ctx: CheckContext, layer: Layer, arg: Arg) -> tuple[Fix, ...]:
 
 RULE = Rule("QC109", "local-glob-or-tilde",
             "An unquoted glob or ~ meant for another host, container or user is expanded locally",
-            "warning", check, fix="unsafe")
+            "warning", check, fix="unsafe",
+            trigger=HANDOFFS)

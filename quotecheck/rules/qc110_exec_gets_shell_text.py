@@ -20,6 +20,7 @@ from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import IN_PLACE_BUILTINS
 from quotecheck.rules._handoffs import arg_span, code, descendants, sh_quote
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 # Builtins that only make sense inside a shell: no program by that name exists on most systems,
 # and where one does (a POSIX stub such as /usr/bin/cd) it affects only itself.
@@ -223,4 +224,5 @@ def _sudo_shell_word(ctx: CheckContext, layer: Layer, view: CommandView,
 
 RULE = Rule("QC110", "exec-gets-shell-text",
             "An exec-style wrapper gets a word of shell text or a shell builtin as its program",
-            "error", check)
+            "error", check,
+            trigger=HANDOFFS)

@@ -30,6 +30,7 @@ from quotecheck.rules._handoffs import (
     where_label,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 _OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _PRIVILEGED_PATHS = ("/proc/", "/sys/", "/etc/", "/root/", "/boot/", "/usr/", "/lib/",
@@ -352,4 +353,5 @@ def _session_then_commands(ctx: CheckContext, layer: Layer, view: CommandView,
 
 RULE = Rule("QC111", "redirect-in-wrong-layer",
             "A redirection or state change applies to the outer layer, not the inner one",
-            "warning", check)
+            "warning", check,
+            trigger=HANDOFFS)

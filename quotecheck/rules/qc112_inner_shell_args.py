@@ -31,6 +31,7 @@ from quotecheck.rules._handoffs import (
     view_words,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 _NESTED_POSITIONAL = lazy_compile(r"\$\{?([0-9]+|[@*#])")
 _OPTIONAL = lazy_compile(r"\$\{[0-9]+:?[-=?+]")
@@ -358,4 +359,5 @@ def _su_words(ctx: CheckContext, layer: Layer, view: CommandView,
 
 RULE = Rule("QC112", "inner-shell-args",
             "The words after sh -c 'script' (or su -c) are not what the script reads",
-            "warning", check, fix="unsafe")
+            "warning", check, fix="unsafe",
+            trigger=HANDOFFS)

@@ -37,6 +37,7 @@ from quotecheck.rules._handoffs import (
     where_label,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN_WORD = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
@@ -453,4 +454,5 @@ def _line(ctx: CheckContext, var: Var | None) -> str:
 
 RULE = Rule("QC113", "not-passed-down",
             "An inner layer reads a variable the outer script sets but never passes to it",
-            "warning", check)
+            "warning", check,
+            trigger=HANDOFFS)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Fix, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node
+from quotecheck.programs import PROCESS_KILLERS
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
@@ -32,6 +33,7 @@ from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.selectors import Match
 from quotecheck.rules.runtime.toolcalls import exit_status_for
 from quotecheck.rules.runtime.unevaluated import NotEvaluated, Report
+from quotecheck.rules.triggers import Trigger
 
 
 def _who(trace: Trace, layer: Layer) -> str:
@@ -253,4 +255,5 @@ def _fixes_for(ctx: CheckContext, layer: Layer, hits: list[tuple[Candidate, Matc
 
 RULE = Rule("QC201", "kills-itself",
             "A kill by pattern matches the command line of the shell running the script",
-            "error", check, fix="unsafe")
+            "error", check, fix="unsafe",
+            trigger=Trigger(programs=PROCESS_KILLERS))

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.parsing.tree import Node, Pipeline, SimpleCommand
-from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, PROCESS_BOUNDARIES
+from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, PROCESS_BOUNDARIES, PROCESS_LISTERS
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.cmdline import render_cmdline
@@ -26,6 +26,7 @@ from quotecheck.rules.runtime.selectors import Filter, Selector, selector_from_s
 from quotecheck.rules.runtime.slots import local_chain, views_by_command
 from quotecheck.rules.runtime.toolcalls import parse_grep
 from quotecheck.rules.runtime.unevaluated import NotEvaluated, Report
+from quotecheck.rules.triggers import Trigger
 
 _KINDS = (*GREP_PROGRAMS, *AWK_PROGRAMS)
 
@@ -222,4 +223,5 @@ def _bracketed(pattern: str) -> str | None:
 
 
 RULE = Rule("QC202", "grep-finds-itself",
-            "`ps | grep P` counts or kills grep's own process", "warning", check)
+            "`ps | grep P` counts or kills grep's own process", "warning", check,
+            trigger=Trigger(programs=PROCESS_LISTERS))

@@ -21,6 +21,7 @@ from quotecheck.rules.runtime.fds import FdTable, apply_redirects, fds_before, f
 from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
 from quotecheck.rules.runtime.processes import shell_program
 from quotecheck.rules.runtime.ssh import ssh_handoff, ssh_layer_above
+from quotecheck.rules.triggers import HANDOFFS
 
 _QUICK = frozenset({"echo", "printf", "true", ":", "false", "cd", "export", "umask", "ulimit",
                     "set", "test", "[", "source", ".", "pushd", "unset", "local"})
@@ -169,4 +170,5 @@ def _job_finding(ctx: CheckContext, layer: Layer, ssh: Layer, job: Job) -> Findi
 
 RULE = Rule("QC203", "ssh-waits-for-background",
             "A background job keeps the ssh session open through its stdout or stderr",
-            "warning", check)
+            "warning", check,
+            trigger=HANDOFFS)

@@ -22,6 +22,7 @@ from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.ssh import ssh_handoff, ssh_layer_above
 from quotecheck.rules.runtime.toolcalls import signal_name
+from quotecheck.rules.triggers import HANDOFFS
 
 
 def _tty_word(ssh: Layer, h: ho.SshHandoff) -> tuple[tuple[int, int], str] | None:
@@ -118,4 +119,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 RULE = Rule("QC204", "tty-kills-background",
             "`ssh -t` with a background job: the terminal hangup kills the job",
-            "warning", check)
+            "warning", check,
+            trigger=HANDOFFS)

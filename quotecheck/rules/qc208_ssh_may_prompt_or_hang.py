@@ -25,6 +25,7 @@ from quotecheck.rules._portability import (
     ssh_calls,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 DEFAULT_TIMEOUT = 10
 _IN_A_SCRIPT = "it is in a script"
@@ -111,4 +112,5 @@ def _finding(ctx: CheckContext, call: SshCall, why: str, missing: list[str]) -> 
 
 RULE = Rule("QC208", "ssh-may-prompt-or-hang",
             "ssh in a script without BatchMode=yes or ConnectTimeout may wait forever",
-            "warning", check, fix="unsafe")
+            "warning", check, fix="unsafe",
+            trigger=HANDOFFS)

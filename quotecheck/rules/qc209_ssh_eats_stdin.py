@@ -42,6 +42,7 @@ from quotecheck.rules._portability import (
     stdin_redirect,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 LOOPS = ("while", "until", "for", "select")
 
@@ -205,4 +206,5 @@ def _loop_input(reader: Reader) -> str:
 
 RULE = Rule("QC209", "ssh-eats-stdin",
             "ssh inside a `while read` loop (or a script read from stdin) swallows its input",
-            "error", check, fix="unsafe")
+            "error", check, fix="unsafe",
+            trigger=HANDOFFS)

@@ -27,7 +27,7 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
 from quotecheck.positions import LineIndex
-from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, basename
+from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, PROCESS_KILLERS, basename
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_marked
@@ -37,6 +37,7 @@ from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WOR
 from quotecheck.rules.runtime.slots import slot_of, views_by_command
 from quotecheck.rules.runtime.toolcalls import parse_grep, parse_pgrep
 from quotecheck.rules.runtime.unevaluated import Report, Unevaluated
+from quotecheck.rules.triggers import Trigger
 
 TERMINATING = frozenset({"TERM", "KILL", "INT", "QUIT", "ABRT", "15", "9", "2", "3", "6"})
 NOT_A_LAUNCH = frozenset({
@@ -688,4 +689,5 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
 
 RULE = Rule("QC210", "relaunch-without-wait",
             "A killed program is started again without waiting for the old process to exit",
-            "warning", check, fix="unsafe")
+            "warning", check, fix="unsafe",
+            trigger=Trigger(programs=PROCESS_KILLERS))

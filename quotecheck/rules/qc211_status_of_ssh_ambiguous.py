@@ -31,6 +31,7 @@ from quotecheck.rules._portability import (
 )
 from quotecheck.rules._text import one_line_marked
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import HANDOFFS
 
 # Remote commands that cannot fail in a way that matters: any failure is ssh's own.
 PROBES = frozenset({"true", ":", "exit", "echo", "printf", "uptime", "hostname", "uname",
@@ -242,4 +243,5 @@ def _finding(ctx: CheckContext, call: SshCall, how: str, retry: bool,
 
 RULE = Rule("QC211", "status-of-ssh-ambiguous",
             "A decision on ssh's exit status alone, while 255 is also a killed remote shell",
-            "warning", check)
+            "warning", check,
+            trigger=HANDOFFS)

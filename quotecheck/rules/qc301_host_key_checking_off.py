@@ -17,6 +17,7 @@ from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Word
 from quotecheck.rules._portability import all_scripts, inherited, words_of
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import Trigger
 
 # ssh_config syntax: keyword, then whitespace and/or one `=`; keywords are case-insensitive;
 # yes/no values too (`StrictHostKeyChecking off` is a synonym of `no`).
@@ -48,11 +49,15 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     yield from _scan(ctx, layer, script, word, reported)
 
 
+# The settings this rule reads, lower-cased: a text naming neither has nothing to scan.
+SETTING_NAMES = ("stricthostkeychecking", "userknownhostsfile")
+
+
 def _may_hold_setting(text: str) -> bool:
     """A script whose text names neither setting has nothing to scan (a literal part is cut
     from its script's text)."""
     low = text.lower()
-    return "stricthostkeychecking" in low or "userknownhostsfile" in low
+    return any(name in low for name in SETTING_NAMES)
 
 
 def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
@@ -110,4 +115,5 @@ def _finding(ctx: CheckContext, layer: Layer, script: Script, offsets: Sequence[
 
 RULE = Rule("QC301", "host-key-checking-off",
             "ssh host key checking is turned off (StrictHostKeyChecking=no, "
-            "UserKnownHostsFile=/dev/null)", "warning", check, fix="unsafe")
+            "UserKnownHostsFile=/dev/null)", "warning", check, fix="unsafe",
+            trigger=Trigger(text=SETTING_NAMES))

@@ -35,6 +35,7 @@ from quotecheck.programs import (
 from quotecheck.records import FrozenRecord
 from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import ALWAYS
 
 Basis = Literal["known", "name", "header", "blanked"]
 
@@ -488,4 +489,5 @@ def _join(items: list[str]) -> str:
 
 
 RULE = Rule("QC302", "secret-on-command-line",
-            "A password, token or key on a command line, readable with ps", "warning", check)
+            "A password, token or key on a command line, readable with ps", "warning", check,
+            trigger=ALWAYS)

@@ -1,8 +1,11 @@
-"""The one registry: rule code -> Rule, discovered from the ``qcNNN_name.py`` modules here.
+"""The one registry: rule code -> rule module, with what makes each rule worth running.
 
-Each rule lives in its own module beside this one, with its document at ``rules/QCnnn.md`` and
-its tests at ``tests/rules/test_qcnnn.py``; tests/test_rule_layout.py keeps them in step (and
-says where the exceptions are).
+``TABLE`` lists every rule: its code, name, module (``rules/qcNNN_name.py``, its document at
+``rules/QCnnn.md``, its tests at ``tests/rules/test_qcnnn.py``) and trigger. The table is read
+without importing any rule: ``check`` imports a rule's module only when the rule is selected
+and its trigger holds for the trace (``rules_for``). tests/test_rule_registry.py keeps the table
+equal to the modules' own ``RULE``s, and tests/test_rule_layout.py keeps modules, documents and
+tests in step.
 """
 
 from __future__ import annotations
@@ -11,54 +14,108 @@ import importlib
 import os
 from functools import cache
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from quotecheck.lazy_regex import lazy_compile
-from quotecheck.rules.api import Rule
+from quotecheck.programs import PROCESS_KILLERS, PROCESS_LISTERS, PROGRAM_TEXT_LANGUAGES
+from quotecheck.records import FrozenRecord
+from quotecheck.rules.triggers import ALWAYS, HANDOFFS, TraceFacts, Trigger
 
-_MODULE_FILE = lazy_compile(r"(qc(\d{3})_[a-z0-9_]+)\.py")
-_HERE = os.path.dirname(os.path.realpath(__file__))
+if TYPE_CHECKING:
+    from quotecheck.rules.api import Rule
+
 # rules/*.md at the repository root, shipped inside the package through the `docs` link.
-DOCS_DIR = Path(_HERE) / "docs"
+DOCS_DIR = Path(os.path.dirname(os.path.realpath(__file__))) / "docs"
+
+
+class Entry(FrozenRecord):
+    code: str
+    name: str
+    module: str  # under quotecheck.rules
+    trigger: Trigger
+
+
+_HOST_KEY_SETTINGS = Trigger(text=("stricthostkeychecking", "userknownhostsfile"))
+
+TABLE: tuple[Entry, ...] = (
+    Entry("QC001", "parse-error", "qc001_parse_error", ALWAYS),
+    Entry("QC002", "not-analysed", "qc002_not_analysed", ALWAYS),
+    Entry("QC101", "expands-too-early", "qc101_expands_too_early", HANDOFFS),
+    Entry("QC102", "ssh-joins-words", "qc102_ssh_joins_words", HANDOFFS),
+    Entry("QC103", "value-becomes-code", "qc103_value_becomes_code", HANDOFFS),
+    Entry("QC104", "heredoc-expands-locally", "qc104_heredoc_expands_locally", HANDOFFS),
+    Entry("QC105", "program-text-expanded", "qc105_program_text_expanded",
+          Trigger(handoffs=True, programs=frozenset(PROGRAM_TEXT_LANGUAGES),
+                  text=("python", "pypy"))),
+    Entry("QC106", "awk-v-escapes", "qc106_awk_v_escapes", HANDOFFS),
+    Entry("QC107", "quote-closes-early", "qc107_quote_closes_early", HANDOFFS),
+    Entry("QC108", "bash-quoting-for-sh", "qc108_bash_quoting_for_sh", HANDOFFS),
+    Entry("QC109", "local-glob-or-tilde", "qc109_local_glob_or_tilde", HANDOFFS),
+    Entry("QC110", "exec-gets-shell-text", "qc110_exec_gets_shell_text", HANDOFFS),
+    Entry("QC111", "redirect-in-wrong-layer", "qc111_redirect_in_wrong_layer", HANDOFFS),
+    Entry("QC112", "inner-shell-args", "qc112_inner_shell_args", HANDOFFS),
+    Entry("QC113", "not-passed-down", "qc113_not_passed_down", HANDOFFS),
+    Entry("QC201", "kills-itself", "qc201_kills_itself", Trigger(programs=PROCESS_KILLERS)),
+    Entry("QC202", "grep-finds-itself", "qc202_grep_finds_itself",
+          Trigger(programs=PROCESS_LISTERS)),
+    Entry("QC203", "ssh-waits-for-background", "qc203_ssh_waits_for_background", HANDOFFS),
+    Entry("QC204", "tty-kills-background", "qc204_tty_kills_background", HANDOFFS),
+    Entry("QC205", "unconditional-success", "qc205_unconditional_success", ALWAYS),
+    Entry("QC206", "failures-ignored", "qc206_failures_ignored", ALWAYS),
+    Entry("QC207", "bashism-in-sh", "qc207_bashism_in_sh", ALWAYS),
+    Entry("QC208", "ssh-may-prompt-or-hang", "qc208_ssh_may_prompt_or_hang", HANDOFFS),
+    Entry("QC209", "ssh-eats-stdin", "qc209_ssh_eats_stdin", HANDOFFS),
+    Entry("QC210", "relaunch-without-wait", "qc210_relaunch_without_wait",
+          Trigger(programs=PROCESS_KILLERS)),
+    Entry("QC211", "status-of-ssh-ambiguous", "qc211_status_of_ssh_ambiguous", HANDOFFS),
+    Entry("QC301", "host-key-checking-off", "qc301_host_key_checking_off", _HOST_KEY_SETTINGS),
+    Entry("QC302", "secret-on-command-line", "qc302_secret_on_command_line", ALWAYS),
+)
+ENTRIES: dict[str, Entry] = {entry.code: entry for entry in TABLE}
+NAMES: dict[str, str] = {entry.code: entry.name for entry in TABLE}  # code -> rule name
 
 
 def doc_path(code: str) -> Path:
     return DOCS_DIR / f"{code.upper()}.md"
 
 
+def module_of(code: str) -> ModuleType:
+    """The rule's module, imported on first use."""
+    return importlib.import_module(f"quotecheck.rules.{ENTRIES[code].module}")
+
+
+def rule(code: str) -> Rule:
+    found: Rule = module_of(code).RULE
+    return found
+
+
 @cache
 def all_rules() -> dict[str, Rule]:
-    """Every rule, sorted by code."""
-    # One directory listing (pkgutil would import itself and stat every entry): this runs on
-    # every `quotecheck check`.
-    found: dict[str, Rule] = {}
-    for name in sorted(os.listdir(_HERE)):
-        m = _MODULE_FILE.fullmatch(name)
-        if not m:
-            continue
-        module = importlib.import_module(f"quotecheck.rules.{m.group(1)}")
-        rule: Rule = module.RULE
-        if rule.code != f"QC{m.group(2)}":
-            raise RuntimeError(f"{m.group(1)} defines {rule.code}")
-        if rule.code in found:
-            raise RuntimeError(f"two modules define {rule.code}")
-        found[rule.code] = rule
-    return dict(sorted(found.items()))
+    """Every rule, sorted by code (imports every rule module: for ``rules``, SARIF, tests)."""
+    return {entry.code: rule(entry.code) for entry in TABLE}
 
 
 def get(code: str) -> Rule | None:
-    return all_rules().get(code.upper())
+    code = code.upper()
+    return rule(code) if code in ENTRIES else None
 
 
-def select(codes: dict[str, Rule], selected: list[str] | None,
-           ignored: list[str] | None) -> list[Rule]:
-    """Rules chosen by code or prefix (`QC2`, `QC20`); the longest matching prefix wins."""
+def selected_codes(selected: list[str] | None, ignored: list[str] | None) -> list[str]:
+    """Codes chosen by code or prefix (`QC2`, `QC20`); the longest matching prefix wins."""
 
     def best(code: str, prefixes: list[str] | None) -> int:
         return max((len(p) for p in prefixes or [] if code.startswith(p.upper())), default=-1)
 
-    out = []
-    for code, rule in codes.items():
-        sel = best(code, selected) if selected else 0
-        if sel > best(code, ignored):
-            out.append(rule)
-    return out
+    return [entry.code for entry in TABLE
+            if (best(entry.code, selected) if selected else 0) > best(entry.code, ignored)]
+
+
+def triggered(code: str, facts: TraceFacts) -> bool:
+    return facts.hold(ENTRIES[code].trigger)
+
+
+def rules_for(facts: TraceFacts | None, selected: list[str] | None,
+              ignored: list[str] | None) -> list[Rule]:
+    """The selected rules whose trigger holds for the trace (all selected ones without facts)."""
+    return [rule(code) for code in selected_codes(selected, ignored)
+            if facts is None or triggered(code, facts)]

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.programs import AWK_PROGRAMS
+from quotecheck.programs import AWK_PROGRAMS, PROGRAM_TEXT_LANGUAGES
 from quotecheck.records import FrozenRecord
 from quotecheck.rules.crosslayer.text import basename
 
 PYTHONS = lazy_compile(r"python(?:[23](?:\.\d+)?)?|pypy3?")
+PYTHON_NAME_PARTS = ("python", "pypy")  # in every name PYTHONS matches (a rule trigger)
 
 
 class Program(FrozenRecord):
@@ -160,11 +161,12 @@ def programs_in_view(layer: Layer, view: CommandView) -> list[Program]:
     values = [a.value for a in argv]
     prog = basename(values[0])
     jq_names: frozenset[str] = frozenset()
-    if prog in ("sed", "gsed"):
+    named = PROGRAM_TEXT_LANGUAGES.get(prog)
+    if named == "sed":
         language, found = "sed", _sed_programs(values)
-    elif prog in ("perl", "perl5"):
+    elif named == "perl":
         language, found = "perl", _perl_programs(values)
-    elif prog in ("jq", "gojq", "jaq"):
+    elif named == "jq":
         language = "jq"
         found, jq_names = _jq_program(values)
     elif PYTHONS.fullmatch(prog):
