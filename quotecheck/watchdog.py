@@ -8,9 +8,12 @@ every watchdog. ``checker.run_rules`` runs the rules inside one.
 from __future__ import annotations
 
 import os
-import queue
 import threading
 import time
+
+# queue.SimpleQueue and queue.Empty are these C types; the queue module itself (heapq, its Queue
+# classes) costs start-up time on every check.
+from _queue import Empty, SimpleQueue
 from types import TracebackType
 
 
@@ -105,7 +108,7 @@ class _Watcher:
         self.watching: dict[int, Watchdog] = {}
         # Wakes the watcher for a new dog: SimpleQueue.put is one C call, no Python-level lock
         # an exception could leave held (a threading.Event takes one).
-        self.wake: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self.wake: SimpleQueue[None] = SimpleQueue()
         self.thread: threading.Thread | None = None
 
     def add(self, dog: Watchdog) -> None:
@@ -126,7 +129,7 @@ class _Watcher:
             self.wake.get(timeout=seconds)
             while True:
                 self.wake.get_nowait()
-        except queue.Empty:
+        except Empty:
             pass
 
     def _run(self) -> None:

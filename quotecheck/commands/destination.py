@@ -15,7 +15,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TextIO
@@ -102,6 +101,8 @@ class ReportFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.where = f"--output-file {path}"
+        import tempfile  # --output-file only: tempfile imports shutil, random and more
+
         self._spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115  (closed by close())
             max_size=SPOOL_BYTES, mode="w+", encoding="utf-8")
         self.stream = GuardedStream(self._spool, self.where)  # type: ignore[arg-type]

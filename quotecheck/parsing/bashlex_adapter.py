@@ -400,11 +400,14 @@ def _import_bashlex_parser() -> tuple[Any, str]:
     package_dir = Path(next(iter(spec.submodule_search_locations)))
     outcome: list[str] = []
     try:
-        _import_lazily("inspect")  # PLY's table builder needs it; the cached tables do not
         package = module_from_spec(spec)
         sys.modules["bashlex"] = package
-        yacc_mod: Any = importlib.import_module("bashlex.yacc")
-        original = yacc_mod.yacc
+        yacc_mod: Any = _import_without_inspect("bashlex.yacc")
+        plain_yacc = yacc_mod.yacc
+
+        def original(*args: Any, **kwargs: Any) -> Any:
+            yacc_mod.inspect = importlib.import_module("inspect")  # a real table build
+            return plain_yacc(*args, **kwargs)
 
         def cached_yacc(*args: Any, **kwargs: Any) -> Any:
             module = sys.modules["bashlex.parser"]  # the module being executed right now
@@ -416,7 +419,7 @@ def _import_bashlex_parser() -> tuple[Any, str]:
         try:
             spec.loader.exec_module(package)
         finally:
-            yacc_mod.yacc = original
+            yacc_mod.yacc = plain_yacc
         return sys.modules["bashlex.parser"], (outcome[0] if outcome else "built")
     except BaseException as exc:
         # Never leave a half-imported bashlex behind (an interrupt included).
@@ -427,21 +430,19 @@ def _import_bashlex_parser() -> tuple[Any, str]:
         return importlib.import_module("bashlex.parser"), "built"
 
 
-def _import_lazily(name: str) -> None:
-    """Put a module in ``sys.modules`` that runs its code on first use (``importlib.util.
-    LazyLoader``): ``bashlex.yacc`` imports ``inspect`` (~5 ms with ``dis``, ``ast`` and
-    ``tokenize``) for the table build that the cache skips."""
-    from importlib.util import LazyLoader, find_spec, module_from_spec
-
-    if name in sys.modules:
-        return
-    spec = find_spec(name)
-    if spec is None or spec.loader is None:
-        return
-    spec.loader = LazyLoader(spec.loader)
-    module = module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+def _import_without_inspect(name: str) -> Any:
+    """Import ``name`` (``bashlex.yacc``) with a placeholder for ``inspect`` (~5 ms with
+    ``dis``, ``ast`` and ``tokenize``): PLY uses it only to build tables, which the cache
+    skips, and ``original`` above puts the real module in before a build."""
+    if "inspect" in sys.modules:
+        return importlib.import_module(name)
+    placeholder = types.ModuleType("inspect")
+    sys.modules["inspect"] = placeholder
+    try:
+        return importlib.import_module(name)
+    finally:
+        if sys.modules.get("inspect") is placeholder:
+            del sys.modules["inspect"]
 
 
 def _cache_key(package_dir: Path) -> str:
