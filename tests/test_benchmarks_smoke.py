@@ -51,11 +51,21 @@ def test_corpus_sample_has_no_crash_and_no_hang(sample_list: Path, tmp_path: Pat
 
 def test_speed_quick_prints_the_table(sample_list: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, str(BENCH / "speed.py"), "--quick", "--files-from", str(sample_list)],
+        [sys.executable, str(BENCH / "speed.py"), "--quick", "--install", "checkout",
+         "--files-from", str(sample_list)],
         capture_output=True, text=True, timeout=1800,
     )
     assert proc.returncode == 0, proc.stderr
     assert "| measurement | runs | quotecheck |" in proc.stdout
     assert "start-up: `quotecheck --version`" in proc.stdout
     assert "one `check --jobs 2` process" in proc.stdout
+    assert "one ssh line of 4,000 `echo $HOME;`" in proc.stdout
+    assert "value budget: peak memory" in proc.stdout
+    # every target of the speed issue gets a figure from this run and a verdict
+    targets = proc.stdout.split("Targets (issue 26)")[1]
+    for name in ("50-line `check`", "one-line `explain`", "4,000-expansion line ÷ shellcheck",
+                 "÷ 1,000-expansion line", "corpus on 2 cores", "value-budget script, seconds",
+                 "value-budget script, peak MB"):
+        line = next(x for x in targets.splitlines() if name in x)
+        assert line.endswith((": met", ": NOT met")), line
     assert "Traceback" not in proc.stdout + proc.stderr
