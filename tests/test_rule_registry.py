@@ -51,13 +51,16 @@ def test_codes_and_names_are_read_without_importing_rules() -> None:
     ("ps aux | grep '[t]rain'\n", {"listers"}),
     ("echo 'Host *' ; echo StrictHostKeyChecking=no\n", {"host-keys"}),
     ("python3 -c 'print(1)'\n", {"python"}),
+    ("#!/bin/sh\nls\n", {"sh"}),
+    ("#!/usr/bin/env dash\nls\n", {"sh"}),
+    ("#!/bin/bash\nls\n", set()),
 ])
 def test_facts_of_a_trace(source: str, expected: set[str]) -> None:
     facts = TraceFacts(build_trace(source))
     named = {"handoffs": Trigger(handoffs=True), "killers": Trigger(programs=frozenset({"pkill"})),
              "listers": Trigger(programs=frozenset({"ps"})),
              "host-keys": Trigger(text=("stricthostkeychecking",)),
-             "python": Trigger(text=("python",))}
+             "python": Trigger(text=("python",)), "sh": Trigger(dialects=frozenset({"sh"}))}
     assert {name for name, t in named.items() if facts.hold(t)} == expected
 
 

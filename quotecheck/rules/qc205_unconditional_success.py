@@ -35,6 +35,7 @@ from quotecheck.programs import (
     IN_PLACE_EDIT_OPTIONS,
     PACKAGE_INSTALL_VERBS,
     SCRIPT_INTERPRETERS,
+    WORD_PRINTERS,
 )
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
@@ -43,7 +44,7 @@ from quotecheck.rules.runtime.display import Locator, node_text
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
 from quotecheck.rules.runtime.shell_options import option_in_effect, set_flags
 from quotecheck.rules.runtime.slots import Slot, commands_in, slot_of, views_by_command
-from quotecheck.rules.triggers import ALWAYS
+from quotecheck.rules.triggers import Trigger
 
 _NEUTRAL = frozenset({"sleep", "echo", "printf", "true", ":", "date", "sync", "logger",
                       "export", "local", "declare", "typeset", "readonly", "unset", "shift",
@@ -605,4 +606,4 @@ def _stop_fix(ctx: CheckContext, layer: Layer, slot: Slot, step: list[Node],
 RULE = Rule("QC205", "unconditional-success",
             "A success message is printed whether or not the step before it worked",
             "warning", check, fix="unsafe",
-            trigger=ALWAYS)
+            trigger=Trigger(programs=WORD_PRINTERS))

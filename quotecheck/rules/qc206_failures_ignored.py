@@ -28,7 +28,7 @@ from quotecheck.rules.runtime.shell_options import option_in_effect
 from quotecheck.rules.runtime.slots import flat_body, local_chain, slot_of, views_by_command
 from quotecheck.rules.runtime.ssh import ssh_layer_above
 from quotecheck.rules.runtime.toolcalls import HARMLESS_SIGNALS, parse_kill
-from quotecheck.rules.triggers import ALWAYS
+from quotecheck.rules.triggers import Trigger
 
 _EFFECT = {
     "cd": "the next commands run in the wrong directory",
@@ -400,4 +400,4 @@ def _tee_matters(ctx: CheckContext, layer: Layer, view: CommandView,
 RULE = Rule("QC206", "failures-ignored",
             "An inner script goes on after a failed step; only the last status is seen",
             "warning", check, fix="unsafe",
-            trigger=ALWAYS)
+            trigger=Trigger(handoffs=True, programs=frozenset({"tee"})))

@@ -19,7 +19,7 @@ from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
 from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
-from quotecheck.rules.triggers import ALWAYS
+from quotecheck.rules.triggers import Trigger
 
 _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "hint",
                                     "hint": "hint"}
@@ -100,4 +100,4 @@ def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
 RULE = Rule("QC207", "bashism-in-sh",
             "Bash-only syntax in a layer that runs (or may run) under POSIX sh", "error", check,
             fix="safe",
-            trigger=ALWAYS)
+            trigger=Trigger(handoffs=True, dialects=frozenset({"sh", "unknown"})))

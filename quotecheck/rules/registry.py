@@ -17,7 +17,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from quotecheck.programs import PROCESS_KILLERS, PROCESS_LISTERS, PROGRAM_TEXT_LANGUAGES
+from quotecheck.programs import (
+    PROCESS_KILLERS,
+    PROCESS_LISTERS,
+    PROGRAM_TEXT_LANGUAGES,
+    WORD_PRINTERS,
+)
 from quotecheck.records import FrozenRecord
 from quotecheck.rules.triggers import ALWAYS, HANDOFFS, TraceFacts, Trigger
 
@@ -60,9 +65,12 @@ TABLE: tuple[Entry, ...] = (
           Trigger(programs=PROCESS_LISTERS)),
     Entry("QC203", "ssh-waits-for-background", "qc203_ssh_waits_for_background", HANDOFFS),
     Entry("QC204", "tty-kills-background", "qc204_tty_kills_background", HANDOFFS),
-    Entry("QC205", "unconditional-success", "qc205_unconditional_success", ALWAYS),
-    Entry("QC206", "failures-ignored", "qc206_failures_ignored", ALWAYS),
-    Entry("QC207", "bashism-in-sh", "qc207_bashism_in_sh", ALWAYS),
+    Entry("QC205", "unconditional-success", "qc205_unconditional_success",
+          Trigger(programs=WORD_PRINTERS)),
+    Entry("QC206", "failures-ignored", "qc206_failures_ignored",
+          Trigger(handoffs=True, programs=frozenset({"tee"}))),
+    Entry("QC207", "bashism-in-sh", "qc207_bashism_in_sh",
+          Trigger(handoffs=True, dialects=frozenset({"sh", "unknown"}))),
     Entry("QC208", "ssh-may-prompt-or-hang", "qc208_ssh_may_prompt_or_hang", HANDOFFS),
     Entry("QC209", "ssh-eats-stdin", "qc209_ssh_eats_stdin", HANDOFFS),
     Entry("QC210", "relaunch-without-wait", "qc210_relaunch_without_wait",

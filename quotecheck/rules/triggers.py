@@ -23,13 +23,16 @@ class Trigger(FrozenRecord):
       ``sudo``, ``xargs``, ``ssh -N`` that opens none);
     * ``programs``: a word of some command's argv, as a program name (``/usr/bin/pkill`` counts
       as ``pkill``);
-    * ``text``: a string in some layer's text, compared case-insensitively.
+    * ``text``: a string in some layer's text, compared case-insensitively;
+    * ``dialects``: some layer is read as one of these (``sh``, ``bash``, ``zsh``, ``unknown``);
+      a root script whose ``#!`` line names no bash or zsh counts as ``sh``.
     """
 
     always: bool = False
     handoffs: bool = False
     programs: frozenset[str] = frozenset()
     text: tuple[str, ...] = ()
+    dialects: frozenset[str] = frozenset()
 
 
 ALWAYS = Trigger(always=True)
@@ -39,13 +42,19 @@ HANDOFFS = Trigger(handoffs=True)
 class TraceFacts:
     """What triggers are tested on, read from one trace once."""
 
-    __slots__ = ("_texts", "handoffs", "programs", "trace")
+    __slots__ = ("_texts", "dialects", "handoffs", "programs", "trace")
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self.handoffs = len(trace.layers) > 1
         self._texts: str | None = None
         programs: set[str] = set()
+        self.dialects = {layer.dialect or "unknown" for layer in trace.layers}
+        root = trace.layers[0].text if trace.layers else None
+        if root is not None and root.startswith("#!"):
+            first = root.split("\n", 1)[0]
+            if "bash" not in first and "zsh" not in first:
+                self.dialects.add("sh")  # `#!/bin/sh`, `#!/usr/bin/env dash`, ...
         for layer in trace.layers:
             for view in layer.commands:
                 if view.handoffs:
@@ -67,4 +76,5 @@ class TraceFacts:
         return (trigger.always
                 or (trigger.handoffs and self.handoffs)
                 or not trigger.programs.isdisjoint(self.programs)
+                or not trigger.dialects.isdisjoint(self.dialects)
                 or any(t in self.texts for t in trigger.text))
