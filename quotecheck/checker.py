@@ -9,8 +9,6 @@ have run.
 
 from __future__ import annotations
 
-import re
-
 from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Fix, Severity
 from quotecheck.directives import (
     Suppressions,
@@ -19,6 +17,7 @@ from quotecheck.directives import (
     scope_directives,
 )
 from quotecheck.layers.model import Layer, Trace
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import Limits
 from quotecheck.records import Record
 from quotecheck.rules import notes
@@ -125,7 +124,7 @@ def _crlf_ends(d: Diagnostic, source: str) -> Diagnostic:
 
 
 # Layer.through labels: one function, or a chain of them (`x0() at line 1 -> x1() ...`)
-_THROUGH = re.compile(r"\S+\(\) (?:at line \d+|in .+)(?: -> .+)?\Z")
+_THROUGH = lazy_compile(r"\S+\(\) (?:at line \d+|in .+)(?: -> .+)?\Z")
 _LOWER: dict[str, Severity] = {"error": "warning", "warning": "info"}
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 from quotecheck.diagnostics import SEVERITY_ORDER, Severity
 from quotecheck.files import local_dialect
 from quotecheck.globs import bad_glob, glob_match
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import LimitError, Limits, limits_from_table
 from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
 from quotecheck.records import Record
@@ -176,7 +177,7 @@ MAX_KEY_PARTS = 16  # the dotted parts of one key or table header
 # The pre-scan's tokens: strings and comments (whose brackets and dots do not count; each
 # always matches, an unclosed one to the end of its line or of the text, so the scan is
 # linear), and the characters that nest, separate keys or end a key.
-_TOML_TOKENS = re.compile(r"""
+_TOML_TOKENS = lazy_compile(r"""
     "{3}(?:[^"\\]|\\.|"{1,2}(?!"))*+(?:"{3,5}|\Z)
   | '{3}(?:[^']|'{1,2}(?!'))*+(?:'{3,5}|\Z)
   | "(?:[^"\\\n]|\\[^\n])*+"?

@@ -7,6 +7,7 @@ import copy
 import glob
 import importlib
 import json
+import marshal
 import os
 import random
 import re
@@ -17,6 +18,7 @@ import sys
 import textwrap
 import threading
 import time
+import zlib
 from typing import Any
 
 import pytest
@@ -1214,7 +1216,7 @@ def test_table_cache_round_trip(tmp_path: Any) -> None:
     assert uncached["source"] == "built"
     first = _probe(str(cache))
     assert first["source"] == "built+cached"
-    files = list(cache.glob("bashlex-tables-*.json"))
+    files = list(cache.glob("bashlex-tables-*.bin"))
     assert len(files) == 1
     second = _probe(str(cache))
     assert second["source"] == "cache"
@@ -1222,13 +1224,19 @@ def test_table_cache_round_trip(tmp_path: Any) -> None:
     assert second["tables"] == first["tables"] == uncached["tables"]
     assert second["tree"] == first["tree"] == uncached["tree"]
 
-    files[0].write_text("{not json")
-    assert _probe(str(cache))["source"] == "built+cached"  # corrupt cache: rebuilt, rewritten
+    good = files[0].read_bytes()
+    head, _, payload = good.partition(b"\n")
+    assert head == b"quotecheck bashlex tables 2 %08x" % zlib.crc32(payload)
+    for damaged in (b"{not tables", good[:-100], good[:-1] + bytes([good[-1] ^ 1])):
+        files[0].write_bytes(damaged)
+        assert _probe(str(cache))["source"] == "built+cached"  # damaged: rebuilt, rewritten
+        assert files[0].read_bytes() == good
     assert _probe(str(cache))["source"] == "cache"
 
-    data = json.loads(files[0].read_text())
+    data = marshal.loads(payload)
     data["key"] = "some other bashlex"
-    files[0].write_text(json.dumps(data))
+    other = marshal.dumps(data)
+    files[0].write_bytes(b"quotecheck bashlex tables 2 %08x\n" % zlib.crc32(other) + other)
     assert _probe(str(cache))["source"] == "built+cached"  # stale key: rebuilt
 
 

@@ -18,14 +18,15 @@ import re
 from collections.abc import Sequence
 
 from quotecheck.layers.model import Arg, join_args
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import MAX_VALUE_CHARS
 from quotecheck.parsing.tree import Compound, Context, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import DECLARATION_BUILTINS
 
 # `$1`, `${1}`, `${12}`, `$@`, `${@}`, `$*`, `${*}` as written: the plain reads of parameters.
-_PLAIN_READ = re.compile(r"\$(?:([0-9]|[@*])|\{([0-9]+|[@*])\})\Z")
-_NAME_READ = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})\Z")
+_PLAIN_READ = lazy_compile(r"\$(?:([0-9]|[@*])|\{([0-9]+|[@*])\})\Z")
+_NAME_READ = lazy_compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})\Z")
 _DECLARERS = DECLARATION_BUILTINS
 _IFS = " \t\n"
 _LOOPS = ("while", "until")

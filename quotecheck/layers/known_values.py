@@ -8,11 +8,11 @@ where in a joined text the known values landed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from quotecheck.layers.model import Arg
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import MAX_VALUE_CHARS
 from quotecheck.parsing.scanner import Problem
 from quotecheck.parsing.tree import Script
@@ -222,7 +222,7 @@ def _known_parts(word: Word, arg: Arg, script: Script, values: Values,
 
 
 # A value that reads the same as code and as data: no blank, quote or shell metacharacter.
-_PLAIN = re.compile(r"[A-Za-z0-9_./:,+%@=-]*")
+_PLAIN = lazy_compile(r"[A-Za-z0-9_./:,+%@=-]*")
 
 
 def written_args(args: Sequence[Arg]) -> list[Arg]:

@@ -23,6 +23,7 @@ from typing import Literal
 from quotecheck.layers.argv_options import Grammar, Option, scan
 from quotecheck.layers.handoff_types import Handler, SshHandoff
 from quotecheck.layers.ssh_settings import parse_config_option
+from quotecheck.lazy_regex import lazy_compile
 
 # `-P tag` takes a value since OpenSSH 9.4 (`Tag` option); 9.2 here still accepts -P as an
 # ignored flag (verified: `ssh -G -P tag h` resolves hostname "tag"). We follow current OpenSSH.
@@ -34,7 +35,7 @@ SSH_GRAMMAR = Grammar(
 
 # A run-time word that may stand for any number of words, options among them: an array's
 # elements, the parameters, or a variable named for options (`$SSH_OPTS`, `$SSH_ARGS`).
-_SPREADS = re.compile(
+_SPREADS = lazy_compile(
     r"\$(?:[@*]|\{[@*]\}|\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}"
     r"|\{?[A-Za-z_0-9]*(?:OPT|ARG|FLAG|PARAM)[A-Za-z_0-9]*\}?)\Z", re.I)
 _NO_REMOTE_COMMAND = frozenset({"-N", "-W", "-O", "-G", "-V", "-Q"})

@@ -8,9 +8,9 @@ moved on refuses them instead of applying them in the wrong place.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.lsp.engine import (
     CheckOutcome,
     Diagnostic,
@@ -24,7 +24,7 @@ from quotecheck.records import FrozenRecord
 
 QUICKFIX = "quickfix"
 FIX_ALL = "source.fixAll.quotecheck"
-_DIRECTIVE_LINE = re.compile(r"(?P<head>[ \t]*#\s*quotecheck\s*:\s*disable=)"
+_DIRECTIVE_LINE = lazy_compile(r"(?P<head>[ \t]*#\s*quotecheck\s*:\s*disable=)"
                              r"(?P<codes>[A-Za-z0-9]+(?:,[A-Za-z0-9]+)*)(?P<tail>[ \t]*)")
 
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import re
 
+from quotecheck.lazy_regex import lazy_compile
+
 # `shopt -s extglob`, `shopt -qs nullglob extglob`; not in a comment (no `#` before it).
-_SHOPT_EXTGLOB = re.compile(
+_SHOPT_EXTGLOB = lazy_compile(
     r"^[^#\n]*\bshopt[ \t]+(?:-[A-Za-z]*s[A-Za-z]*[ \t]+)(?:-[A-Za-z]+[ \t]+)*"
     r"(?:[A-Za-z_]+[ \t]+)*extglob\b",
     re.MULTILINE,
 )
 # `#!/bin/bash -O extglob`, `#!/usr/bin/env -S bash -O extglob`.
-_SHEBANG_EXTGLOB = re.compile(r"\A#![^\n]*[ \t]-O[ \t]*extglob\b")
+_SHEBANG_EXTGLOB = lazy_compile(r"\A#![^\n]*[ \t]-O[ \t]*extglob\b")
 
 
 def enables_extglob(text: str) -> bool:

@@ -8,7 +8,7 @@ end it, with a hint for the usual causes (an extglob pattern with extglob off).
 
 from __future__ import annotations
 
-import re
+from quotecheck.lazy_regex import lazy_compile
 
 _OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", "<<<", "<<-", "<<", ">>", "<&", ">&", "<>",
               ">|", ";", "&", "|", "(", ")", "<", ">")
@@ -18,7 +18,7 @@ _SHOWN = 40  # characters of a long token shown in a message
 # The compound command a line opens, and the word that closes it.
 _CLOSER = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done",
            "case": "esac", "{": "}", "(": ")"}
-_FUNCTION = re.compile(
+_FUNCTION = lazy_compile(
     r"[ \t]*(?:function[ \t]+([^\s()]+)(?:[ \t]*\(\))?|([^\s()=]+)[ \t]*\(\))[ \t]*([{(])?")
 
 

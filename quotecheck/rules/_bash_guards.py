@@ -16,10 +16,10 @@ does for the whole script before running it, so only the constructs dash rejects
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from quotecheck.layers.model import Layer, Trace
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Script, SimpleCommand
 
 Span = tuple[int, int]
@@ -31,8 +31,8 @@ _X_BASH = rf'"x{_VAR}"'  # `"x$BASH_VERSION" != "x"`
 _OPEN = r"^\s*(?:\[\[?|test)\s+"
 _CLOSE = r"\s*(?:\]\]?)?\s*;?\s*$"
 # A test that only bash passes, and one that only a shell other than bash passes.
-_IS_BASH = re.compile(rf'{_OPEN}(?:(?:-n\s+)?{_BASH}|{_X_BASH}\s*!=\s*"?x"?){_CLOSE}')
-_NOT_BASH = re.compile(rf'{_OPEN}(?:-z\s+{_BASH}|{_X_BASH}\s*=\s*"?x"?){_CLOSE}')
+_IS_BASH = lazy_compile(rf'{_OPEN}(?:(?:-n\s+)?{_BASH}|{_X_BASH}\s*!=\s*"?x"?){_CLOSE}')
+_NOT_BASH = lazy_compile(rf'{_OPEN}(?:-z\s+{_BASH}|{_X_BASH}\s*=\s*"?x"?){_CLOSE}')
 _WAY_OUT = frozenset({"return", "exit"})
 
 

@@ -57,7 +57,7 @@ _STOPS = frozenset({"exit", "return", "exec"})
 _PRINTING = _NEUTRAL | frozenset({"[", "test", "tput", "stty", "return"})
 # A command named by a variable that holds a terminal control sequence (`$SETCOLOR_SUCCESS`,
 # `$MOVE_TO_COL`, `${RED}`): it prints a colour code, it is no step to report on.
-_COLOUR_VARIABLE = re.compile(
+_COLOUR_VARIABLE = lazy_compile(
     r"^\$\{?[A-Za-z_]*(?:COLOU?R|MOVE_TO|RED|GREEN|YELLOW|BLUE|BOLD|NORMAL|RESET|NC)"
     r"[A-Za-z_]*\}?$", re.IGNORECASE)
 # A text that claims nothing: a progress line ("Running tests..."), a prompt or instruction

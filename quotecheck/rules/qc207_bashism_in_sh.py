@@ -10,11 +10,11 @@ first when it is not bash; see ``_bash_guards``), unless dash rejects it while p
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers.model import Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
 from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
@@ -49,7 +49,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 _PARSE_TIME = ("function", "for ((...))", "select", "|&", "<<<", "<(...)", ">(...)")
 
 
-_DECLARES_ARRAY = re.compile(r"[^\n;&|]*?[A-Za-z0-9_]=\(")
+_DECLARES_ARRAY = lazy_compile(r"[^\n;&|]*?[A-Za-z0-9_]=\(")
 
 
 def _parse_time(b: Bashism, source: str) -> bool:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import product
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import MAX_VALUE_CHARS
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import NUMBER_SPECIALS, NUMBER_VARIABLES
@@ -31,13 +32,13 @@ Lookup = Callable[[str], Knowledge]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # `${X}`, `${X[sub]}`, `${#X}`, `${#X[@]}`, `${!X[@]}`, then an operator and its word.
-_BRACED = re.compile(rf"\$\{{(?P<pre>[#!]?)(?P<name>{_NAME}|[0-9]+|[@*#?$!-])"
+_BRACED = lazy_compile(rf"\$\{{(?P<pre>[#!]?)(?P<name>{_NAME}|[0-9]+|[@*#?$!-])"
                      r"(?:\[(?P<sub>[^\]]*)\])?(?P<rest>.*)\}$", re.S)
 _DEFAULT_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
-_SIMPLE = re.compile(rf"\$(?P<name>{_NAME}|[0-9]|[@*#?$!-])$")
+_SIMPLE = lazy_compile(rf"\$(?P<name>{_NAME}|[0-9]|[@*#?$!-])$")
 _IFS = " \t\n"
 # Operators whose result is a piece of the value: a substring of a plain word stays plain.
-_SUBSTRING_OPS = re.compile(r"(%%?|##?|:[0-9 +-]|\^\^?|,,?)")
+_SUBSTRING_OPS = lazy_compile(r"(%%?|##?|:[0-9 +-]|\^\^?|,,?)")
 
 
 class Val(FrozenRecord):

@@ -10,9 +10,9 @@ value the script validated).
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import MAX_VALUE_CHARS
 from quotecheck.records import FrozenRecord
 
@@ -23,7 +23,7 @@ SAFE_KINDS: frozenset[str] = frozenset({"number", "word", "quoted", "validated"}
 
 # Characters that no shell reads as anything but themselves, unquoted, anywhere in a word (a
 # leading `~` or `#`, `=` before a command name, and `{`, `[`, `*`, `?` are left out).
-PLAIN = re.compile(r"[A-Za-z0-9_./:,+%@-]*")
+PLAIN = lazy_compile(r"[A-Za-z0-9_./:,+%@-]*")
 
 # The note of a value that `read`, `mapfile` or `getopts` took from input: data, not a setting.
 READ_NOTE = "read"

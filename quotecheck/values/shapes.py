@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Script, SimpleCommand
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import (
@@ -18,9 +19,9 @@ from quotecheck.programs import (
 )
 from quotecheck.values.knowledge import PLAIN, Kind
 
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `n = 3`, `n += 2`, `n++`, `--n` inside `(( ))` or `let`.
-ARITH_ASSIGNED = re.compile(
+ARITH_ASSIGNED = lazy_compile(
     r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*"
     r"([A-Za-z_][A-Za-z0-9_]*)")
 _READ_VALUE_OPTIONS = frozenset("pdnNtui")
@@ -254,7 +255,7 @@ def prints_quoted(values: list[str], functions: Iterable[str]) -> bool:
     return values[0] in functions
 
 
-_DATE_FORMAT = re.compile(r"\+(?:[A-Za-z0-9_.:,/-]|%[A-Za-z%])*")
+_DATE_FORMAT = lazy_compile(r"\+(?:[A-Za-z0-9_.:,/-]|%[A-Za-z%])*")
 
 
 def output_kind(values: list[str], quoting: Iterable[str]) -> str:
@@ -338,7 +339,7 @@ def command_output_kind(script: Script, part: Part, quoting: Iterable[str]) -> K
 _OUTPUT_KINDS: dict[str, Kind] = {"quoted": "quoted", "number": "number", "word": "word"}
 
 
-_REJECTS = re.compile(r"\*\[[!^]((?:\[:[a-z]+:\]|[^\]\[])+)\]\*")
+_REJECTS = lazy_compile(r"\*\[[!^]((?:\[:[a-z]+:\]|[^\]\[])+)\]\*")
 _PLAIN_CLASSES = frozenset({"alnum", "alpha", "digit", "lower", "upper", "xdigit"})
 
 
@@ -353,7 +354,7 @@ def rejected_outside(pattern: str) -> str | None:
     return f"[{body}]*" if PLAIN.fullmatch(rest) else None
 
 
-_SEQ_FORMAT = re.compile(r"(?:[A-Za-z0-9_.:,/-]|%[0-9.]*[gfe])*")
+_SEQ_FORMAT = lazy_compile(r"(?:[A-Za-z0-9_.:,/-]|%[0-9.]*[gfe])*")
 
 
 def seq_kind(argv: list[str]) -> Kind | None:

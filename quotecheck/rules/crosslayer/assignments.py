@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from quotecheck.layers.model import Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
     Compound,
     Pipeline,
@@ -135,7 +136,7 @@ def quoting_command(words: Sequence[str]) -> bool:
 
 # `sed 's~[^-[:alnum:]+,./:=@_]~\\&~g'` (Gradle's wrapper): every character outside a set of
 # plain ones gets a backslash, so no shell reads any of them as syntax.
-_ESCAPING_SED = re.compile(r"\s*s(.)\[\^((?:\[:[a-z]+:\]|[^\]\[])+)\]\1\\\\&\1g\s*;?\s*")
+_ESCAPING_SED = lazy_compile(r"\s*s(.)\[\^((?:\[:[a-z]+:\]|[^\]\[])+)\]\1\\\\&\1g\s*;?\s*")
 _PLAIN_CLASSES = frozenset({"alnum", "alpha", "digit", "lower", "upper", "xdigit"})
 _PLAIN_CHARS = frozenset("-_.,/:=@+%")
 

@@ -25,8 +25,8 @@ NEGATIVE_WORDS = lazy_compile(
 # Colour codes as scripts write them (`\033[1;32m`, `\e[0m`, `\x1b[31m`, `\u001b[33m`, or the ESC
 # character itself) and the written escapes `\n` `\t` `\r`: they are not words, and left in
 # they glue to the word after them (`\033[33mWARNING` has no word boundary before WARNING).
-_COLOUR = re.compile(r"(?:\\(?:033|e|E|x1[bB]|u001[bB])|\x1b)\[[0-9;]*[A-Za-z]")
-_ESCAPE = re.compile(r"\\[ntr]")
+_COLOUR = lazy_compile(r"(?:\\(?:033|e|E|x1[bB]|u001[bB])|\x1b)\[[0-9;]*[A-Za-z]")
+_ESCAPE = lazy_compile(r"\\[ntr]")
 
 
 def plain(text: str) -> str:
