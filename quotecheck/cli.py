@@ -190,6 +190,9 @@ def main(argv: list[str] | None = None, *, fast: bool = True) -> int:
         parsed = fast_parse(args) if fast else None
         status = _run_fast(*parsed) if parsed is not None else _run_typer(args)
         sys.stdout.flush()  # a failing write is said here, not by the interpreter at exit
+        if argv is None and parsed is not None and parsed[0] in _ONE_SHOT:
+            sys.stderr.flush()
+            os._exit(status)
         return status
     except UsageProblem as exc:
         sys.stderr.write(f"quotecheck: error: {exc}\n")
@@ -217,6 +220,15 @@ def _internal_error(exc: Exception) -> int:
                      "please report it\n")
     return EXIT_ERROR
 
+
+# Commands that leave nothing behind once their output is flushed (no server, no worker, no
+# file still open): the process then ends at once instead of freeing its modules and objects
+# one by one, which was ~8 % of the instructions of a 50-line check (callgrind).
+_ONE_SHOT = frozenset({
+    "quotecheck.commands.check:run", "quotecheck.commands.explain:run",
+    "quotecheck.commands.guard:run", "quotecheck.commands.quote:run",
+    "quotecheck.commands.rules:list_rules", "quotecheck.commands.rules:show_rule",
+    PRINT_VERSION})
 
 # The errors only a write gives: the disk or the quota is full, the file too large.
 _OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})

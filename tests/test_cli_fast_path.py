@@ -11,8 +11,11 @@ the same command line.
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import inspect
+import io
+import json
 import os
 import subprocess
 import sys
@@ -215,8 +218,11 @@ def test_the_command_line_modules_are_imported_only_by_each_other() -> None:
 
 _WATCH_STANDARD_MODULES = """
 import sys
+import quotecheck.cli
 import quotecheck.commands.check as check
 from quotecheck.cli import main
+
+quotecheck.cli._ONE_SHOT = frozenset()  # return from main() to look, instead of os._exit
 
 def standard():
     return {name: dict(vars(module)) for name, module in list(sys.modules.items())
@@ -302,3 +308,31 @@ def test_process_wide_changes_are_only_for_the_quotecheck_process(
     assert cli.main(["--version"]) == 0
     assert gc.get_threshold() == thresholds
     assert capsys.readouterr().out.startswith("quotecheck ")
+
+
+def test_a_one_shot_command_ends_with_all_its_output_and_its_status(tmp_path: Path) -> None:
+    """check and explain end the process at once after flushing (cli._ONE_SHOT): all of a
+    report larger than a pipe's buffer arrives, and the exit status is the command's."""
+    script = tmp_path / "many.sh"
+    script.write_text("#!/bin/bash\n" + 'ssh h "echo $HOME"\n' * 400)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "quotecheck", "check", "--no-config",
+                           "--format", "json", str(script)],
+                          capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 1, done.stderr
+    assert len(done.stdout) > 65536
+    found = json.loads(done.stdout)["files"][0]["diagnostics"]
+    assert len([d for d in found if d["code"] == "QC101"]) == 400
+    clean = tmp_path / "clean.sh"
+    clean.write_text("#!/bin/bash\nls -l\n")
+    done = subprocess.run([sys.executable, "-m", "quotecheck", "check", "--no-config",
+                           str(clean)], capture_output=True, text=True, env=env, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    command = ["explain", "ssh h \"ls $HOME\""]
+    done = subprocess.run([sys.executable, "-m", "quotecheck", *command],
+                          capture_output=True, text=True, env=env, check=False)
+    here = io.StringIO()
+    with contextlib.redirect_stdout(here):
+        status = cli.main(command)  # in this process: returns, nothing cut short
+    assert (done.returncode, done.stdout) == (status, here.getvalue())
+    assert "remote" in done.stdout
