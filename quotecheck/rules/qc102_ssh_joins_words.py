@@ -19,7 +19,12 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.layers.ssh import SSH_GRAMMAR
 from quotecheck.programs import SHELL_PROGRAMS
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
-from quotecheck.rules.crosslayer.joined_words import Issue, joined_issues, joined_words
+from quotecheck.rules.crosslayer.joined_words import (
+    Issue,
+    assignment_head,
+    joined_issues,
+    joined_words,
+)
 from quotecheck.rules.qc107_quote_closes_early import closes_early
 from quotecheck.rules.triggers import HANDOFFS
 
@@ -49,6 +54,19 @@ def _remote_quote(word: str) -> str:
     if not any(c in word for c in "\"$`\\"):
         return f'"{word}"'
     return shlex.quote(word)
+
+
+def _remote_word(values: Sequence[str], k: int) -> str:
+    """Word ``k`` quoted as one word for the remote shell; in the run of assignments that starts
+    the command (`A="x y" B=1 cmd`) only the value, so that the word stays an assignment."""
+    head = None
+    for value in values[:k + 1]:
+        head = assignment_head(value)
+        if head is None:
+            break
+    if head is None:
+        return _remote_quote(values[k])
+    return head + _remote_quote(values[k][len(head):])
 
 
 def _local_form(remote: str) -> str:
@@ -155,7 +173,8 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
                   f"the remote shell (`\"'{first.value}'\"`) if it is a literal name.")
     elif not any(a.dynamic for a in words):
         quoted = {k for k, _, issues in problems if any(i.kind != "glob" for i in issues)}
-        remote = " ".join(_remote_quote(v) if k in quoted else v for k, v in enumerate(values))
+        remote = " ".join(_remote_word(values, k) if k in quoted else v
+                          for k, v in enumerate(values))
         local = _local_form(remote)
         advice = (f" Pass the command as one string quoted for {shell}: `{joiner} … {local}` "
                   f"(or send the script on stdin: `{joiner} … bash -s <<'EOF'`)."

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 from _support import CROSSLAYER, Finder, at, fixture_test
 from harness.shells import dash_words
@@ -158,3 +161,42 @@ def test_odd_inputs_do_not_crash(src: str) -> None:
 
 def test_wrapped_ssh_is_checked() -> None:
     assert found("timeout 5 ssh host ls 'a b'")
+
+
+def _env_after(remote: str) -> subprocess.CompletedProcess[str]:
+    """Real dash running the remote string with its command replaced by `env`."""
+    return subprocess.run(["dash", "-c", remote.replace("./run.sh", "env")], capture_output=True,
+                          text=True, timeout=10, env={"PATH": os.environ["PATH"]}, check=False)
+
+
+def test_a_quoted_assignment_value_is_split_by_the_remote_shell() -> None:
+    # The first word is remote code, but `NAME="a b"` was quoted here as one value: the remote
+    # shell assigns `dev0` and runs `dev1`.
+    src = 'ssh node1 DEVICES="dev0 dev1" ./run.sh'
+    [d] = found(src)
+    assert d.severity == "warning" and at(src, d) == (1, 11)
+    assert sent(src) == "DEVICES=dev0 dev1 ./run.sh"
+    broken = _env_after(sent(src))
+    assert broken.returncode == 127 and "dev1" in broken.stderr
+    fixed = apply(src, d)
+    assert fixed == "ssh node1 \"DEVICES='dev0 dev1' ./run.sh\""
+    assert not found(fixed)
+    assert "DEVICES=dev0 dev1" in _env_after(sent(fixed)).stdout.splitlines()
+
+
+def test_every_assignment_of_the_leading_run_keeps_its_name_unquoted() -> None:
+    src = 'ssh node1 A="x y" B="z w" ./run.sh'
+    [d] = found(src)
+    fixed = apply(src, d)
+    assert sent(fixed) == "A='x y' B='z w' ./run.sh"
+    env = _env_after(sent(fixed)).stdout.splitlines()
+    assert "A=x y" in env and "B=z w" in env
+
+
+@pytest.mark.parametrize("src", [
+    "ssh node1 'X=1 make' install",  # remote code with an assignment in it, quoted whole
+    'ssh node1 DEVICES="dev0" ./run.sh',  # quoted, but nothing in it to split
+    "ssh node1 DEVICES=dev0 ./run.sh",
+])
+def test_assignments_that_survive_the_join(src: str) -> None:
+    assert not found(src)

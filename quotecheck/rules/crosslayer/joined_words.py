@@ -5,10 +5,13 @@ from __future__ import annotations
 from quotecheck.diagnostics import Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, Layer, Trace
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.words import EXPANSION_KINDS
 from quotecheck.records import FrozenRecord
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Expansion
+
+_ASSIGNMENT_HEAD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 _OPERATORS = {
     ";": "a command separator",
@@ -117,13 +120,33 @@ def joined_issues(words: list[Arg], k: int) -> list[Issue]:
     literal text. The first word is remote shell code (`ssh h 'bash -s' "$a"`: the remote
     shell is meant to split `bash -s`, as it does when that word is sent alone), so only what
     it does to the words after it counts: an unmatched quote, a `#` comment, a trailing
-    backslash, or being empty (the next word becomes the command)."""
+    backslash, or being empty (the next word becomes the command). A first word written as an
+    assignment whose value was quoted here (`ssh h DEVICES="a b" ./run.sh`) is no such code:
+    its value was meant as one word, and the remote shell runs what follows its blank."""
     text = literal_view(words[k])
     issues = word_issues(text)
-    if k > 0:
+    if k > 0 or quoted_assignment(words[k]):
         return issues
     return [i for i in issues if i.kind in _REACHES_ON
             or (i.kind == "backslash" and _ends_in_backslash(text))]
+
+
+def assignment_head(text: str) -> str | None:
+    """The `NAME=` (or `NAME+=`) that makes ``text`` an assignment at a command's start."""
+    m = _ASSIGNMENT_HEAD.match(text)
+    return m.group(0) if m else None
+
+
+def quoted_assignment(arg: Arg) -> bool:
+    """``arg`` was written `NAME=...` with its name unquoted and something after the `=`
+    quoted or escaped here: an assignment whose value the writer protected as one word."""
+    word = arg.word
+    if word is None or not word.parts:
+        return False
+    head = word.parts[0]
+    if head.quoting != "none" or head.kind != "literal" or assignment_head(head.value) is None:
+        return False
+    return any(p.quoting != "none" for p in word.parts[1:]) or "\\" in word.raw
 
 
 def literal_view(arg: Arg) -> str:
