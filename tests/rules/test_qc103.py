@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 from _support import CROSSLAYER, Finder, at, fixture_test
@@ -426,3 +427,31 @@ def test_eval_echo_of_a_read_value_is_info() -> None:
     # Another program evaluated with the value is not a request to expand it: a warning.
     [d] = found(MEGATRON_EVAL_ECHO.replace("eval echo", "eval cp"))
     assert d.severity == "warning"
+
+
+def test_an_argument_of_the_script_pasted_into_sh_c_is_a_warning(tmp_path: Path) -> None:
+    # The text shows whose value it is: whoever runs the script chooses `$1`, and `sh -c`
+    # has positional parameters of its own that the script could have passed it in.
+    src = '#!/bin/sh\nsh -c "cd /tmp && printf \'<%s>\' $1"\n'
+    [d] = found(src)
+    assert d.severity == "warning"
+    assert "argument of the script" in d.text
+    script = tmp_path / "run.sh"
+    script.write_text(src)
+    ran = subprocess.run(["dash", str(script), "a b;echo INJECTED"], capture_output=True,
+                         text=True, timeout=10, check=False)
+    assert ran.stdout == "<a><b>INJECTED\n"  # the argument ran as code in the inner shell
+    src = '#!/bin/bash\nfn=$1\nshift\neval "$fn" "$@"\n'
+    by_word = {src[d.span[0]:d.span[1]]: d for d in found(src)}
+    assert by_word["$@"].severity == "warning"
+    assert "`$@` is an argument of the script" in by_word["$@"].text
+
+
+@pytest.mark.parametrize("src", [
+    # In a function the parameters are the call's: a value the script may pass itself.
+    'f() {\n  sh -c "gzip $1"\n}\nf "$name"\n',
+    # Into a remote command, where pasting is the only way to send a value: as any value.
+    'ssh host "rm -f /var/log/app/$2.log"\n',
+])
+def test_other_positional_values_stay_info(src: str) -> None:
+    assert [d.severity for d in found(src)] == ["info"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.model import Layer
+from quotecheck.parsing.tree import Compound
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import (
     escape_fix,
@@ -332,6 +333,16 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
     return _qc103(ctx, an, exp, damage, snippet)
 
 
+def _script_argument(exp: Expansion) -> bool:
+    """``exp`` reads an argument of the script itself (`$1`, `"$@"`) at its top level: a value
+    whoever runs the script chooses, data as much as a line it reads. In a function the
+    parameters are the call's, which the script may pass itself."""
+    if exp.pclass != "positional" or exp.name in ("#", "0") or exp.layer.parent is not None:
+        return False
+    return not any(isinstance(node, Compound) and node.kind == "function"
+                   for node in exp.view.context.ancestors)
+
+
 def _starts_command(where: Layer, exp: Expansion, value: str) -> bool:
     """The known value is where the inner layer's command starts: its command name is the
     value's first word, the command the script itself wrote."""
@@ -423,8 +434,17 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
     # (precision corpus, both sets at 26a3a70: of 42 such warnings judged, 39 noise, 3 false,
     # none true): info, shown in editors and with `--severity info`. A value read from input
     # is data: a warning. What the script shows to be unsafe is an error above.
+    # The script's own argument pasted into a script this machine runs again (`sh -c`,
+    # `bash -c`, eval), which has positional parameters of its own: data become code, and the
+    # text shows whose value it is. Into a remote command, where pasting is the only way to
+    # send a value, it is judged as any other value.
+    script_argument = _script_argument(exp) and not is_ssh_shell(trace, where)
+    if script_argument and known is None:
+        msg = msg.extended(f" (`{exp.shown}` is an argument of the script: whoever runs it "
+                           "chooses the value.)")
     if severity is None:
-        severity = "warning" if known is not None and known.from_input else "info"
+        severity = "warning" if (known is not None and known.from_input) or script_argument \
+            else "info"
         printer = eval_prints(trace, where)
         if printer is not None and severity == "warning":
             # `eval echo "$LINE"` says what it is for: expanding the `${VAR}`s the value holds
