@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 from _support import CROSSLAYER, Finder, at, fixture_test, fixtures
@@ -293,3 +295,53 @@ def test_a_variable_the_script_sets_before_the_hand_off_is_not_qc101() -> None:
     assert d.severity == "error"
     # A HOME the script sets itself is not this machine's HOME by surprise.
     assert not found('HOME=/srv/app; ssh host "ls $HOME"')
+
+
+def _fixed(src: str, d: Diagnostic) -> str:
+    out = src
+    for edit in sorted(d.fixes[0].edits, key=lambda e: -e.span[0]):
+        out = out[:edit.span[0]] + edit.text + out[edit.span[1]:]
+    return out
+
+
+@pytest.mark.parametrize("src, loop", [
+    ('ssh h "until [ -f $(cat /r/f) ]; do sleep 1; done"', "until"),
+    ('timeout 30 sh -c "until [ $(cat /tmp/s) = x ]; do sleep 1; done"', "until"),
+    ('ssh h "while pgrep -f $(cat /r/name) >/dev/null; do sleep 5; done"', "while"),
+])
+def test_a_substitution_in_an_inner_loop_condition_runs_once(src: str, loop: str) -> None:
+    [d] = found(src)
+    assert d.severity == "warning" and d.message.kind == "substitution-in-loop-condition"
+    assert d.message.value("loop") == loop
+    assert src[d.span[0]:d.span[1]].startswith("$(")
+    fixed = _fixed(src, d)
+    assert "\\$(" in fixed and not found(fixed)
+
+
+@pytest.mark.parametrize("src", [
+    'ssh h "echo $(cat /r/f); while true; do sleep 1; done"',  # not in the condition
+    'ssh h "until [ -f \\$(cat /r/f) ]; do sleep 1; done"',  # the loop runs it
+    'until [ -f "$(cat /r/f)" ]; do sleep 1; done',  # no inner layer: run every round
+])
+def test_substitutions_the_loop_runs_itself_or_outside_a_condition(src: str) -> None:
+    assert not [d for d in found(src) if d.message.kind == "substitution-in-loop-condition"]
+
+
+def test_the_loop_waits_on_the_value_it_was_given_with_real_sh(tmp_path: Path) -> None:
+    """Real dash: the condition fixed when the text was built never sees the file change;
+    the fixed one does."""
+    state = tmp_path / "state"
+
+    def waits(inner_text: str) -> bool:
+        state.write_text("busy\n")
+        script = (f"sh -c \"{inner_text}\" & sleep 0.3; echo done > {state}; "
+                  "wait $!")
+        done = subprocess.run(["timeout", "3", "dash", "-c", script], capture_output=True,
+                              text=True, check=False)
+        return done.returncode == 124
+
+    broken = f"until [ $(cat {state}) = done ]; do sleep 0.05; done"
+    assert waits(broken)
+    src = f'sh -c "{broken}"'
+    [d] = found(src)
+    assert not waits(_fixed(src, d)[len('sh -c "'):-1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.model import Layer
-from quotecheck.parsing.tree import Compound
+from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import (
     escape_fix,
@@ -96,6 +96,13 @@ _SUBSTITUTION_RUNS_HERE = Template(
     "there, write `\\{text}` (or single-quote the whole command). If the local output "
     "is what you want: {advice}.",
     ";")
+_SUBSTITUTION_IN_LOOP_CONDITION = Template(
+    "substitution-in-loop-condition",
+    "`{shown}` in the `{loop}` condition runs once, in {local}, not on each round",
+    "the loop of {inner} tests the same pasted output every time (`{snippet}`), so it "
+    "never sees a change and waits forever or never runs. Write `\\{text}` so that the "
+    "loop runs the command each round.",
+    ";")
 _ARITHMETIC_USES_LOCAL_VALUE = Template(
     "arithmetic-uses-local-value",
     "`{shown}` is computed by {local} before {inner} runs, but that script sets "
@@ -177,6 +184,14 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
             return None
         if damage.command_word:
             return None  # generated code: `eval "$(ssh-agent -s)"`, `ssh h "$(declare -f f)"`
+        loop = _loop_condition(where, exp)
+        if loop is not None:
+            inner_text = exp.text[2:-1] if exp.text.startswith("$(") else ""
+            plain = bool(inner_text) and not any(c in inner_text for c in "\"$`\\'")
+            msg = _SUBSTITUTION_IN_LOOP_CONDITION(shown=exp.shown, local=local, inner=inner,
+                                                  loop=loop, snippet=snippet, text=exp.text)
+            return Result("QC101", Finding(exp.span, msg, where, (),
+                                           escape_fix(ctx, exp) if plain else (), "warning"))
         words = substitution_words(exp.script, exp.part)
         if words and basename(words[0]) in ("declare", "typeset", "cat"):
             return None
@@ -331,6 +346,21 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
     if damage is None:
         return None
     return _qc103(ctx, an, exp, damage, snippet)
+
+
+def _loop_condition(where: Layer, exp: Expansion) -> str | None:
+    """`while` or `until` when ``exp`` landed in the condition of such a loop of ``where``'s
+    script: a test meant to be made again on every round."""
+    script = where.script
+    at = next((i for i in (text_index(where, s) for s in exp.sources) if i is not None), None)
+    if script is None or at is None:
+        return None
+    for node in iter_nodes(script.body):
+        if isinstance(node, Compound) and node.kind in ("while", "until"):
+            for role, part in node.parts:
+                if role == "condition" and part.span[0] <= at < part.span[1]:
+                    return node.kind
+    return None
 
 
 def _script_argument(exp: Expansion) -> bool:
