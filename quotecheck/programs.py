@@ -239,6 +239,19 @@ PROCESS_LISTERS: Final[frozenset[str]] = frozenset({"ps"})
 """Programs whose listing a pipeline greps for a process (QC202)."""
 
 
+# -- where a script runs with nobody at a terminal ---------------------------------------------
+
+CI_VARIABLES: Final[frozenset[str]] = frozenset({
+    "CI", "GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_RUN_ID", "GITLAB_CI", "CI_JOB_ID",
+    "CI_PIPELINE_ID", "JENKINS_URL", "JENKINS_HOME", "BUILDKITE", "TRAVIS", "CIRCLECI",
+    "TEAMCITY_VERSION", "TF_BUILD", "DRONE", "BITBUCKET_BUILD_NUMBER", "CODEBUILD_BUILD_ID"})
+"""Variables a CI system sets for its jobs (each system's documented job environment)."""
+
+CI_FOLDERS: Final[frozenset[str]] = frozenset({
+    ".github", ".gitlab", ".circleci", ".buildkite", ".ci", "ci", "jenkins"})
+"""Folders whose scripts CI jobs run."""
+
+
 # -- steps whose failure is common and easy to miss ----------------------------------------------
 
 StepKind = Literal["process", "package", "download", "edit", "link"]

@@ -4,8 +4,9 @@
 or the ssh command runs in the background (`&`: a background job that reads the terminal is
 stopped by SIGTTIN), or it runs on a remote machine (inside another ssh's remote command). A
 command typed at a prompt is left alone: its user sees a prompt and can answer or press Ctrl-C.
-In the background or on a remote machine nobody can answer (a warning); a script in the
-foreground may be run by hand at a terminal as well as from cron or CI (info).
+In the background, on a remote machine or in a script that CI runs (it lies in a CI folder or
+reads a variable CI sets) nobody can answer (a warning); any other script in the foreground
+may be run by hand at a terminal as well as from cron or CI (info).
 
 Not reported: ssh wrapped in `timeout` (the wait is bounded), an ssh that never connects
 (`-G`, `-V`, `-Q`, `-O`), options that quotecheck cannot read (a `$SSH_OPTS` word among them)
@@ -17,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix, Severity
+from quotecheck.lazy_regex import lazy_compile
+from quotecheck.programs import CI_FOLDERS, CI_VARIABLES
 from quotecheck.rules._portability import (
     SshCall,
     connects,
@@ -48,7 +51,26 @@ def unattended(ctx: CheckContext, call: SshCall) -> str | None:
     if call.shell.where != "local":
         return f"it runs on `{call.shell.where.removeprefix('remote:')}`, with no terminal"
     if is_script_file(ctx):
-        return _IN_A_SCRIPT
+        return _in_ci(ctx) or _IN_A_SCRIPT
+    return None
+
+
+_CI_READ = lazy_compile(r"\$\{?(" + "|".join(sorted(CI_VARIABLES)) + r")\b")
+
+
+def _in_ci(ctx: CheckContext) -> str | None:
+    """Why the script is run by CI, where nobody is at a terminal: it lies in a CI folder, or
+    it reads a variable CI sets for its jobs."""
+    process = ctx.trace.root.process
+    path = process[1] if process and len(process) >= 2 else ""
+    folder = next((part for part in path.split("/")[:-1] if part in CI_FOLDERS), None)
+    if folder is not None:
+        return f"it is in `{folder}/`: a CI job, no terminal"
+    code = "\n".join(line for line in ctx.source.splitlines()
+                     if not line.lstrip().startswith("#"))
+    m = _CI_READ.search(code)
+    if m is not None:
+        return f"it reads `${m.group(1)}`: a CI job, no terminal"
     return None
 
 

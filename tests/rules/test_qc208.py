@@ -128,3 +128,25 @@ def test_a_script_in_the_foreground_is_info() -> None:
 def test_nobody_can_answer_in_the_background_or_on_another_machine(src: str) -> None:
     [(_, _, d)] = found(src)
     assert d.severity == "warning"
+
+
+@pytest.mark.parametrize("path, src, why", [
+    (".github/scripts/deploy.sh", "#!/bin/bash\nssh web1 'systemctl restart app'\n",
+     "it is in `.github/`: a CI job, no terminal"),
+    ("tools/ci/release.sh", "#!/bin/bash\nssh web1 uptime\n", "it is in `ci/`"),
+    ("deploy.sh", '#!/bin/bash\n[ -n "${GITLAB_CI:-}" ] && set -x\nssh web1 uptime\n',
+     "it reads `$GITLAB_CI`"),
+])
+def test_a_script_that_ci_runs_is_a_warning(path: str, src: str, why: str) -> None:
+    [d] = Finder(CODE, path=path).diagnostics(src)
+    assert d.severity == "warning"
+    assert why in d.message.value("why")
+
+
+@pytest.mark.parametrize("path, src", [
+    ("deploy.sh", "#!/bin/bash\n# works on CI too: see $CI\nssh web1 uptime\n"),
+    ("scripts/deploy.sh", "#!/bin/bash\nCIPHER=aes\nssh -c \"$CIPHER\" web1 uptime\n"),
+    ("bin/circle.sh", "#!/bin/bash\nssh web1 uptime\n"),
+])
+def test_a_script_that_only_mentions_ci_stays_info(path: str, src: str) -> None:
+    assert [d.severity for d in Finder(CODE, path=path).diagnostics(src)] == ["info"]
