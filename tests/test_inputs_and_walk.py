@@ -40,8 +40,11 @@ def test_named_files_that_are_not_shell_are_skipped_with_a_note(
     (here / "bad.sh").write_text(BAD)
     code, out, err = run(capsys, "README.md", "app.py", "notes", "bad.sh")
     assert code == 1
-    assert "app.py" not in out and "README.md" not in out and "notes" not in out
     assert "bad.sh:2:6" in out
+    # Not checked, and the summary says which were not (a passing hook never hides one).
+    assert out.splitlines()[-1].endswith(
+        "; 3 files skipped, not shell scripts: README.md, app.py, notes")
+    assert "app.py:" not in out and "README.md:" not in out
     lines = err.splitlines()
     assert [line.split(":")[1].strip() for line in lines] == ["README.md", "app.py", "notes"]
     assert all("not a shell script" in line and "skipped" in line for line in lines)
@@ -51,8 +54,11 @@ def test_only_files_that_are_not_shell_is_no_finding(
         here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (here / "app.py").write_text('print(os.environ["HOME"])\n')
     code, out, err = run(capsys, "app.py")
-    assert (code, out) == (0, "")
+    assert (code, out) == (0, "0 files checked: no findings; 1 file skipped, not a shell "
+                              "script: app.py\n")
     assert "app.py: not a shell script" in err
+    code, out, err = run(capsys, "-q", "app.py")
+    assert (code, out) == (0, "")
 
 
 def test_a_shebang_makes_a_file_without_extension_a_script(
@@ -82,7 +88,8 @@ def test_another_formats_extension_decides_against_the_shebang(
     (here / "tool.py").write_text('#!/bin/sh\n"exec" "python3" "$0"\nprint(1)\n')
     (here / "notes.md").write_text("#!/bin/bash\n" + BAD)
     code, out, err = run(capsys, "tool.py", "notes.md")
-    assert (code, out) == (0, "")
+    assert (code, out) == (0, "0 files checked: no findings; 2 files skipped, not shell "
+                              "scripts: tool.py, notes.md\n")
     assert err.splitlines() == [
         "quotecheck: tool.py: not a shell script (a .py file): skipped; --shell bash checks it "
         "anyway",
@@ -134,7 +141,8 @@ def test_a_binary_file_without_extension_is_skipped(
     (here / "a.out").write_bytes(b"\x7fELF\x02\x01\x01\x00" * 20)
     (here / "prog").write_bytes(b"\x7fELF\x02\x01\x01\x00" * 20)
     code, out, err = run(capsys, "prog", "a.out")
-    assert (code, out) == (0, "")
+    assert (code, out) == (0, "0 files checked: no findings; 2 files skipped, not shell "
+                              "scripts: prog, a.out\n")
     assert "ELF" not in err and err.count("not a shell script") == 2
 
 

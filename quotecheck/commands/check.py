@@ -249,15 +249,25 @@ class Totals(Record):
         self.fixable += report.fixable
         self.unsafe_fixable += report.unsafe_fixable
 
-    def line(self) -> str:
-        """``2 files checked: 9 findings (1 error, 8 warnings); fixable: 1 with ...``"""
+    def line(self, skipped: list[str] | None = None) -> str:
+        """``2 files checked: 9 findings (1 error, 8 warnings); fixable: 1 with ...``, and
+        ``; 1 file skipped, not a shell script: app.py`` for the files named but not read."""
         def plural(n: int, word: str) -> str:
             return f"{n} {word}{'' if n == 1 else 's'}"
 
+        tail = ""
+        if skipped:
+            from quotecheck.output.terminal import printable
+
+            shown = ", ".join(printable(name) for name in skipped[:5])
+            more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+            tail = (f"; {plural(len(skipped), 'file')} skipped, not "
+                    f"{'a shell script' if len(skipped) == 1 else 'shell scripts'}: "
+                    f"{shown}{more}")
         files = plural(self.files, "file") + " checked"
         total = sum(self.severities.values())
         if not total:
-            return f"{files}: no findings"
+            return f"{files}: no findings{tail}"
         per = ", ".join(f"{self.severities['info']} info" if s == "info" else
                         plural(self.severities[s], s)
                         for s in ("error", "warning", "info", "hint") if self.severities.get(s))
@@ -268,7 +278,7 @@ class Totals(Record):
         if self.unsafe_fixable:
             fixes.append(f"{self.unsafe_fixable} more with --unsafe-fixes" if self.fixable else
                          f"{self.unsafe_fixable} with `quotecheck fix --unsafe-fixes`")
-        return text + ("; fixable: " + ", ".join(fixes) if fixes else "")
+        return text + ("; fixable: " + ", ".join(fixes) if fixes else "") + tail
 
     def statistics(self) -> list[tuple[int, str, str]]:
         """(count, code, name) of every code found, the most frequent first."""
@@ -281,8 +291,10 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO, *
     """Check every input, writing the reports to ``stdout``; the exit status. ``destination``
     (``--output-file``) is opened once the inputs are known (it may refuse them)."""
     errors: list[str] = []
+    skipped: list[str] = []
     started = start_run(request, stdin, stderr, "nothing to check: give files or directories, "
-                        "- for standard input, or --command 'CMD'", quiet=quiet)
+                        "- for standard input, or --command 'CMD'", quiet=quiet,
+                        skipped_files=skipped)
     if started is None:
         return EXIT_ERROR
     settings, inputs = started
@@ -300,9 +312,12 @@ def run_check(request: Request, stdout: TextIO, stderr: TextIO, stdin: TextIO, *
     # One configuration error is every file's error: say it once.
     for e in dict.fromkeys(errors):
         stderr.write(f"quotecheck: error: {e}\n")
-    # A clean run prints nothing (as a pre-commit hook should); -q leaves the line out too.
-    if not quiet and totals.codes and request.output_format in ("full", "text", "concise"):
-        stdout.write(totals.line() + "\n")
+    # A clean run prints nothing (as a pre-commit hook should), unless a file it was given was
+    # not read: the summary then lists it, so that a passing run never hides one; -q leaves
+    # the line out too.
+    if not quiet and (totals.codes or skipped) and \
+            request.output_format in ("full", "text", "concise"):
+        stdout.write(totals.line(skipped) + "\n")
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if reported else EXIT_OK

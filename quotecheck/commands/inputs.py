@@ -92,12 +92,14 @@ def pending_inputs(request: Request, stdin: TextIO,
                    max_size: Callable[[Path | None], int] | None = None,
                    walk_rules: Callable[[Path], WalkRules] | None = None,
                    notes: list[str] | None = None, *,
-                   walk_symlinks: bool = True) -> list[PendingInput]:
+                   walk_symlinks: bool = True,
+                   skipped_files: list[str] | None = None) -> list[PendingInput]:
     """Every input in order; one that cannot be read says so when it is read. ``max_size``
     gives the largest input read for a path (None: standard input); default MAX_INPUT_BYTES.
     ``walk_rules`` gives what a directory's walk leaves out; ``notes`` receives a line for
-    each file skipped and each directory without shell scripts. Without ``walk_symlinks``,
-    symbolic links met walking a directory are left out."""
+    each file skipped and each directory without shell scripts, ``skipped_files`` the name of
+    each file skipped. Without ``walk_symlinks``, symbolic links met walking a directory are
+    left out."""
     def limit(path: Path | None) -> int:
         return MAX_INPUT_BYTES if max_size is None else max_size(path)
 
@@ -141,6 +143,8 @@ def pending_inputs(request: Request, stdin: TextIO,
         # Only a regular file is looked into: a FIFO (`<(generate)`) can be read only once.
         if request.shell is None and stat.S_ISREG(mode) and not is_shell_script(path):
             skipped.append(not_shell_note(raw))
+            if skipped_files is not None:
+                skipped_files.append(raw)
             continue
         inputs.append(PendingInput(str(path), path, partial(read_text_file, path, limit(path))))
     return inputs

@@ -111,11 +111,13 @@ def options_for(request: Request, settings: Settings, item: Input) -> Options:
 
 
 def start_run(request: Request, stdin: TextIO, stderr: TextIO, nothing: str, *,
-              walk_symlinks: bool = True, quiet: bool = False
+              walk_symlinks: bool = True, quiet: bool = False,
+              skipped_files: list[str] | None = None
               ) -> tuple[SettingsCache, list[PendingInput]] | None:
     """What `check` and `fix` do first: the settings and the inputs, the walk's notes said on
     ``stderr`` (unless ``quiet``); None (after saying why) when there is nothing to do or the
-    settings are broken. ``nothing`` is the message for a run given no input."""
+    settings are broken. ``nothing`` is the message for a run given no input;
+    ``skipped_files`` receives the files named on the command line that were skipped."""
     from quotecheck.output.terminal import printable
 
     if request.command is None and not request.paths and request.stdin_filename is None:
@@ -128,7 +130,7 @@ def start_run(request: Request, stdin: TextIO, stderr: TextIO, nothing: str, *,
         return None
     notes: list[str] = []
     pending = pending_inputs(request, stdin, settings.max_file_size, settings.walk_rules, notes,
-                             walk_symlinks=walk_symlinks)
+                             walk_symlinks=walk_symlinks, skipped_files=skipped_files)
     for note in [] if quiet else notes:
         stderr.write(f"quotecheck: {printable(note)}\n")
     return settings, pending
