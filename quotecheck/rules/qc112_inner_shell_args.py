@@ -220,9 +220,10 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandof
         # "$@" read while the first word looks like a file name rather than a shell name.
         off_by_one = (need and need == given + 1 and not placeholder) or (
             first.dynamic and not placeholder and (need or refs.all_args))
-        file_first = (refs.all_args and not need and not placeholder
-                      and not _looks_like_name(first)
-                      and ("/" in first.value or "." in first.value))
+        # A file name first: data, not a name chosen for $0 (`sh -c 'cp "$1" "$2"' a.txt /b`).
+        file_like = (not first.dynamic and not placeholder
+                     and ("/" in first.value or "." in first.value.lstrip(".")))
+        file_first = file_like and (need or (refs.all_args and not _looks_like_name(first)))
         if off_by_one or file_first:
             return _first_is_zero(ctx, layer, view, h, inner, first, refs, shell, script)
     if need > given and h.script is not None:

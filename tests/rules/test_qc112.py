@@ -106,3 +106,34 @@ def test_inside_a_remote_layer() -> None:
                                  "find -exec sh -c '$1' {} +", "sh -c \"$x\" \"$@\""])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     found(src)
+
+
+@pytest.mark.parametrize("src, first", [
+    ("sh -c 'cp \"$1\" \"$2\"' a.txt /backup", "a.txt"),
+    ("bash -c 'tar xf \"$1\" -C \"$2\"' /srv/backup.tar /srv x", "/srv/backup.tar"),
+])
+def test_a_file_name_first_becomes_dollar_zero(src: str, first: str) -> None:
+    # More words than the script reads, but the first is a file's name, not one chosen for $0.
+    [(_, _, d)] = found(src)
+    assert d.message.kind == "first-argument-is-dollar-zero"
+    assert f"‹{first}›" in d.text
+    fixed = apply(src, d.fixes[0])
+    assert not found(fixed)
+    # Real dash, the script replaced by one that prints what it reads: the file name is lost
+    # before the fix and read as $1 after it.
+    shown = "printf '<%s>' \"$1\" \"$2\""
+    def reads(command: str) -> str:
+        words = command.split("'", 2)[2].split()
+        return subprocess.run(["dash", "-c", shown, *words], capture_output=True, text=True,
+                              timeout=10, check=True).stdout
+    assert f"<{first}>" not in reads(src)
+    assert reads(fixed).startswith(f"<{first}>")
+
+
+@pytest.mark.parametrize("src", [
+    "sh -c 'echo \"$1\"' myprog hello",  # a name chosen for $0
+    "sh -c 'echo \"$1\"' sh a.txt",
+    "bash -c 'echo \"$0: $1\"' /usr/local/bin/tool x",  # the script reads $0 itself
+])
+def test_a_name_for_dollar_zero_is_left_alone(src: str) -> None:
+    assert not found(src)
