@@ -172,6 +172,24 @@ PROCESS_BOUNDARIES: Final[frozenset[str]] = (
 namespace: the processes it sees (``pkill``, ``ps``) are not this shell's. A user switcher or
 chroot keeps the processes in view."""
 
+TASK_LAUNCHERS: Final[frozenset[str]] = CONTAINER_RUNNERS | {"srun"}
+"""Start the command as tasks (a cluster job step) or in a container whose environment each
+task or container sets for itself (``TASK_VARIABLES``)."""
+
+TASK_VARIABLES: Final[frozenset[str]] = frozenset({
+    # Slurm, per task of a step (srun(1) OUTPUT ENVIRONMENT VARIABLES)
+    "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_TASK_PID", "SLURMD_NODENAME",
+    # Open MPI, MPICH/PMI, PMIx, MVAPICH: a process's own rank
+    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_NODE_RANK",
+    "PMI_RANK", "PMIX_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_RANK",
+    "MV2_COMM_WORLD_LOCAL_RANK",
+    # torchrun and the launchers that imitate it
+    "RANK", "LOCAL_RANK", "GROUP_RANK",
+    # a Kubernetes indexed Job's pod
+    "JOB_COMPLETION_INDEX"})
+"""Variables each task, process or pod gets a value of its own for: expanded by the shell that
+launches them, every task gets the launcher's value (usually empty)."""
+
 HANGUP_DETACHERS: Final[frozenset[str]] = frozenset({"nohup", "setsid"})
 """Run the command out of reach of the terminal's hangup (SIGHUP)."""
 

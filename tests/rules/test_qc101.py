@@ -345,3 +345,43 @@ def test_the_loop_waits_on_the_value_it_was_given_with_real_sh(tmp_path: Path) -
     src = f'sh -c "{broken}"'
     [d] = found(src)
     assert not waits(_fixed(src, d)[len('sh -c "'):-1])
+
+
+def _with_stub_srun(tmp_path: Path, script: str) -> str:
+    """Run ``script`` with bash, `srun` on PATH a stub that starts its command as four tasks,
+    each with its own SLURM_PROCID (srun(1), OUTPUT ENVIRONMENT VARIABLES)."""
+    stub = tmp_path / "bin" / "srun"
+    stub.parent.mkdir(exist_ok=True)
+    stub.write_text('#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; shift; done\n'
+                    'for i in 0 1 2 3; do SLURM_PROCID=$i "$@"; done\n')
+    stub.chmod(0o755)
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                          timeout=10, check=True).stdout
+
+
+def test_a_task_variable_expanded_before_srun_starts_the_tasks(tmp_path: Path) -> None:
+    src = 'srun -n 4 sh -c "echo rank=$SLURM_PROCID"'
+    [d] = found(src)
+    assert d.severity == "warning" and d.message.kind == "task-value-expanded-here"
+    assert _with_stub_srun(tmp_path, src).split() == ["rank="] * 4  # every task the same
+    fixed = _fixed(src, d)
+    assert not found(fixed)
+    assert _with_stub_srun(tmp_path, fixed).split() == [f"rank={i}" for i in range(4)]
+
+
+def test_a_task_variable_through_a_variable_of_the_script(tmp_path: Path) -> None:
+    src = 'ARGS="--rank $SLURM_PROCID"\nsrun -n 4 sh -c "echo app $ARGS"\n'
+    [d] = found(src)
+    assert d.message.kind == "task-value-expanded-here"
+    assert src[d.span[0]:d.span[1]] == "$ARGS" and "`ARGS` holds `$SLURM_PROCID`" in d.text
+    assert _with_stub_srun(tmp_path, src).splitlines() == ["app --rank"] * 4
+
+
+@pytest.mark.parametrize("src", [
+    'srun -n 4 sh -c "echo rank=\\$SLURM_PROCID"',  # each task expands its own
+    'bash -c "echo $SLURM_PROCID"',  # no launcher between
+    'RANK=3\nsrun -n 1 sh -c "echo $RANK"',  # the script's own value, set before
+])
+def test_task_variables_the_tasks_expand_or_that_no_launcher_splits(src: str) -> None:
+    assert not [d for d in found(src) if d.message.kind == "task-value-expanded-here"]

@@ -3,9 +3,12 @@ has a value of its own (or the command was meant to run there), else QC103."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from quotecheck.diagnostics import Related, Severity
-from quotecheck.layers.model import Layer
+from quotecheck.layers.model import Layer, Trace
 from quotecheck.parsing.tree import Compound, iter_nodes
+from quotecheck.programs import TASK_LAUNCHERS, TASK_VARIABLES
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import (
     escape_fix,
@@ -15,7 +18,11 @@ from quotecheck.rules.crosslayer.advice import (
     quote_advice,
 )
 from quotecheck.rules.crosslayer.analysis import Analysis
-from quotecheck.rules.crosslayer.assignments import part_is_quoted_output, substitution_words
+from quotecheck.rules.crosslayer.assignments import (
+    Assigned,
+    part_is_quoted_output,
+    substitution_words,
+)
 from quotecheck.rules.crosslayer.expansions import ARITH_NAMES, Expansion, Landing, Result
 from quotecheck.rules.crosslayer.inner_shells import (
     ENVIRONMENT_NAMES,
@@ -167,6 +174,9 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
             return _positional(ctx, an, exp, first, damage, snippet)
         if pclass == "named" and name is not None:
             sets = an.assigned(exp.layer).get(name, [])
+            task = _task_variable(ctx, exp, where, sets, snippet, local, inner, set_here)
+            if task is not None:
+                return task
             if damage is None:
                 return None
             if (not sets and not set_here and name in ENVIRONMENT_NAMES and env_differs
@@ -184,7 +194,7 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
             return None
         if damage.command_word:
             return None  # generated code: `eval "$(ssh-agent -s)"`, `ssh h "$(declare -f f)"`
-        loop = _loop_condition(where, exp)
+        loop = _loop_condition(ctx, where, exp)
         if loop is not None:
             inner_text = exp.text[2:-1] if exp.text.startswith("$(") else ""
             plain = bool(inner_text) and not any(c in inner_text for c in "\"$`\\'")
@@ -348,19 +358,84 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
     return _qc103(ctx, an, exp, damage, snippet)
 
 
-def _loop_condition(where: Layer, exp: Expansion) -> str | None:
+_TASK_VALUE_EXPANDED_HERE = Template(
+    "task-value-expanded-here",
+    "`{shown}` is expanded once, by {local}, before {launcher} starts {inner}",
+    "`{variable}` is set by each task or container for itself; expanded here, every one "
+    "of them gets this shell's value (usually empty) in `{snippet}`.{through} Write "
+    "`\\{text}` so that {inner} expands it.",
+    ";")
+
+
+def _task_variable(ctx: CheckContext, exp: Expansion, where: Layer, sets: list[Assigned],
+                   snippet: str, local: str, inner: str, set_here: bool) -> Result | None:
+    """A variable that each task of a launcher (srun, a container) sets for itself, expanded
+    before the launch: directly, or through a variable of this script holding it
+    (`ARGS="--rank $SLURM_PROCID"; srun sh -c "app $ARGS"`)."""
+    name = exp.name
+    if name is None:
+        return None
+    launcher = _launcher_between(ctx.trace, exp.layer, where)
+    if launcher is None:
+        return None
+    variable, through = name, ""
+    if name in TASK_VARIABLES and set_here:
+        return None  # the script's own value, set before the launch
+    if name not in TASK_VARIABLES:
+        held = [p.name for a in sets if a.value is not None for p in a.value.parts
+                if p.kind == "parameter" and p.name in TASK_VARIABLES]
+        if not held or len(held) != len([a for a in sets if a.value is not None]):
+            return None
+        variable = held[0]
+        through = f" `{name}` holds `${variable}` (set before the launch)."
+    msg = _TASK_VALUE_EXPANDED_HERE(shown=exp.shown, local=local, launcher=f"`{launcher}`",
+                                    inner=inner, variable=variable, snippet=snippet,
+                                    through=through, text=exp.text)
+    fixes = escape_fix(ctx, exp) if not through else ()
+    return Result("QC101", Finding(exp.span, msg, where, (), fixes, "warning"))
+
+
+def _launcher_between(trace: Trace, outer: Layer, inner: Layer) -> str | None:
+    """The task launcher (``TASK_LAUNCHERS``) that starts ``inner`` from ``outer``, if any."""
+    chain = inner.chain(trace.layers)
+    at = next((i for i, x in enumerate(chain) if x.id == outer.id), None)
+    if at is None:
+        return None
+    for layer in chain[at + 1:]:
+        view = layer.opened_by
+        if view is not None and view.argv and not view.argv[0].dynamic:
+            program = basename(view.argv[0].value)
+            if program in TASK_LAUNCHERS:
+                return program
+        if (layer.via or "") in TASK_LAUNCHERS:
+            return layer.via
+    return None
+
+
+def _loop_condition(ctx: CheckContext, where: Layer, exp: Expansion) -> str | None:
     """`while` or `until` when ``exp`` landed in the condition of such a loop of ``where``'s
     script: a test meant to be made again on every round."""
-    script = where.script
     at = next((i for i in (text_index(where, s) for s in exp.sources) if i is not None), None)
-    if script is None or at is None:
+    if at is None:
         return None
-    for node in iter_nodes(script.body):
-        if isinstance(node, Compound) and node.kind in ("while", "until"):
-            for role, part in node.parts:
-                if role == "condition" and part.span[0] <= at < part.span[1]:
-                    return node.kind
+    starts, spans = ctx.memo.get_or_compute("loop-conditions", where,
+                                            lambda: _loop_conditions(where))
+    # The last condition starting at or before it (conditions do not overlap but by nesting,
+    # and a loop inside another loop's condition is not written).
+    k = bisect_right(starts, at) - 1
+    if k >= 0 and at < spans[k][0][1]:
+        return spans[k][1]
     return None
+
+
+def _loop_conditions(where: Layer) -> tuple[list[int], list[tuple[tuple[int, int], str]]]:
+    """The conditions of ``where``'s while/until loops by start (read once per layer)."""
+    if where.script is None:
+        return [], []
+    spans = sorted((part.span, node.kind) for node in iter_nodes(where.script.body)
+                   if isinstance(node, Compound) and node.kind in ("while", "until")
+                   for role, part in node.parts if role == "condition")
+    return [span[0] for span, _ in spans], spans
 
 
 def _script_argument(exp: Expansion) -> bool:

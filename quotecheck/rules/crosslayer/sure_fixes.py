@@ -14,6 +14,7 @@ Such findings keep their message and lose their fix.
 from __future__ import annotations
 
 from quotecheck.layers.model import Layer
+from quotecheck.programs import TASK_VARIABLES
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import ARITH_NAMES, Expansion, expansions_of
 from quotecheck.rules.crosslayer.inner_shells import (
@@ -45,9 +46,10 @@ def escape_is_sure(an: Analysis, exp: Expansion, inner: Layer | None) -> bool:
     if pclass == "named":
         if any(not a.handover for a in sets.get(name, [])):
             return False
-        # Not exported, a shell on this machine has it empty.
-        return shell is None or name in ENVIRONMENT_NAMES or environment_differs(
-            an.trace, exp.layer, shell)
+        # Not exported, a shell on this machine has it empty; a task variable is set by each
+        # task for itself.
+        return shell is None or name in ENVIRONMENT_NAMES or name in TASK_VARIABLES or \
+            environment_differs(an.trace, exp.layer, shell)
     if pclass == "positional":
         # An inner shell with no arguments of its own has an empty `$1`: the fix empties it.
         return inner is None or inner.kind != "shell" or has_own_arguments(inner)
