@@ -385,3 +385,42 @@ def test_a_task_variable_through_a_variable_of_the_script(tmp_path: Path) -> Non
 ])
 def test_task_variables_the_tasks_expand_or_that_no_launcher_splits(src: str) -> None:
     assert not [d for d in found(src) if d.message.kind == "task-value-expanded-here"]
+
+
+def _with_stub_docker(tmp_path: Path, script: str) -> str:
+    """Run ``script`` with bash, `docker` on PATH a stub that runs `run [-e K=V]... IMAGE
+    CMD...` as the docker run reference describes: CMD executed without a shell, with the
+    `-e` variables in its environment."""
+    stub = tmp_path / "bin" / "docker"
+    stub.parent.mkdir(exist_ok=True)
+    stub.write_text('#!/bin/sh\nshift\nset -- "$@"\nvars=""\n'
+                    'while [ "$1" = -e ]; do vars="$vars $2"; shift 2; done\n'
+                    'shift\nexec env $vars "$@"\n')
+    stub.chmod(0o755)
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                          timeout=10, check=True).stdout
+
+
+@pytest.mark.parametrize("src", [
+    "docker run -e X=1 img echo $X",
+    'docker exec -e X=1 c sh -c "echo $X"',
+])
+def test_a_variable_set_for_the_container_expanded_on_the_host(src: str, tmp_path: Path
+                                                                ) -> None:
+    [d] = found(src)
+    assert d.severity == "warning" and "`$X`" in d.text
+    if src.startswith("docker run"):
+        assert "`-e X=1` sets `X` inside the container" in d.text
+        assert _with_stub_docker(tmp_path, src) == "\n"  # the host's X: unset
+        assert _with_stub_docker(tmp_path, "docker run -e X=1 img sh -c 'echo \"$X\"'") == "1\n"
+
+
+@pytest.mark.parametrize("src", [
+    'docker run -e TOKEN="$TOKEN" img login "$TOKEN"',  # the same value passed on
+    "docker run --env X img echo $X",
+    "X=2\ndocker run -e X=1 img echo $X",  # the script's own X, meant here
+    "docker run -e X=1 img sh -c 'echo \"$X\"'",
+])
+def test_container_variables_read_where_they_are_meant(src: str) -> None:
+    assert not found(src)

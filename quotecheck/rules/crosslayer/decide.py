@@ -28,7 +28,7 @@ from quotecheck.layers.model import Layer
 from quotecheck.rules.api import CheckContext, Finding
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Code, Expansion, Landing, Result, expansions_of
-from quotecheck.rules.crosslayer.in_code import code_result
+from quotecheck.rules.crosslayer.in_code import code_result, container_env_results
 from quotecheck.rules.crosslayer.in_heredoc import heredoc_result
 from quotecheck.rules.crosslayer.in_program import program_result
 from quotecheck.rules.crosslayer.joined_words import joined_word_issue
@@ -84,6 +84,7 @@ def _run(ctx: CheckContext, an: Analysis) -> None:
     for layer in layers:
         if layer.kind == "exec":
             an.results.extend(placeholder_results(ctx, an, layer))
+            an.results.extend(container_env_results(ctx, an, layer))
 
 
 def landings(an: Analysis, exp: Expansion, shells: list[Layer]) -> list[Landing]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from quotecheck.diagnostics import Related, Severity
+from quotecheck.layers.handoff_types import ExecHandoff
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.parsing.tree import Compound, iter_nodes
-from quotecheck.programs import TASK_LAUNCHERS, TASK_VARIABLES
+from quotecheck.programs import CONTAINER_RUNNERS, TASK_LAUNCHERS, TASK_VARIABLES
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import (
     escape_fix,
@@ -361,9 +362,9 @@ def _positional(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
 _TASK_VALUE_EXPANDED_HERE = Template(
     "task-value-expanded-here",
     "`{shown}` is expanded once, by {local}, before {launcher} starts {inner}",
-    "`{variable}` is set by each task or container for itself; expanded here, every one "
-    "of them gets this shell's value (usually empty) in `{snippet}`.{through} Write "
-    "`\\{text}` so that {inner} expands it.",
+    "`{variable}` is set by each task or container for itself{given}; expanded here, "
+    "every one of them gets this shell's value (usually empty) in `{snippet}`.{through} "
+    "Write `\\{text}` so that {inner} expands it.",
     ";")
 
 
@@ -375,28 +376,32 @@ def _task_variable(ctx: CheckContext, exp: Expansion, where: Layer, sets: list[A
     name = exp.name
     if name is None:
         return None
-    launcher = _launcher_between(ctx.trace, exp.layer, where)
-    if launcher is None:
+    found = _launcher_between(ctx.trace, exp.layer, where)
+    if found is None:
         return None
+    launcher, launch = found
+    own = TASK_VARIABLES | container_env_names(launch)
     variable, through = name, ""
-    if name in TASK_VARIABLES and set_here:
+    if name in own and set_here:
         return None  # the script's own value, set before the launch
-    if name not in TASK_VARIABLES:
+    if name not in own:
         held = [p.name for a in sets if a.value is not None for p in a.value.parts
-                if p.kind == "parameter" and p.name in TASK_VARIABLES]
+                if p.kind == "parameter" and p.name in own]
         if not held or len(held) != len([a for a in sets if a.value is not None]):
             return None
         variable = held[0]
         through = f" `{name}` holds `${variable}` (set before the launch)."
+    given = f" (`{launcher}` sets it with `-e`)" if variable not in TASK_VARIABLES else ""
     msg = _TASK_VALUE_EXPANDED_HERE(shown=exp.shown, local=local, launcher=f"`{launcher}`",
                                     inner=inner, variable=variable, snippet=snippet,
-                                    through=through, text=exp.text)
+                                    through=through, text=exp.text, given=given)
     fixes = escape_fix(ctx, exp) if not through else ()
     return Result("QC101", Finding(exp.span, msg, where, (), fixes, "warning"))
 
 
-def _launcher_between(trace: Trace, outer: Layer, inner: Layer) -> str | None:
-    """The task launcher (``TASK_LAUNCHERS``) that starts ``inner`` from ``outer``, if any."""
+def _launcher_between(trace: Trace, outer: Layer, inner: Layer) -> tuple[str, Layer] | None:
+    """The task launcher (``TASK_LAUNCHERS``) that starts ``inner`` from ``outer``, and the
+    layer it opens, if any."""
     chain = inner.chain(trace.layers)
     at = next((i for i, x in enumerate(chain) if x.id == outer.id), None)
     if at is None:
@@ -406,10 +411,65 @@ def _launcher_between(trace: Trace, outer: Layer, inner: Layer) -> str | None:
         if view is not None and view.argv and not view.argv[0].dynamic:
             program = basename(view.argv[0].value)
             if program in TASK_LAUNCHERS:
-                return program
-        if (layer.via or "") in TASK_LAUNCHERS:
-            return layer.via
+                return program, layer
+        if layer.via is not None and layer.via in TASK_LAUNCHERS:
+            return layer.via, layer
     return None
+
+
+def container_env_names(layer: Layer) -> frozenset[str]:
+    """The variables a container runner's `-e NAME=value` options set inside the container
+    ``layer`` runs to a value of their own."""
+    return frozenset(container_env(layer))
+
+
+def container_env(layer: Layer) -> dict[str, str]:
+    """Name -> option (`-e X=1`) for each `-e NAME=value` of the container runner that opens
+    ``layer`` (`-e NAME` and `-e NAME=$NAME` pass this shell's value on: expanding it here
+    gives the same, so they are left out)."""
+    h = layer.handoff
+    if not isinstance(h, ExecHandoff) or h.wrapper not in CONTAINER_RUNNERS:
+        return {}
+    found: dict[str, str] = {}
+    for o in h.options:
+        if o.name in ("-e", "--env") and o.value and "=" in o.value:
+            name, value = o.value.split("=", 1)
+            if value not in (f"${name}", f"${{{name}}}"):
+                found[name] = f"{o.name} {o.value}"
+    return found
+
+
+_CONTAINER_VALUE_IN_ARGV = Template(
+    "container-value-in-argv",
+    "`{shown}` is expanded by {local}, but `{option}` sets `{name}` inside the container",
+    "`{program}` gets this shell's value of `{name}` (empty when it is not set here), not "
+    "the container's. To read the container's, let a shell there expand it: "
+    "`... sh -c '{program} \"${name}\"'`.",
+    ";")
+
+
+def container_env_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[Result]:
+    """`docker run -e X=1 img echo $X`: the container's variable read in the argv the
+    container runs, which no shell there expands."""
+    env = container_env(layer)
+    if not env or layer.parent is None or not layer.argv or \
+            any(x.kind == "shell" for x in ctx.trace.children(layer)):
+        return []  # a shell there reads the text: judged as its expansions (_task_variable)
+    outer = ctx.trace.layers[layer.parent]
+    sets = an.assigned(outer)
+    program = basename(layer.argv[0].value)
+    out: list[Result] = []
+    for arg in layer.argv:
+        for part in arg.word.parts if arg.word is not None else ():
+            name = part.name
+            if part.kind != "parameter" or part.quoting == "single" or name not in env or \
+                    name in sets:
+                continue
+            span = ctx.span_in_source(outer, part.span[0], part.span[1])
+            msg = _CONTAINER_VALUE_IN_ARGV(shown=part.value, local=f"the {outer.label()}",
+                                           option=env[name], name=name, program=program)
+            out.append(Result("QC101", Finding(span, msg, layer, (), (), "warning")))
+    return out
 
 
 def _loop_condition(ctx: CheckContext, where: Layer, exp: Expansion) -> str | None:
