@@ -321,7 +321,12 @@ def options_unknown(call: SshCall) -> bool:
     h = call.handoff
     if h.destination is None:
         return h.uncertain
-    if any(a.dynamic for a in call.argv[1:h.destination]):
+    # The value of an option that cannot set others (`-i ~/.ssh/id`, `-p "$PORT"`) is known
+    # to be that value; `-o` and `-F` values can set anything.
+    values = {o.value_index for o in h.parsed if o.value_index is not None
+              and o.name not in ("-o", "-F")}
+    if any(a.dynamic and i not in values
+           for i, a in enumerate(call.argv[1:h.destination], start=1)):
         return True
     return options_word_as_destination(call)
 

@@ -150,3 +150,21 @@ def test_a_script_that_ci_runs_is_a_warning(path: str, src: str, why: str) -> No
 ])
 def test_a_script_that_only_mentions_ci_stays_info(path: str, src: str) -> None:
     assert [d.severity for d in Finder(CODE, path=path).diagnostics(src)] == ["info"]
+
+
+@pytest.mark.parametrize("line", [
+    "ssh -l root -i ~/.ssh/id_deploy web1 uptime",  # a run-time value, of -i: still known
+    'ssh -p "$PORT" -i "$KEY" web1 uptime',
+])
+def test_a_run_time_option_value_does_not_hide_the_missing_options(line: str) -> None:
+    [d] = Finder(CODE, path="deploy.sh").diagnostics("#!/bin/bash\n" + line + "\n")
+    assert d.message.value("missing") == "`BatchMode=yes` and `ConnectTimeout`"
+
+
+@pytest.mark.parametrize("line", [
+    'ssh -o "$SSH_OPTION" web1 uptime',  # -o can set either
+    "ssh $SSH_OPTS web1 uptime",
+    'ssh -F "$CONFIG" web1 uptime',
+])
+def test_options_that_may_set_them_leave_it_unknown(line: str) -> None:
+    assert not Finder(CODE, path="deploy.sh").diagnostics("#!/bin/bash\n" + line + "\n")
