@@ -62,31 +62,38 @@ def render_findings(request: Request, display: str, named: Path | None, index: L
     """One input's findings in ``request.output_format`` (counted only, for --statistics):
     ``display`` is its name in the output, ``named`` its path (None: the command line or
     standard input), ``index`` the lines of the text the findings' spans point into."""
-    from quotecheck.output.check_json import file_entry
-    from quotecheck.output.check_text import render_concise, render_text
-    from quotecheck.output.github import render_github
-    from quotecheck.output.style import Style
-
+    # Each format's module is imported when it is the one asked for (start-up time).
     report = counted(FileReport(findings=len(diagnostics)), diagnostics)
-    uri = named.resolve().as_uri() if named else f"untitled:{display}"
+    form = request.output_format
     if request.statistics:
         pass  # counts only
-    elif request.output_format in ("full", "text"):
+    elif form in ("full", "text", "concise"):
+        from quotecheck.output.check_text import render_concise, render_text
+        from quotecheck.output.style import Style
+
         report.text = render_text(display, index, diagnostics, Style(request.colour),
-                                  request.width)
-    elif request.output_format == "concise":
-        report.text = render_concise(display, index, diagnostics, Style(request.colour))
-    elif request.output_format == "github":
+                                  request.width) if form != "concise" else \
+            render_concise(display, index, diagnostics, Style(request.colour))
+    elif form == "github":
+        from quotecheck.output.github import render_github
+
         report.text = render_github(display, index, diagnostics)
-    elif request.output_format == "json":
-        report.items = [file_entry(uri, display, index, diagnostics, request.encoding)]
+    elif form == "json":
+        from quotecheck.output.check_json import file_entry
+
+        report.items = [file_entry(_uri(named, display), display, index, diagnostics,
+                                   request.encoding)]
     else:
         from quotecheck.output.sarif import artifact_uri
         from quotecheck.output.sarif import result as sarif_result
 
-        rel = artifact_uri(display) if named else uri
+        rel = artifact_uri(display) if named else _uri(named, display)
         report.items = [sarif_result(d, rel, index) for d in diagnostics]
     return report
+
+
+def _uri(named: Path | None, display: str) -> str:
+    return named.resolve().as_uri() if named else f"untitled:{display}"
 
 
 class ItemWriter:
