@@ -253,8 +253,8 @@ PROGRAM_TEXT_LANGUAGES: Final[dict[str, str]] = {
 """Programs given a program in a language of their own on the command line (QC105), by name;
 python's names are a pattern (``rules/crosslayer/programs.py``), awk's ``AWK_PROGRAMS``."""
 
-PROCESS_LISTERS: Final[frozenset[str]] = frozenset({"ps"})
-"""Programs whose listing a pipeline greps for a process (QC202)."""
+PROCESS_LISTERS: Final[frozenset[str]] = frozenset({"ps", "pgrep"})
+"""Programs that list processes by a pattern, whose answer may include the asker (QC202)."""
 
 
 # -- where a script runs with nobody at a terminal ---------------------------------------------

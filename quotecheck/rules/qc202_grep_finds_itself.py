@@ -1,4 +1,5 @@
-"""QC202 grep-finds-itself: ``ps ... | grep P`` lists grep's own process.
+"""QC202 grep-finds-itself: ``ps ... | grep P`` lists grep's own process, and a ``pgrep``
+whose answer is used finds the shell that runs it.
 
 grep runs at the same time as ps, and its command line (``grep P``) contains P: unless the
 pattern cannot match its own text (``[p]attern``), a later ``grep -v grep`` drops it, or pgrep
@@ -6,6 +7,9 @@ is used, the result includes grep. That matters only when the result is used: a 
 one too high, a test that always succeeds, a pid list holding a pid that is gone by the time
 ``kill`` runs. A ``ps`` run in a container or on another machine (``docker exec c ps``,
 ``kubectl exec p -- ps``) lists processes that do not include a grep running here.
+
+pgrep leaves itself out but not its shell: in ``ssh h "pgrep -f trainer && echo RUNNING"`` the
+remote shell's command line holds ``trainer``, so the test always succeeds.
 """
 
 from __future__ import annotations
@@ -21,8 +25,14 @@ from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.cmdline import render_cmdline
 from quotecheck.rules.runtime.killsites import loop_kill
+from quotecheck.rules.runtime.processes import blocked_ranges, running_processes
 from quotecheck.rules.runtime.regex import UnsupportedPattern, can_match_quickly, translate
-from quotecheck.rules.runtime.selectors import Filter, Selector, selector_from_stages
+from quotecheck.rules.runtime.selectors import (
+    Filter,
+    Selector,
+    selector_from_stages,
+    selector_start,
+)
 from quotecheck.rules.runtime.slots import local_chain, views_by_command
 from quotecheck.rules.runtime.toolcalls import parse_grep
 from quotecheck.rules.runtime.unevaluated import NotEvaluated, Report
@@ -118,7 +128,50 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
             finding = _self_match(ctx, layer, sel, use, reports)
             if finding is not None:
                 findings.append(finding)
+        findings.extend(_pgrep_tests(ctx, layer))
     return findings, reports
+
+
+_FINDS_ITS_SHELL = Template(
+    "finds-its-shell",
+    "`{search}` finds the shell that runs it",
+    "pgrep leaves out only itself: the {who} is alive while it runs, and its command line "
+    "`{cmdline}` holds `{matched}`, so the {use} always succeeds, whether or not the "
+    "program runs. Write the pattern so that the shell's text cannot match it: "
+    "`[{first}]{rest}`.")
+
+
+def _pgrep_tests(ctx: CheckContext, layer: Layer) -> Iterator[Finding]:
+    """`ssh h "pgrep -f trainer && echo RUNNING"`: a pgrep whose answer is used, and whose
+    pattern matches the command line of a shell alive while it runs (its own shell)."""
+    for view in layer.commands:
+        eff = view.effective
+        c = view.context
+        if eff is None or eff.name != "pgrep" or not (c.conditional or c.in_substitution):
+            continue
+        if PROCESS_BOUNDARIES.intersection(eff.wrappers):
+            continue
+        sel = selector_start(view)
+        if sel is None or sel.uncertain or sel.pgrep is None or sel.pgrep.ignore_ancestors:
+            continue
+        for cand in running_processes(ctx.trace, layer, view, False, view.command):
+            try:
+                m = sel.match(cand.argv, blocked_ranges(cand.layer, cand.argv))
+            except NotEvaluated:
+                continue
+            if m is None or not m.text:
+                continue
+            pattern = m.filter.pattern
+            span = view.source_span or ctx.span_in_source(layer, *view.command.span)
+            who = "remote shell" if cand.layer.where != "local" else "shell"
+            msg = _FINDS_ITS_SHELL(
+                search=one_line_escaped(" ".join(view.values), 50), who=who,
+                cmdline=one_line_escaped(render_cmdline(cand.argv), 60),
+                matched=one_line_escaped(m.text, 30),
+                use="test" if c.conditional else "count",
+                first=pattern[:1], rest=pattern[1:])
+            yield Finding(span, msg, layer)
+            break
 
 
 _LISTS_ITSELF = Template(

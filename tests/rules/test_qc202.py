@@ -148,3 +148,40 @@ def test_a_ps_in_another_pid_namespace_does_not_see_grep() -> None:
     script = ("unshare -pf --mount-proc ps -ef | grep -c qc202-needle-x\n"
               "ps -ef | grep -c qc202-needle-x\n")
     assert run_stdin_script(script).split() == ["0", "1"]
+
+
+def test_a_pgrep_test_finds_the_shell_that_runs_it() -> None:
+    """Real bash: pgrep leaves itself out but not the `bash -c` whose command line holds the
+    pattern, so the test succeeds with nothing else running; the bracket form does not."""
+    pattern = "qc202_no_such_trainer"
+    src = f'bash -c "pgrep -f {pattern} && echo RUNNING"'
+    [d] = found.diagnostics(src)
+    assert d.severity == "warning" and d.message.kind == "finds-its-shell"
+    assert f"[q]{pattern[1:]}" in d.text
+    ran = subprocess.run(["bash", "-c", src], capture_output=True, text=True, timeout=10,
+                         check=False)
+    assert ran.returncode == 0 and ran.stdout.endswith("RUNNING\n")
+    fixed = src.replace(pattern, f"'[q]{pattern[1:]}'")
+    assert not found.diagnostics(fixed)
+    ran = subprocess.run(["bash", "-c", fixed], capture_output=True, text=True, timeout=10,
+                         check=False)
+    assert (ran.returncode, ran.stdout) == (1, "")
+
+
+@pytest.mark.parametrize("src", [
+    'ssh h "pgrep -f trainer && echo RUNNING"',
+    'ssh h "if pgrep -f train.py >/dev/null; then echo up; fi"',
+])
+def test_a_remote_pgrep_test_matches_the_remote_shell(src: str) -> None:
+    [d] = found.diagnostics(src)
+    assert d.message.kind == "finds-its-shell" and "remote shell" in d.text
+
+
+@pytest.mark.parametrize("src", [
+    "pgrep -f trainer && echo RUNNING",  # this script's shell: its command line is the file
+    'ssh h "pgrep trainer && echo RUNNING"',  # by name: the shell's name is sh or bash
+    'ssh h "pgrep -f \'[t]rainer\' && echo RUNNING"',
+    'ssh h "pgrep -f trainer; echo done"',  # the answer is not used
+])
+def test_pgrep_that_cannot_find_its_shell_or_whose_answer_is_unused(src: str) -> None:
+    assert not [d for d in found.diagnostics(src) if d.message.kind == "finds-its-shell"]
