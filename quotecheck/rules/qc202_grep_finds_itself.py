@@ -136,7 +136,7 @@ _FINDS_ITS_SHELL = Template(
     "finds-its-shell",
     "`{search}` finds the shell that runs it",
     "pgrep leaves out only itself: the {who} is alive while it runs, and its command line "
-    "`{cmdline}` holds `{matched}`, so the {use} always succeeds, whether or not the "
+    "`{cmdline}` holds `{matched}`, so the test always succeeds, whether or not the "
     "program runs. Write the pattern so that the shell's text cannot match it: "
     "`[{first}]{rest}`.")
 
@@ -147,7 +147,8 @@ def _pgrep_tests(ctx: CheckContext, layer: Layer) -> Iterator[Finding]:
     for view in layer.commands:
         eff = view.effective
         c = view.context
-        if eff is None or eff.name != "pgrep" or not (c.conditional or c.in_substitution):
+        # Its status tested (if, while, && or ||); a pid list it prints for a kill is QC201's.
+        if eff is None or eff.name != "pgrep" or not c.conditional or c.in_substitution:
             continue
         if PROCESS_BOUNDARIES.intersection(eff.wrappers):
             continue
@@ -168,7 +169,6 @@ def _pgrep_tests(ctx: CheckContext, layer: Layer) -> Iterator[Finding]:
                 search=one_line_escaped(" ".join(view.values), 50), who=who,
                 cmdline=one_line_escaped(render_cmdline(cand.argv), 60),
                 matched=one_line_escaped(m.text, 30),
-                use="test" if c.conditional else "count",
                 first=pattern[:1], rest=pattern[1:])
             yield Finding(span, msg, layer)
             break
