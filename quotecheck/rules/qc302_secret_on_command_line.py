@@ -363,6 +363,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     yield _argv_finding(ctx, layer, s, value, origin, outer, span)
             if outer:
                 yield from _assignments(ctx, layer, view, outer, reported)
+        if outer:
+            yield from _pasted_secrets(ctx, layer, outer, reported)
 
 
 def _processes(ctx: CheckContext, view: CommandView) -> list[list[Arg]]:
@@ -467,6 +469,31 @@ def _assignments(ctx: CheckContext, layer: Layer, view: CommandView, outer: list
             yield Finding(span, message.extended(_WRITTEN_HERE), layer, severity="info")
         else:
             yield Finding(span, message, layer)
+
+
+_SECRET_PASTED_INTO_STRING = Template(
+    "secret-pasted-into-string",
+    "secret pasted into a command string",
+    "the value of `{shown}` is put into text that is itself a command-line argument, so "
+    "it is readable with `ps` in {values} while they run. Send it on standard input "
+    "instead (`printf '%s\\n' \"${name}\" | ssh host 'sudo -S ...'`, or `ssh host bash -s "
+    "<<'EOF'` with the script reading it there).")
+_PASTED_NAME = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+def _pasted_secrets(ctx: CheckContext, layer: Layer, outer: list[str],
+                    reported: set[int]) -> Iterator[Finding]:
+    """`ssh h "echo $PASS | sudo -S ..."`: an outer variable with a secret's name expanded
+    into the text of a layer whose text is on a command line (ssh's argv, `sh -c`'s)."""
+    for start, end in layer.dynamic_ranges:
+        span = ctx.span_in_source(layer, start, end)
+        written = ctx.source[span[0]:span[1]]
+        m = _PASTED_NAME.fullmatch(written)
+        if m is None or not secret_name(m.group(1)) or span[0] in reported:
+            continue
+        reported.add(span[0])
+        yield Finding(span, _SECRET_PASTED_INTO_STRING(shown=written, name=m.group(1),
+                                                       values=_join(outer)), layer)
 
 
 def _word_origin(layer: Layer, script: Script, parts: Sequence[Part]) -> str:

@@ -264,3 +264,25 @@ def test_a_mysql_password_in_a_remote_command_stays_a_warning() -> None:
     # argv is what remains, blanked at start-up.
     [(_, _, d)] = found("ssh db1 'PW=$(cat ~/.pw); mysql -u root -p$PW -e \"select 1\"'\n")
     assert d.severity == "info"
+
+
+def test_a_secret_pasted_into_a_command_string_is_on_its_command_lines(tmp_path: Path) -> None:
+    src = 'read -rs PASS\nssh h "echo $PASS | sudo -S systemctl restart app"\n'
+    [d] = [d for d in found.diagnostics(src) if d.message.kind == "secret-pasted-into-string"]
+    assert d.severity == "warning" and src[d.span[0]:d.span[1]] == "$PASS"
+    assert "readable with `ps`" in d.text
+    # Real processes: the inner shell's command line holds the value read from input, which
+    # the script itself never wrote (the script's own command line is `bash s.sh`).
+    seen = cmdlines_while_running(
+        f'read -r PASS <<EOF\n{SECRET}\nEOF\nsh -c "sleep 5; : $PASS; :"\n', tmp_path)
+    assert f"sh -c sleep 5; : {SECRET}; :" in seen
+
+
+@pytest.mark.parametrize("src", [
+    "printf '%s\\n' \"$PASS\" | ssh h 'sudo -S systemctl restart app'",  # on stdin
+    'ssh h "echo \\$PASS | sudo -S systemctl restart app"',  # the remote side's own
+    'ssh h "ls $PASS_FILE"',  # a file's name
+])
+def test_no_secret_pasted_into_the_string(src: str) -> None:
+    assert not [d for d in found.diagnostics(src)
+                if d.message.kind == "secret-pasted-into-string"]
