@@ -15,7 +15,7 @@ from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.parsing.words import Part
-from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS
+from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS, WORD_PRINTERS
 from quotecheck.rules._handoffs import code, descendants, part_span, where_label
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import HANDOFFS
@@ -69,6 +69,38 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         seen.add(i)
                         yield finding
                         break
+    yield from _quoted_there(ctx)
+
+
+_QUOTED_THERE = Template(
+    "tilde-quoted-there",
+    "the `~` of {shown} is quoted in the text {shell} reads, so no shell expands it",
+    "the command there gets a path that starts with a directory named `~`, not the home "
+    "directory. Leave `~/` outside the quotes in that text: {fixed}.",
+    ";")
+
+
+def _quoted_there(ctx: CheckContext) -> Iterator[Finding]:
+    """`ssh web1 "cat '~/app/log'"`: the quotes written for the inner shell keep its `~`
+    from being expanded there (and the outer shell never saw a `~` to expand)."""
+    for layer in ctx.layers:
+        if layer.kind != "shell" or layer.parent is None or layer.script is None:
+            continue
+        for view in layer.commands:
+            eff = view.effective
+            if eff is None or eff.name in WORD_PRINTERS:
+                continue  # a message, not a path
+            for word in view.command.words[1:]:
+                first = word.parts[0] if word.parts else None
+                # A path under `~/` (a lone `~` is as often a pattern or a word).
+                if first is None or first.quoting not in ("single", "double") or \
+                        first.kind != "literal" or not first.value.startswith("~/") or \
+                        layer.in_dynamic_range(word.span[0]):
+                    continue
+                span = ctx.span_in_source(layer, word.span[0], word.span[1])
+                fixed = code("~/" + word.raw[0] + word.raw[1:].replace("~/", "", 1))
+                yield Finding(span, _QUOTED_THERE(shown=code(word.raw), shell=where_label(layer),
+                                                  fixed=fixed), layer)
 
 
 # What expands where, then (after `;` or `:`) what the other side gets, and the remedy.

@@ -79,3 +79,41 @@ def test_one_finding_per_word() -> None:
                                  "kubectl exec p --", "$ssh h ~", "ssh h ~$x", "sudo -s *"])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     found(src)
+
+
+def test_a_tilde_quoted_in_the_inner_text_is_never_expanded(tmp_path: Path) -> None:
+    # Real dash as the inner shell, HOME pointing at a directory that holds the file: the
+    # quoted `~` names a directory `~`, the fixed word the home directory.
+    (tmp_path / "app.log").write_text("line\n")
+    src = "sh -c \"cat '~/app.log'\""
+    [d] = [d for d in found.diagnostics(src) if d.message.kind == "tilde-quoted-there"]
+    assert src[d.span[0]:d.span[1]] == "'~/app.log'"
+    assert "`~/'app.log'`" in d.text
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def run(inner: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["dash", "-c", inner], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=10, check=False)
+
+    assert run("cat '~/app.log'").returncode != 0
+    assert run("cat ~/'app.log'").stdout == "line\n"
+    assert not [d for d in found.diagnostics("sh -c \"cat ~/'app.log'\"")
+                if d.message.kind == "tilde-quoted-there"]
+
+
+@pytest.mark.parametrize("src", [
+    "ssh web1 \"cat '~/app/log'\"",
+    'ssh web1 \'tail -f "~/app/log"\'',
+])
+def test_a_quoted_tilde_in_a_remote_command(src: str) -> None:
+    [d] = [d for d in found.diagnostics(src) if d.message.kind == "tilde-quoted-there"]
+    assert d.severity == "warning" and "remote" in d.text
+
+
+@pytest.mark.parametrize("src", [
+    "ssh web1 \"echo '~/x is the home'\"",  # a message
+    "ssh web1 'ls ~/\"my dir\"'",
+    "ssh web1 \"grep -F '~' notes.txt\"",  # not a path: no `~/`, and more than the `~`
+])
+def test_tildes_that_are_not_quoted_paths(src: str) -> None:
+    assert not [d for d in found.diagnostics(src) if d.message.kind == "tilde-quoted-there"]
