@@ -222,6 +222,10 @@ FILE_NAME_LISTERS: Final[frozenset[str]] = frozenset(
 """Print file names (or lines a script keeps file names in): what `xargs` hands on from them
 can hold any character a file name can."""
 
+NETWORK_READERS: Final[frozenset[str]] = frozenset(
+    {"curl", "wget", "nc", "ncat", "netcat", "socat", "http", "https", "aria2c"})
+"""Print what another machine sent: data nobody in the script controls."""
+
 LINE_FILTERS: Final[frozenset[str]] = frozenset(
     {"grep", "egrep", "fgrep", "sort", "uniq", "head", "tail", "sed", "awk", "gawk", "mawk",
      "cut", "tr", "tac", "tee", "rev"})

@@ -455,3 +455,25 @@ def test_an_argument_of_the_script_pasted_into_sh_c_is_a_warning(tmp_path: Path)
 ])
 def test_other_positional_values_stay_info(src: str) -> None:
     assert [d.severity for d in found(src)] == ["info"]
+
+
+@pytest.mark.parametrize("src, severity", [
+    # Data nobody in the script controls: what another machine sent, file names.
+    ("curl -s https://example.com/hosts | xargs -I{} sh -c 'ping -c1 {}'", "error"),
+    ("find . -name '*.log' | xargs -I{} sh -c 'gzip {}'", "error"),
+    # The script's own standard input: whoever runs it types or pipes the lines.
+    ("xargs -I{} sh -c 'echo {}'", "warning"),
+    # Another program's listing of names (identifiers, as judged on the precision corpus).
+    ("virsh list --name | xargs -I{} sh -c 'virsh shutdown {}'", "info"),
+])
+def test_the_placeholder_severity_follows_who_controls_the_input(src: str, severity: str
+                                                                  ) -> None:
+    [d] = found(src)
+    assert d.message.kind == "placeholder-pasted" and d.severity == severity
+
+
+def test_a_network_readers_line_runs_as_code_with_real_sh() -> None:
+    # What the pipeline hands on is pasted into the script: a line `x;echo INJECTED` runs.
+    ran = run_shell("bash", "printf 'x;echo INJECTED\\n' | xargs -I{} sh -c 'echo {}'", None,
+                    timeout=10)
+    assert ran.stdout == "x\nINJECTED\n"

@@ -8,7 +8,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.layers.stdin_readers import reads_stdin
 from quotecheck.parsing.tree import Pipeline, SimpleCommand
-from quotecheck.programs import FILE_NAME_LISTERS, LINE_FILTERS, basename
+from quotecheck.programs import FILE_NAME_LISTERS, LINE_FILTERS, NETWORK_READERS, basename
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Result
@@ -52,6 +52,14 @@ def _input_program(view: CommandView | None) -> str | None:
                 return None  # `grep -h x list.txt | xargs`: lines of a file, not known
         return None
     return None
+
+
+def _reads_the_scripts_input(view: CommandView | None) -> bool:
+    """`xargs` reads the standard input of the script itself: no pipe, no `<` of its own."""
+    if view is None or view.context.in_pipeline or view.context.in_substitution:
+        return False
+    return not any(r.op in ("<", "<<", "<<<", "<<-", "<>") and r.fd in (None, 0)
+                   for r in view.command.redirects)
 
 
 _PLACEHOLDER_PASTED = Template(
@@ -100,7 +108,13 @@ def placeholder_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[R
                 msg = (_PLACEHOLDER_PASTED(via=layer.via, ph=ph, inner=inner, snippet=snippet,
                                                quoted=quoted, use=use))
                 severity: Severity = "error"
-                if source is not None and source not in FILE_NAME_LISTERS:
+                if layer.via == "xargs" and source is None and _reads_the_scripts_input(
+                        layer.opened_by):
+                    # The lines of the script's own standard input: whoever runs it types or
+                    # pipes them, data as much as `read` gives (a warning, as QC103 for it).
+                    severity = "warning"
+                    msg = msg.extended(" (xargs reads the script's own standard input.)")
+                elif source is not None and source not in FILE_NAME_LISTERS | NETWORK_READERS:
                     # Names a program printed (`virsh list --uuid`, `docker ps -q`): mostly
                     # identifiers (precision corpus: all such findings noise). Info.
                     severity = "info"
