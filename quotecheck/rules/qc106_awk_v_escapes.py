@@ -107,6 +107,37 @@ _TAKES_VALUE_FROM_KNOWN = Template(
     "If the value may hold a backslash, {suggestion}.")
 
 
+_BUILT_WITH_BACKSLASHES = Template(
+    "built-with-backslashes",
+    "{what} takes {shown}, which {sed} fills with backslashes, and awk removes them",
+    "awk escape-processes the value of an assignment: `\\.` becomes `.` (gawk warns), so "
+    "the pattern matches what the backslashes were there to exclude. {suggestion}.",
+    ";")
+# A sed substitution whose replacement writes a backslash (`s/[.]/\\&/g`, `s/x/\\\\/`).
+_SED_ADDS_BACKSLASH = lazy_compile(r"\bsed\b.*\bs(\S).*\1.*\\\\(?:&|\\\\|[0-9])")
+
+
+def _built_with_backslashes(ctx: CheckContext, layer: Layer, parts: list[str]) -> str | None:
+    """The `$(... | sed ...)` every assignment of the one variable in ``parts`` comes from,
+    when that sed puts backslashes into the value."""
+    if len(parts) != 1:
+        return None
+    m = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", parts[0])
+    if m is None:
+        return None
+    from quotecheck.rules.crosslayer.decide import analyse
+
+    sets = analyse(ctx).assigned(layer).get(m.group(1), [])
+    found: str | None = None
+    for assigned in sets:
+        subs = [p.value for p in (assigned.value.parts if assigned.value else ())
+                if p.kind in ("command", "backtick")]
+        if len(subs) != 1 or not _SED_ADDS_BACKSLASH.search(subs[0]):
+            return None
+        found = found or subs[0]
+    return found
+
+
 def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
            a: ho.AwkAssignment, arg: Arg, impl: str) -> Iterator[Finding]:
     start = _value_start(arg, a)
@@ -143,6 +174,13 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
     if parts is not None and not any(_may_hold_backslash(p) for p in parts):
         return
     shown = ", ".join(code(p) for p in parts) if parts else code(a.raw)
+    sed = _built_with_backslashes(ctx, layer, parts or [])
+    if sed is not None:
+        # The script builds the value to hold backslashes: certain to be changed.
+        yield Finding(span, _BUILT_WITH_BACKSLASHES(
+            what=what, shown=shown, sed=code(sed, 60),
+            suggestion=_suggestion(a.name, h.program is not None)), target)
+        return
     # Information when the value is likely to hold a backslash (a pattern, a path, a
     # separator, a script argument); a hint otherwise (`-v host="$host"`).
     likely = _PATHISH.search(a.name) or any(

@@ -106,3 +106,26 @@ def test_must_not_fire_on_correct_code() -> None:
                                  "$awk -v x='\\t' 1", "awk -v x=\"$(cat f)\\q\" 1", "awk"])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     found(src)
+
+
+def test_a_value_built_to_hold_backslashes_is_a_warning() -> None:
+    src = ("re=$(printf '%s' \"$host\" | sed 's/[.]/\\\\&/g')\n"
+           "awk -v re=\"$re\" '$0 ~ re' hosts\n")
+    [d] = found.diagnostics(src)
+    assert d.severity == "warning" and d.message.kind == "built-with-backslashes"
+    # Real awk (Debian's mawk): the escaped dot the sed wrote is lost, and `a.b` matches `axb`.
+    script = ("host=a.b; re=$(printf '%s' \"$host\" | sed 's/[.]/\\\\&/g'); "
+              "printf 'axb\\na.b\\n' | awk -v re=\"$re\" '$0 ~ re'")
+    ran = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=10,
+                         check=True)
+    assert ran.stdout.splitlines() == ["axb", "a.b"]
+    safe = script.replace("awk -v re=\"$re\" '$0 ~ re'",
+                          "re=\"$re\" awk 'BEGIN { re = ENVIRON[\"re\"] } $0 ~ re'")
+    ran = subprocess.run(["bash", "-c", safe], capture_output=True, text=True, timeout=10,
+                         check=True)
+    assert ran.stdout.splitlines() == ["a.b"]
+
+
+def test_a_value_from_a_sed_that_adds_no_backslash_stays_uncertain() -> None:
+    src = "re=$(printf '%s' \"$host\" | sed 's/x/y/g')\nawk -v re=\"$re\" '$0 ~ re' hosts\n"
+    assert all(d.message.kind != "built-with-backslashes" for d in found.diagnostics(src))
