@@ -11,11 +11,13 @@ Not reported: an ssh whose remote command is one informational command that cann
 a way that matters (`true`, `:`, `exit 0`, `echo ...`, `uptime`, `hostname`, `uname`, `id`,
 `date`): that is how to test a connection, and any failure is ssh's own; ssh without a remote
 command; ssh in the background; `ssh h cmd || true` (the status is dropped: nothing is
-decided on it).
+decided on it); a decision whose failure branch treats both kinds of failure alike
+(`_failures_alike`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Related
@@ -49,6 +51,81 @@ def _probe_only(call: SshCall) -> bool:
         return False
     return bool(_SIMPLE.fullmatch(sends)) or (words[0] in ("echo", "printf") and not any(
         c in sends for c in ";&|\n`$("))
+
+
+# Remote commands whose nonzero status is an answer (`test -f`, `grep -q`, `pgrep`), not a
+# failure: 255 read as "no" is the mistake. Their last step decides what the status means.
+STATUS_ANSWERS = frozenset({"test", "[", "[[", "grep", "egrep", "fgrep", "pgrep", "pidof",
+                            "diff", "cmp", "which", "type", "command", "getent", "ls", "stat",
+                            "id"})
+# Words of a message that put the failure down to one cause (the connection).
+_NAMES_A_CAUSE = lazy_compile(r"unreach|connect|network|offline|\bdown\b|time[sd]? ?out|"
+                              r"\bhost\b|\bping", re.IGNORECASE)
+_REPORTS = frozenset({"echo", "printf", "logger", "exit", "return", "false", "log", "die",
+                      "fail", "error", "err", "fatal"})
+
+
+def _failures_alike(call: SshCall, how: str, node: Node | None, view: CommandView,
+                    negated: bool) -> bool:
+    """Both kinds of failure end in the same place: the remote command's status is no
+    answer, and the branch taken on failure only reports a failure or stops, naming no cause
+    (`if ! ssh h 'systemctl restart app'; then echo "restart failed"; exit 1; fi`)."""
+    words = remote_command(call).replace(";", " ; ").replace("&&", " ; ").split()
+    last = words[len(words) - 1 - words[::-1].index(";") + 1:] if ";" in words else words
+    if last and basename(last[0]) == "sudo":
+        last = last[1:]
+    if not last or basename(last[0]) in STATUS_ANSWERS or (
+            last[0] == "systemctl" and len(last) > 1 and last[1].startswith("is-")) or (
+            last[0] == "kill" and "-0" in last):
+        return False
+    branch: Node | None = None
+    if how == "if" and isinstance(node, Compound):
+        roles = [r for r, _ in node.parts]
+        if negated:
+            branch = next((p for r, p in node.parts if r == "body"), None)
+        elif "else" in roles:
+            branch = next(p for r, p in node.parts if r == "else")
+        else:
+            return True  # `if ssh ...; then ...; fi`: any failure leads past it alike
+    elif how == "||" and isinstance(node, CommandList) and not negated:
+        index = next((k for k, c in enumerate(node.items)
+                      if c is view.command or _contains(c, view.command)), None)
+        if index is not None and index + 1 < len(node.items):
+            branch = node.items[index + 1]
+    if branch is None:
+        return False
+    commands = [n for n in _simple_commands(branch)]
+    if not commands or len(commands) != len(list(_all_nodes(branch))):
+        return False
+    for cmd in commands:
+        if not cmd.words or basename(cmd.words[0].value) not in _REPORTS:
+            return False
+        if _NAMES_A_CAUSE.search(" ".join(w.raw for w in cmd.words)):
+            return False
+    return True
+
+
+def _simple_commands(node: Node) -> Iterator[SimpleCommand]:
+    if isinstance(node, SimpleCommand):
+        yield node
+    elif isinstance(node, CommandList):
+        for item in node.items:
+            yield from _simple_commands(item)
+    elif isinstance(node, Compound) and node.kind == "group":
+        for _, part in node.parts:
+            yield from _simple_commands(part)
+
+
+def _all_nodes(node: Node) -> Iterator[Node]:
+    """The leaves `_simple_commands` would see, anything else counted as one."""
+    if isinstance(node, CommandList):
+        for item in node.items:
+            yield from _all_nodes(item)
+    elif isinstance(node, Compound) and node.kind == "group":
+        for _, part in node.parts:
+            yield from _all_nodes(part)
+    else:
+        yield node
 
 
 def _does_nothing(node: Node) -> bool:
@@ -177,7 +254,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         tested = _tested(holder)
         if tested is not None:
             how, node, negated = tested
-            yield _finding(ctx, call, how, _retry(how, node, holder, negated), None)
+            retry = _retry(how, node, holder, negated)
+            if not retry and _failures_alike(call, how, node, holder, negated):
+                continue
+            yield _finding(ctx, call, how, retry, None)
             continue
         if view.context.in_substitution and holder is view:
             continue

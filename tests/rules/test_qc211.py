@@ -57,9 +57,9 @@ def test_255_means_three_things(remote: SshServer, stubs: StubDir) -> None:
     ('ssh h "systemctl restart app" && echo ok', "`&&`"),
     ("ssh h ./deploy.sh || echo unreachable", "`||`"),
     ("if ssh h test -f /etc/app.conf; then echo yes; fi", "`if`"),
-    ("if ! ssh h ./check; then echo failed; fi", "`if`"),
-    ("if out=$(ssh h cat /etc/x); then echo \"$out\"; fi", "`if`"),
-    ("{ ssh h ./x; } || echo fail", "`||`"),
+    ("if ! ssh h 'test -x ./check'; then echo missing; fi", "`if`"),
+    ("if out=$(ssh h grep -c err /var/log/x); then echo \"$out\"; fi", "`if`"),
+    ("{ ssh h ./x; } || echo 'cannot connect to h'", "`||`"),
     ("(ssh h ./y) && echo ok", "`&&`"),
     ("ssh h a; ssh h b && echo ok", "`&&`"),
 ])
@@ -117,8 +117,32 @@ def test_not_reported(src: str) -> None:
 
 
 def test_exit_with_a_code_is_not_a_probe() -> None:
-    assert len(found("ssh h 'exit 3' || echo failed")) == 1
+    assert len(found("ssh h 'exit 3' || echo unreachable")) == 1
     assert len(found("ssh h 'echo a; rm -rf /tmp/x' && echo ok")) == 1
+
+
+@pytest.mark.parametrize("src", [
+    # Both kinds of failure lead to the same branch, which names no cause: nothing to tell
+    # apart (issue 25: `if ! ssh ...; then echo failed; fi` treats 255 and a remote failure
+    # alike, and rightly).
+    "if ! ssh h ./deploy.sh; then echo failed; fi",
+    "if ! ssh h 'systemctl restart app'; then echo 'restart failed' >&2; exit 1; fi",
+    "ssh h ./deploy.sh || { echo 'deploy failed' >&2; exit 1; }",
+    "if ssh h ./deploy.sh; then echo deployed; else echo 'deploy failed'; fi",
+    "if out=$(ssh h cat /etc/x); then echo \"$out\"; fi",
+])
+def test_failures_that_end_alike_are_not_reported(src: str) -> None:
+    assert not found(src)
+
+
+@pytest.mark.parametrize("src", [
+    "ssh h 'test -f /srv/flag' || echo absent",  # a remote "no" and 255 read alike
+    "if ! ssh h 'systemctl is-active app'; then echo down; fi",
+    "ssh h ./deploy.sh || echo 'h is unreachable'",  # the branch names one cause
+    "ssh h ./deploy.sh || { echo failed; ssh h ./rollback.sh; }",  # the branch acts
+])
+def test_failures_that_the_branch_tells_apart_are_reported(src: str) -> None:
+    assert len(found(src)) == 1
 
 
 def test_options_array_taken_for_the_destination() -> None:
