@@ -149,12 +149,25 @@ class Workers:
             raise value
         return value
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, at_once: bool = False) -> None:
+        """Wait for the workers to finish; ``at_once`` (Ctrl-C, a closed pipe, an error):
+        stop them first. Ctrl-C reaches the workers too, and one that dies holding the task
+        queue's lock leaves the others, and a waiting shutdown, blocked for good."""
+        if not at_once:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            return
+        # The pool keeps its processes by pid (CPython's ProcessPoolExecutor._processes).
+        table = getattr(self.pool, "_processes", None) or {}
+        running = list(table.values())
+        for process in running:
+            process.terminate()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for process in running:
+            process.join(timeout=5)
 
     def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self.close()
+        self.close(at_once=kind is not None)
