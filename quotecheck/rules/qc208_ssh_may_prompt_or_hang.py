@@ -51,7 +51,9 @@ def unattended(ctx: CheckContext, call: SshCall) -> str | None:
     if call.shell.where != "local":
         return f"it runs on `{call.shell.where.removeprefix('remote:')}`, with no terminal"
     if is_script_file(ctx):
-        return _in_ci(ctx) or _IN_A_SCRIPT
+        # The same for every ssh of the input: read once.
+        return ctx.memo.get_or_compute("qc208-in-ci", ctx.trace, lambda: _in_ci(ctx)) \
+            or _IN_A_SCRIPT
     return None
 
 

@@ -94,36 +94,26 @@ def _failures_alike(call: SshCall, how: str, node: Node | None, view: CommandVie
             branch = node.items[index + 1]
     if branch is None:
         return False
-    commands = [n for n in _simple_commands(branch)]
-    if not commands or len(commands) != len(list(_all_nodes(branch))):
+    steps = list(_steps(branch))
+    if not steps:
         return False
-    for cmd in commands:
-        if not cmd.words or basename(cmd.words[0].value) not in _REPORTS:
+    for step in steps:
+        if not isinstance(step, SimpleCommand) or not step.words or \
+                basename(step.words[0].value) not in _REPORTS:
             return False
-        if _NAMES_A_CAUSE.search(" ".join(w.raw for w in cmd.words)):
+        if _NAMES_A_CAUSE.search(" ".join(w.raw for w in step.words)):
             return False
     return True
 
 
-def _simple_commands(node: Node) -> Iterator[SimpleCommand]:
-    if isinstance(node, SimpleCommand):
-        yield node
-    elif isinstance(node, CommandList):
-        for item in node.items:
-            yield from _simple_commands(item)
-    elif isinstance(node, Compound) and node.kind == "group":
-        for _, part in node.parts:
-            yield from _simple_commands(part)
-
-
-def _all_nodes(node: Node) -> Iterator[Node]:
-    """The leaves `_simple_commands` would see, anything else counted as one."""
+def _steps(node: Node) -> Iterator[Node]:
+    """The commands of a branch, through lists and `{ ...; }` groups."""
     if isinstance(node, CommandList):
         for item in node.items:
-            yield from _all_nodes(item)
+            yield from _steps(item)
     elif isinstance(node, Compound) and node.kind == "group":
         for _, part in node.parts:
-            yield from _all_nodes(part)
+            yield from _steps(part)
     else:
         yield node
 
