@@ -478,6 +478,19 @@ _SECRET_PASTED_INTO_STRING = Template(
     "it is readable with `ps` in {values} while they run. Send it on standard input "
     "instead (`printf '%s\\n' \"${name}\" | ssh host 'sudo -S ...'`, or `ssh host bash -s "
     "<<'EOF'` with the script reading it there).")
+# What shows the pasted value is a password beyond its name: the string feeds it to a program
+# that reads a password on stdin, or the script read it without echo.
+_PASSWORD_READER = lazy_compile(r"\bsudo\b[^|;&\n]*\s-\w*S|--password-stdin|\bchpasswd\b|"
+                                r"\bpasswd\b[^|;&\n]*--stdin")
+
+
+def _silent_read(name: str) -> re.Pattern[str]:
+    """`read -s NAME` (or -rs, -sp...): the script read the value without echo."""
+    return re.compile(r"\bread\b[^\n;|&]*\s-\w*s[^\n;|&]*\b" + re.escape(name) + r"\b")
+
+
+_NAME_ONLY = (" Only its name says it is a secret (a throw-away test password looks the "
+              "same).")
 _PASTED_NAME = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 
 
@@ -492,8 +505,13 @@ def _pasted_secrets(ctx: CheckContext, layer: Layer, outer: list[str],
         if m is None or not secret_name(m.group(1)) or span[0] in reported:
             continue
         reported.add(span[0])
-        yield Finding(span, _SECRET_PASTED_INTO_STRING(shown=written, name=m.group(1),
-                                                       values=_join(outer)), layer)
+        message = _SECRET_PASTED_INTO_STRING(shown=written, name=m.group(1),
+                                             values=_join(outer))
+        if _PASSWORD_READER.search(layer.text or "") or _silent_read(m.group(1)).search(
+                ctx.source):
+            yield Finding(span, message, layer)  # the text shows it is a password
+        else:
+            yield Finding(span, message.extended(_NAME_ONLY), layer, severity="info")
 
 
 def _word_origin(layer: Layer, script: Script, parts: Sequence[Part]) -> str:

@@ -286,3 +286,14 @@ def test_a_secret_pasted_into_a_command_string_is_on_its_command_lines(tmp_path:
 def test_no_secret_pasted_into_the_string(src: str) -> None:
     assert not [d for d in found.diagnostics(src)
                 if d.message.kind == "secret-pasted-into-string"]
+
+
+def test_a_pasted_value_only_its_name_calls_secret_is_information() -> None:
+    # DevStack's lib/databases/postgresql: a password from its config pasted into psql's SQL
+    # (judged noise: a throw-away password of a development cloud). Nothing but the name.
+    src = 'sudo -u postgres -i psql -c "ALTER ROLE app LOGIN PASSWORD \'$DATABASE_PASSWORD\'"\n'
+    [d] = [d for d in found.diagnostics(src) if d.message.kind == "secret-pasted-into-string"]
+    assert d.severity == "info" and "Only its name" in d.text
+    fed = 'echo "$TOKEN" | ssh h "docker login --password-stdin reg; echo $TOKEN"\n'
+    [d] = [d for d in found.diagnostics(fed) if d.message.kind == "secret-pasted-into-string"]
+    assert d.severity == "warning"
