@@ -9,7 +9,13 @@ have run.
 
 from __future__ import annotations
 
-from quotecheck.diagnostics import SEVERITY_ORDER, Diagnostic, Fix, Severity
+from quotecheck.diagnostics import (
+    SEVERITY_ORDER,
+    Diagnostic,
+    Fix,
+    Severity,
+    problem_message,
+)
 from quotecheck.directives import (
     Suppressions,
     named_dialect,
@@ -19,6 +25,7 @@ from quotecheck.directives import (
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import Limits
+from quotecheck.parsing.scanner import Problem
 from quotecheck.records import Record
 from quotecheck.rules import notes
 from quotecheck.rules.api import CheckContext, Rule, not_analysed
@@ -36,11 +43,13 @@ class Options(Record):
     dialect_given: bool  # --shell: a `shell=` directive does not change it
     limits: Limits  # nesting, layers, parse and rule time
     external_sources: bool  # read the files the script sources, beside it
+    host: str | None  # the input is a host file of this format (hosts/kinds.py), not a script
 
     def __init__(self, select: list[str] | None = None, ignore: list[str] | None = None,
                  severity: Severity = "info", remote_shell: str | None = None,
                  dialect: str = "bash", dialect_given: bool = False,
-                 limits: Limits | None = None, external_sources: bool = False) -> None:
+                 limits: Limits | None = None, external_sources: bool = False,
+                 host: str | None = None) -> None:
         self.select = select
         self.ignore = ignore
         self.severity = severity
@@ -49,7 +58,7 @@ class Options(Record):
         self.dialect_given = dialect_given
         self.limits = Limits() if limits is None else limits
         self.external_sources = external_sources
-
+        self.host = host
 
 
 
@@ -72,14 +81,22 @@ def check_source(source: str, options: Options | None = None,
     # config.build_options).
     dialect = options.dialect if options.dialect_given else \
         named_dialect(directives, source) or options.dialect
+    host = None
+    if options.host is not None:
+        from quotecheck.hosts.kinds import read_host
+
+        host = read_host(options.host, source)
+        problems.extend(_host_problem(p) for p in host.problems)
     trace = build_trace(source, dialect=dialect, remote_shell=remote_shell, path=path,
-                        limits=options.limits, external_sources=options.external_sources)
+                        limits=options.limits, external_sources=options.external_sources,
+                        host=host)
     if trace.root.script is not None:
         scope_directives(directives, trace.root.script)
     ctx = CheckContext(source, trace, remote_shell_known=remote_shell is not None)
     diagnostics: list[Diagnostic] = list(problems)
     rules = rules_for(ctx.facts(), options.select, options.ignore)
-    if "\r\n" in source and any(rule.code == "QC002" for rule in rules):
+    # (a host file's reader takes CRLF in: Python reads `\r\n` as a newline)
+    if "\r\n" in source and host is None and any(rule.code == "QC002" for rule in rules):
         diagnostics.append(_crlf_note(source))
     found = run_rules(rules, ctx, options.limits)
     if "\r\n" in source:
@@ -97,6 +114,15 @@ def check_source(source: str, options: Options | None = None,
         unique.setdefault((d.code, d.span, "" if through else d.text), d)
     return CheckResult(source, trace,
                        sorted(unique.values(), key=lambda d: (d.span[0], d.code, d.span[1])))
+
+
+def _host_problem(problem: Problem) -> Diagnostic:
+    """What the host file's reader could not take in (a Python file that does not parse)."""
+    if problem.code == "QC001":
+        return Diagnostic("QC001", "parse-error", "error", problem_message(problem.message),
+                          (problem.start, problem.end))
+    return Diagnostic("QC002", "not-analysed", "info", problem_message(problem.message),
+                      (problem.start, problem.end))
 
 
 def _crlf_note(source: str) -> Diagnostic:
@@ -166,6 +192,10 @@ def _collect(rule: Rule, ctx: CheckContext, out: list[Diagnostic]) -> None:
                 severity = _LOWER.get(severity, severity)
                 message = message.noted(guess)
             fixes = f.fixes
+            if fixes and ctx.trace.host is not None and "host" not in rule.tags:
+                # A shell rule's edit is shell text: inside a host file's string it would need
+                # the host's own escaping as well, which is not written yet.
+                fixes = ()
             if fixes and ctx.trace.known_spans:
                 fixes = tuple(x for x in fixes if not _touches_known(ctx.trace, x))
             out.append(Diagnostic(rule.code, rule.name, severity, message,

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from quotecheck.diagnostics import SEVERITY_ORDER, Severity
-from quotecheck.files import local_dialect
+from quotecheck.files import HEAD_BYTES, SHELL_EXTENSIONS, local_dialect
 from quotecheck.globs import bad_glob, glob_match
+from quotecheck.hosts.kinds import host_format
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import LimitError, Limits, limits_from_table
 from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
@@ -110,10 +111,13 @@ def build_options(settings: Settings, text: str, path: Path | None, default_seve
     from quotecheck.checker import Options  # not at the top: reading a file needs no checker
 
     given = overrides or Overrides()
+    host = None
     if given.shell is not None:
         dialect = str(shell_dialect(given.shell))
     else:
         dialect = local_dialect(text, path)
+        if path is None or path.suffix not in SHELL_EXTENSIONS:
+            host = host_format(path, text[:HEAD_BYTES])
     ignore = [*settings.ignores_for(path), *(given.ignore or [])]
     select = given.select if given.select is not None else settings.select
     extend = [*settings.extend_select, *(given.extend_select or [])]
@@ -133,6 +137,7 @@ def build_options(settings: Settings, text: str, path: Path | None, default_seve
         dialect_given=given.shell is not None,
         limits=settings.limits,
         external_sources=bool(given.external_sources or settings.external_sources),
+        host=host,
     )
 
 

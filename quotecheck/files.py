@@ -59,6 +59,25 @@ def local_dialect(text: str, path: Path | None = None) -> str:
     return _dialect(shell) if shell is not None else "bash"
 
 
+def host_file_format(path: Path) -> str | None:
+    """The host format (``hosts/kinds.py``) of a file that is not a shell script, or None."""
+    from quotecheck.hosts.kinds import host_format
+
+    if path.suffix in SHELL_EXTENSIONS:
+        return None
+    try:
+        with path.open("rb") as f:
+            head = f.read(HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        head = ""
+    return host_format(path, head)
+
+
+def is_checked_file(path: Path) -> bool:
+    """A shell script, or a host file whose commands are read (a Python module, a Makefile)."""
+    return is_shell_script(path) or host_file_format(path) is not None
+
+
 def is_shell_script(path: Path) -> bool:
     if path.suffix in SHELL_EXTENSIONS:
         return True

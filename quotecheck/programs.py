@@ -63,6 +63,11 @@ SCRIPT_SHEBANG_SHELLS: Final[tuple[str, ...]] = ("sh", "bash", "dash", "ksh", "m
 """A file without an extension is a shell script to check when its ``#!`` line names one of
 these (``files.py``)."""
 
+MAKE_POSIX_SHELLS: Final[frozenset[str]] = frozenset(
+    {"sh", "bash", "dash", "ksh", "rksh", "zsh", "ash"})
+"""The SHELL names GNU make treats as POSIX shells (it then removes recipe prefixes from every
+line of a ``.ONESHELL`` recipe, not only the first: ``hosts/make.py``)."""
+
 POSIX_SHELLS: Final[frozenset[str]] = frozenset(
     n for n, d in SHELL_DIALECTS.items() if d == "sh")
 """Shells that are a POSIX sh, or may be one: ``sh`` is dash on Debian, bash elsewhere."""

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Sequence
 
+from quotecheck.hosts.model import HostFile
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.effective import effective
@@ -39,6 +40,7 @@ from quotecheck.programs import (
     IN_PLACE_BUILTINS,
     SCRIPT_SOURCERS,
     Dialect,
+    basename,
     shell_dialect,
     sudo_shell_escapes,
 )
@@ -69,6 +71,7 @@ def build_trace(
     path: str | None = None,
     limits: Limits | None = None,
     external_sources: bool = False,
+    host: HostFile | None = None,
 ) -> Trace:
     """Trace ``source`` (a script or one command line) through every layer it opens.
 
@@ -77,8 +80,16 @@ def build_trace(
     analysis of the script takes in their assignments where it sources them.
 
     ``limits`` (default: config.Limits()) bounds the nesting depth, the layer depth and the
-    parsing time; what lies past a limit is reported as a QC002 problem of its layer."""
+    parsing time; what lies past a limit is reported as a QC002 problem of its layer.
+
+    ``host``: ``source`` is a host file (a Python module, a Makefile) read by its format's
+    reader: the host is the root layer, and what it launches is below it."""
     builder = _Builder(source, remote_shell, limits)
+    if host is not None:
+        builder.host_layers(host)
+        trace = Trace(source, builder.layers, host=host)
+        trace.known_spans = sorted(set(builder.known_spans))
+        return trace
     if external_sources and path:
         builder.sources = SourcedFiles(os.path.dirname(os.path.abspath(path)), dialect,
                                        builder.limits, builder.deadline)
@@ -369,6 +380,57 @@ class _Builder:
                 arg.known,
             )
         return feed
+
+    # -- host files --------------------------------------------------------------------------
+
+    def host_layers(self, host: HostFile) -> None:
+        """The host layer at the root and, below it, what each of its launches starts: a shell
+        reading the text the host hands to ``sh -c``; the program of an argv, followed as a
+        command's argv is; an ssh server whose login shell reads the text (paramiko's
+        ``exec_command``)."""
+        from quotecheck.layers.host_argv import argv_view, host_arg
+
+        source = self.source
+        root = self.new_layer(Layer(
+            id=-1, parent=None, kind="host", where="local", source_span=(0, len(source)),
+            text=source, origin=SourceMap.identity(len(source)), format=host.format))
+        for launch in host.launches:
+            if launch.ssh and launch.text is not None:
+                text = launch.text
+                ssh = self.new_layer(Layer(
+                    id=-1, parent=root.id, kind="ssh", where="local", source_span=launch.span,
+                    text=text.value, origin=SourceMap.from_offsets(text.offsets),
+                    dynamic_text=text.dynamic, dynamic_ranges=list(text.dynamic_ranges),
+                    via=launch.api, destination="?", sends=text.value,
+                    sends_dynamic=list(text.dynamic_ranges)))
+                login = self.remote_shell or UNKNOWN_LOGIN_SHELL
+                self.shell_layer(
+                    parent=ssh.id, where="remote:?", shell_name=self.remote_shell or "unknown",
+                    text=text.value, offsets=text.offsets, process=[login, "-c", text.value],
+                    source_span=_span_of(text.offsets) or launch.span,
+                    dynamic_ranges=text.dynamic_ranges, depth=2, stdin=None)
+            elif launch.shell is not None and launch.text is not None:
+                text = launch.text
+                self.shell_layer(
+                    parent=root.id, where="local", shell_name=_shell_program(launch.shell),
+                    text=text.value, offsets=text.offsets,
+                    process=[*launch.shell, text.value, *(p.value for p in launch.positional)],
+                    source_span=_span_of(text.offsets) or launch.span,
+                    dynamic_ranges=text.dynamic_ranges, depth=1, stdin=None,
+                    positional=[host_arg(p) for p in launch.positional])
+            elif launch.argv:
+                view = argv_view(source, launch)
+                read_handoffs(view, self.limits.max_layers)
+                root.commands.append(view)
+                exec_layer = self.new_layer(Layer(
+                    id=-1, parent=root.id, kind="exec", where="local", source_span=launch.span,
+                    via=launch.api, argv=list(view.argv), opened_by=view))
+                if launch.partial:
+                    exec_layer.uncertain = (
+                        "uncertain: a part of the argv is a list known only at run time, so "
+                        "where each word stands is a guess")
+                if not view.argv[0].dynamic:
+                    self.follow(exec_layer, view, view.argv, 1, None, "local")
 
     # -- hand-offs ---------------------------------------------------------------------------
 
@@ -699,6 +761,15 @@ class _Builder:
             handoff=h, handoff_argv=argv,
         ))
         view.opens.append(awk_layer.id)
+
+
+def _shell_program(argv: Sequence[str]) -> str:
+    """The shell an argv starts: `bash` for `/usr/bin/env bash -c` (a Makefile's `SHELL =
+    /usr/bin/env bash`)."""
+    words = list(argv)
+    if words and basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return basename(words[0]) if words else "sh"
 
 
 def read_handoffs(view: CommandView, max_layers: int) -> None:

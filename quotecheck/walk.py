@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from quotecheck.files import is_shell_script
+from quotecheck.files import is_checked_file
 from quotecheck.gitignore import Ignores, ignores_at
 from quotecheck.globs import glob_match
 from quotecheck.records import FrozenRecord
@@ -65,5 +65,5 @@ def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True,
             if not follow_symlinks and candidate.is_symlink():
                 continue
             if not rules.excluded(candidate) and not ignores.ignored(name, is_dir=False) \
-                    and candidate.is_file() and is_shell_script(candidate):
+                    and candidate.is_file() and is_checked_file(candidate):
                 yield candidate

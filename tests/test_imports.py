@@ -24,6 +24,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("quotecheck", "summaries", "diagnostics", "positions", "sourcemap", "programs", "limits",
      "globs", "records", "lazy_regex"),
     ("parsing",),
+    # Host files' readers (Python, make): what a file launches, in the file's own offsets.
+    ("hosts",),
     ("values",),
     ("layers",),
     ("trace", "quoting"),

@@ -27,7 +27,8 @@ def every_finding() -> list[tuple[str, Diagnostic]]:
     out: list[tuple[str, Diagnostic]] = []
     for example in examples():
         options = Options(remote_shell=example.options.get("remote-shell"),
-                          dialect=example.options.get("shell", "bash"), severity="hint")
+                          dialect=example.options.get("shell", "bash"), severity="hint",
+                          host=example.options.get("host"))
         result = check_source(example.text, options, path=example.options.get("path"))
         out.extend((str(example), d) for d in result.diagnostics)
     for script in sorted((ROOT / "fixtures").rglob("*.sh")):

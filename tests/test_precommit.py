@@ -60,6 +60,26 @@ def test_try_repo_reports_bad_script(tmp_path: Path, pre_commit_home: Path) -> N
     assert good.returncode == 0, good.stdout + good.stderr
 
 
+def test_try_repo_reads_python_and_makefiles(tmp_path: Path, pre_commit_home: Path) -> None:
+    """pre-commit hands the hook Python files and Makefiles too (`types_or`), and the hook
+    finds the seed's failure in a Python launch and a `$HOME` that make swallows."""
+    repo = tmp_path / "ops"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "app.py").write_text(
+        'import subprocess\n'
+        'subprocess.run(["ssh", "gpu1", "pkill -f train.py; nohup python3 train.py &"])\n')
+    (repo / "Makefile").write_text("backup:\n\ttar czf $HOME/backup.tgz data\n")
+    (repo / "README.md").write_text("ssh h 'echo \"x'\n")
+    git(repo, "add", ".")
+    run = pre_commit(repo, pre_commit_home, "try-repo", str(ROOT), "quotecheck", "--files",
+                     "app.py", "Makefile", "README.md")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "app.py:2:" in run.stdout and "QC201" in run.stdout
+    assert "Makefile:2:10: error QC401" in run.stdout
+    assert "README.md" not in run.stdout
+
+
 def test_installed_hook_blocks_a_bad_commit(tmp_path: Path, pre_commit_home: Path) -> None:
     head = git(ROOT, "rev-parse", "HEAD").stdout.strip()
     listed = git(ROOT, "ls-tree", "--name-only", head).stdout.split()

@@ -108,6 +108,6 @@ def test_records_created_without_dataclasses_keep_their_defaults() -> None:
     assert a == b and a.disabled == set() and a.disabled is not b.disabled
     assert repr(Options()) == ("Options(select=None, ignore=None, severity='info', "
                                "remote_shell=None, dialect='bash', dialect_given=False, "
-                               f"limits={Limits()!r}, external_sources=False)")
+                               f"limits={Limits()!r}, external_sources=False, host=None)")
     rule = Rule("QC999", "x", "x", "info", lambda ctx: ())
     assert rule.tags == () and rule.fix is None and hash(rule) == hash(Rule(*rule._values(rule)))

@@ -21,7 +21,8 @@ from quotecheck.rules.registry import all_rules
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 SECTIONS = ["What it finds", "Why it breaks", "Example", "Use instead", "Exceptions",
             "Fix safety"]
-_BLOCK = re.compile(r"^```sh (bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
+# (a host format's tag, ```python or ```make, reads the example as a file of that format)
+_BLOCK = re.compile(r"^```(sh|python|make) (bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,9 @@ def examples() -> list[Example]:
     for doc in sorted(RULES_DIR.glob("QC*.md")):
         code = doc.stem
         for m in _BLOCK.finditer(doc.read_text()):
-            kind, rest, text = m.group(1), m.group(2).split(), m.group(3)
+            language, kind, rest, text = m.group(1), m.group(2), m.group(3).split(), m.group(4)
             where = None
-            options: dict[str, str] = {}
+            options: dict[str, str] = {} if language == "sh" else {"host": language}
             for token in rest:
                 if re.fullmatch(r"\d+:\d+", token):
                     line, col = token.split(":")
@@ -74,7 +75,8 @@ def test_document_has_the_fixed_sections_and_examples(code: str) -> None:
 @pytest.mark.parametrize("example", examples(), ids=str)
 def test_example(example: Example) -> None:
     options = Options(remote_shell=example.options.get("remote-shell"),
-                      dialect=example.options.get("shell", "bash"))
+                      dialect=example.options.get("shell", "bash"),
+                      host=example.options.get("host"))
     result = check_source(example.text, options, path=example.options.get("path"))
     found = [d for d in result.diagnostics if d.code == example.code]
     index = LineIndex(example.text)

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from host_fixtures import host_fixtures
 
 from quotecheck.rules.registry import all_rules
 
@@ -86,8 +87,9 @@ def test_each_test_module_of_tests_rules_names_a_rule_or_a_helper() -> None:
 
 
 def _expect_lines() -> dict[Path, list[str]]:
+    scripts = [*sorted((ROOT / "fixtures").rglob("*.sh")), *(p for p, _ in host_fixtures())]
     return {script: re.findall(r"^# expect:(.*)$", script.read_text(), re.M)
-            for script in sorted((ROOT / "fixtures").rglob("*.sh"))}
+            for script in scripts}
 
 
 def test_fixture_expect_lines_name_registered_codes() -> None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from host_fixtures import host_fixtures
 
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
@@ -74,10 +75,13 @@ def _inputs() -> list[tuple[str, str, Options]]:
                             .startswith("#!/bin/sh") else "bash")))
     for path in sorted((ROOT / "tests" / "deploy_cases").rglob("*.sh")):
         out.append((path.relative_to(ROOT).as_posix(), path.read_text(), Options()))
-    block = re.compile(r"^```sh (bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
+    for path, format in host_fixtures():
+        out.append((path.relative_to(ROOT).as_posix(), path.read_text(), Options(host=format)))
+    block = re.compile(r"^```(sh|python|make) (bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
     for doc in sorted((ROOT / "rules").glob("QC*.md")):
         for n, m in enumerate(block.finditer(doc.read_text())):
-            out.append((f"{doc.name}#{n}", m.group(3), Options()))
+            host = None if m.group(1) == "sh" else m.group(1)
+            out.append((f"{doc.name}#{n}", m.group(4), Options(host=host)))
     return out
 
 

@@ -17,7 +17,7 @@ from typing import TextIO
 
 from quotecheck.commands.request import Request
 from quotecheck.commands.status import UsageProblem
-from quotecheck.files import OTHER_FORMAT_EXTENSIONS, SHELL_EXTENSIONS, is_shell_script
+from quotecheck.files import OTHER_FORMAT_EXTENSIONS, SHELL_EXTENSIONS, is_checked_file
 from quotecheck.inputs import MAX_INPUT_BYTES, LoadedText, decode, read_text_file, too_large
 from quotecheck.records import Record
 from quotecheck.walk import WalkRules, walk
@@ -141,7 +141,7 @@ def pending_inputs(request: Request, stdin: TextIO,
                 skipped.append(f"no shell scripts found in {raw}")
             continue
         # Only a regular file is looked into: a FIFO (`<(generate)`) can be read only once.
-        if request.shell is None and stat.S_ISREG(mode) and not is_shell_script(path):
+        if request.shell is None and stat.S_ISREG(mode) and not is_checked_file(path):
             skipped.append(not_shell_note(raw))
             if skipped_files is not None:
                 skipped_files.append(raw)

@@ -19,10 +19,11 @@ from quotecheck.records import FrozenRecord, Record
 from quotecheck.sourcemap import SourceMap, compact_offsets
 
 if TYPE_CHECKING:
+    from quotecheck.hosts.model import HostFile
     from quotecheck.layers.effective import Effective
     from quotecheck.layers.handoff_types import Handoff
 
-LayerKind = Literal["shell", "ssh", "join", "exec", "awk"]
+LayerKind = Literal["host", "shell", "ssh", "join", "exec", "awk"]
 
 
 class Arg(FrozenRecord):
@@ -159,6 +160,8 @@ class Layer(Record):
     # and for what an ssh or join layer opens.
     handoff: Handoff | None
     handoff_argv: list[Arg]
+    # host layers: the file's format (python, make); ``text`` is the whole file
+    format: str | None
 
     def __init__(
         self,
@@ -191,6 +194,7 @@ class Layer(Record):
         known_values: list[tuple[int, int, str]] | None = None,
         handoff: Handoff | None = None,
         handoff_argv: list[Arg] | None = None,
+        format: str | None = None,
     ) -> None:
         self.id = id
         self.parent = parent
@@ -221,6 +225,7 @@ class Layer(Record):
         self.known_values = [] if known_values is None else known_values
         self.handoff = handoff
         self.handoff_argv = [] if handoff_argv is None else handoff_argv
+        self.format = format
 
     def in_dynamic_range(self, offset: int) -> bool:
         """True when ``offset`` of ``text`` lies in one of ``dynamic_ranges``. The ranges are
@@ -275,8 +280,8 @@ class Layer(Record):
             if name == "unknown":
                 return f"{where} shell"
             return f"{where} {name}"
-        if self.kind in ("ssh", "join", "exec"):
-            return self.via or self.kind
+        if self.kind == "host":
+            return f"{self.format} file"
         return self.via or self.kind
 
 
@@ -286,12 +291,15 @@ class Trace(Record):
     # Where the script reads a value it set (`$APP` -> shopfront): the expansion's source span
     # and its text; no fix may write the value in place of the expansion.
     known_spans: list[tuple[int, int, tuple[str, ...]]]
+    host: HostFile | None  # what the host file's reader found, when the input is one
 
     def __init__(self, source: str, layers: list[Layer],
-                 known_spans: list[tuple[int, int, tuple[str, ...]]] | None = None) -> None:
+                 known_spans: list[tuple[int, int, tuple[str, ...]]] | None = None,
+                 host: HostFile | None = None) -> None:
         self.source = source
         self.layers = layers
         self.known_spans = [] if known_spans is None else known_spans
+        self.host = host
 
     @property
     def root(self) -> Layer:

@@ -19,7 +19,11 @@ def _argv(args: list[Arg]) -> tuple[list[str], list[int]]:
 
 def layer_document(layer: Layer) -> dict[str, Any]:
     doc: dict[str, Any] = {"id": layer.id, "parent": layer.parent, "kind": layer.kind}
-    if layer.kind == "shell":
+    if layer.kind == "host":
+        doc["format"] = layer.format
+        doc["text"] = layer.text
+        doc["span"] = _span(layer.source_span)
+    elif layer.kind == "shell":
         doc["dialect"] = layer.dialect
         doc["where"] = layer.where
         doc["text"] = layer.text

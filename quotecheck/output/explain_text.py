@@ -114,7 +114,13 @@ class ExplainRenderer:
         if layer.kind == "join":
             return s.heading(f"[{layer.id}] {layer.via} joins its words") + s.dim(through)
         if layer.kind == "exec":
-            return s.heading(f"[{layer.id}] {layer.via} runs an argv (no shell)") + s.dim(through)
+            at = f" at {self.where(layer.source_span)}" if layer.parent == 0 and \
+                self.trace.root.kind == "host" else ""
+            return s.heading(f"[{layer.id}] {layer.via} runs an argv (no shell)") + s.dim(
+                at + through)
+        if layer.kind == "host":
+            return s.heading(f"[{layer.id}] {layer.format} file") + s.dim(
+                f" ({self.trace.source.count(chr(10)) + 1} lines)")
         return s.heading(f"[{layer.id}] {layer.via or layer.kind} program") + s.dim(through)
 
     def argv_lines(self, args: list[Arg], first: str, indent: int) -> list[str]:
@@ -173,6 +179,8 @@ class ExplainRenderer:
             for name, value in layer.assignments:
                 self.emit(body, f"-v {name} = {show_value(value, room - 20)} (after awk escapes)")
         elif layer.kind == "shell":
+            if layer.parent == 0 and self.trace.root.kind == "host":
+                self.emit(body, s.dim("from ") + self.where(layer.source_span))
             if layer.process and layer.parent is not None:
                 proc = " ".join(show_value(p, max(room // 3, 12)) for p in layer.process)
                 self.emit(body, s.dim("process: ") + proc)

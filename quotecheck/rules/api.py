@@ -98,9 +98,10 @@ class CheckContext(Record):
         return self.trace.layers
 
     def commands(self) -> Iterator[tuple[Layer, CommandView]]:
-        """Every simple command of every shell layer, outermost layer first."""
+        """Every simple command of every shell layer, outermost layer first; a host file's
+        argv launches (`subprocess.run([...])`) count as commands of the host layer."""
         for layer in self.trace.layers:
-            if layer.kind == "shell":
+            if layer.kind in ("shell", "host"):
                 for view in layer.commands:
                     yield layer, view
 

@@ -78,6 +78,7 @@ def _program(h: ho.ExecHandoff) -> int | None:
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    yield from _host_programs(ctx)
     for layer, view in ctx.commands():
         for h in view.handoffs:
             if isinstance(h, ho.ShellHandoff) and h.script_words:
@@ -100,6 +101,29 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     and layer.dialect != "sh":
                 continue  # bash's `time` keyword times builtins too
             yield _finding(ctx, layer, view, h, index, arg, kind)
+
+
+def _host_programs(ctx: CheckContext) -> Iterator[Finding]:
+    """A host file's argv launch whose program is shell text (`subprocess.run("df -h")`
+    without shell=True): the host is the exec-style wrapper."""
+    root = ctx.trace.root
+    if root.kind != "host":
+        return
+    for view in root.commands:
+        arg = view.argv[0]
+        if arg.source_span is None or _problem(arg) != "syntax":
+            continue
+        api = next((x.via for x in ctx.layers if x.opened_by is view and x.via), "the call")
+        if not arg.dynamic and not _SYNTAX.search(arg.value):
+            words = ", ".join(f'"{w}"' for w in arg.value.split())
+            suggestion = f"give the words as a list: `{api}([{words}])`"
+        else:
+            suggestion = ("give the text to a shell with `shell=True` (each value passed "
+                          "through `shlex.quote`), or the words as a list")
+        yield Finding(arg.source_span,
+                      _RUNS_ARGUMENT_AS_PROGRAM(wrapper=api, code=code(arg.value),
+                                                suggestion=suggestion),
+                      root)
 
 
 def _raw(view: CommandView, i: int) -> str:

@@ -78,6 +78,10 @@ TABLE: tuple[Entry, ...] = (
     Entry("QC211", "status-of-ssh-ambiguous", "qc211_status_of_ssh_ambiguous", HANDOFFS),
     Entry("QC301", "host-key-checking-off", "qc301_host_key_checking_off", _HOST_KEY_SETTINGS),
     Entry("QC302", "secret-on-command-line", "qc302_secret_on_command_line", ALWAYS),
+    Entry("QC401", "make-swallows-expansion", "qc401_make_swallows_expansion",
+          Trigger(formats=frozenset({"make"}))),
+    Entry("QC402", "syntax-without-shell", "qc402_syntax_without_shell",
+          Trigger(formats=frozenset({"python"}))),
 )
 ENTRIES: dict[str, Entry] = {entry.code: entry for entry in TABLE}
 NAMES: dict[str, str] = {entry.code: entry.name for entry in TABLE}  # code -> rule name

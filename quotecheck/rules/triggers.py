@@ -25,7 +25,8 @@ class Trigger(FrozenRecord):
       as ``pkill``);
     * ``text``: a string in some layer's text, compared case-insensitively;
     * ``dialects``: some layer is read as one of these (``sh``, ``bash``, ``zsh``, ``unknown``);
-      a root script whose ``#!`` line names no bash or zsh counts as ``sh``.
+      a root script whose ``#!`` line names no bash or zsh counts as ``sh``;
+    * ``formats``: the input is a host file of one of these formats (``python``, ``make``).
     """
 
     always: bool = False
@@ -33,6 +34,7 @@ class Trigger(FrozenRecord):
     programs: frozenset[str] = frozenset()
     text: tuple[str, ...] = ()
     dialects: frozenset[str] = frozenset()
+    formats: frozenset[str] = frozenset()
 
 
 ALWAYS = Trigger(always=True)
@@ -42,7 +44,7 @@ HANDOFFS = Trigger(handoffs=True)
 class TraceFacts:
     """What triggers are tested on, read from one trace once."""
 
-    __slots__ = ("_texts", "dialects", "handoffs", "programs", "trace")
+    __slots__ = ("_texts", "dialects", "format", "handoffs", "programs", "trace")
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
@@ -51,7 +53,8 @@ class TraceFacts:
         programs: set[str] = set()
         self.dialects = {layer.dialect or "unknown" for layer in trace.layers}
         root = trace.layers[0].text if trace.layers else None
-        if root is not None and root.startswith("#!"):
+        self.format = trace.layers[0].format if trace.layers else None
+        if root is not None and root.startswith("#!") and self.format is None:
             first = root.split("\n", 1)[0]
             if "bash" not in first and "zsh" not in first:
                 self.dialects.add("sh")  # `#!/bin/sh`, `#!/usr/bin/env dash`, ...
@@ -77,4 +80,5 @@ class TraceFacts:
                 or (trigger.handoffs and self.handoffs)
                 or not trigger.programs.isdisjoint(self.programs)
                 or not trigger.dialects.isdisjoint(self.dialects)
+                or (self.format is not None and self.format in trigger.formats)
                 or any(t in self.texts for t in trigger.text))

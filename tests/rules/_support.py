@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from host_fixtures import host_fixtures
 
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic, Severity
@@ -56,6 +57,7 @@ class Finder:
     severity: Severity = "info"
     path: str | None = None  # the name the source is checked under (a script file's)
     others: Literal["fail", "drop"] = "fail"
+    host: str | None = None  # the sources are host files of this format (python, make)
 
     def diagnostics(self, src: str, code: str | None = None, *,
                     remote_shell: str | None = None, path: str | _Unset | None = _UNSET,
@@ -64,7 +66,7 @@ class Finder:
         code = code or self.code
         result = check_source(src, Options(select=list(self.group or [code]),
                                            severity=self.severity, remote_shell=remote_shell,
-                                           dialect=dialect),
+                                           dialect=dialect, host=self.host),
                               path=self.path if isinstance(path, _Unset) else path)
         out = []
         for d in result.diagnostics:
@@ -94,7 +96,10 @@ class Finder:
 
 
 def fixtures(family: str) -> list[Path]:
-    """The fixture scripts of a family: fixtures/<family>/*.sh."""
+    """The fixture scripts of a family: fixtures/<family>/*.sh (host files: fixtures/hosts/
+    <format>/*, each read as its format)."""
+    if family.startswith("hosts"):
+        return [p for p, _ in host_fixtures(family)]
     return sorted((FIXTURES / family).glob("*.sh"))
 
 

@@ -85,6 +85,10 @@ def _run(ctx: CheckContext, an: Analysis) -> None:
         if layer.kind == "exec":
             an.results.extend(placeholder_results(ctx, an, layer))
             an.results.extend(container_env_results(ctx, an, layer))
+    if trace.host is not None and trace.host.values:
+        from quotecheck.rules.crosslayer.host_values import host_value_results
+
+        an.results.extend(host_value_results(ctx, an))
 
 
 def landings(an: Analysis, exp: Expansion, shells: list[Layer]) -> list[Landing]:

@@ -1,0 +1,98 @@
+"""What a host file hands on: launches of a shell or of a program, mapped into the file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from quotecheck.parsing.scanner import Problem
+from quotecheck.records import FrozenRecord
+from quotecheck.sourcemap import compact_offsets
+
+
+class HostText(FrozenRecord):
+    """A string the host builds: its value, where each character came from in the host file,
+    and the parts only known when the host runs (an f-string field, a make variable from the
+    environment), which hold a stand-in such as ``{host}``."""
+
+    __slots__ = ("dynamic_ranges", "offsets", "quoted_ranges", "value")
+    value: str
+    offsets: Sequence[int | None]
+    dynamic_ranges: tuple[tuple[int, int], ...]
+    # dynamic parts made by a quoting function for POSIX sh (`shlex.quote(x)`): one word for
+    # the first shell that reads them, and no more than that.
+    quoted_ranges: tuple[tuple[int, int], ...]
+
+    def __init__(self, value: str, offsets: Sequence[int | None],
+                 dynamic_ranges: tuple[tuple[int, int], ...] = (),
+                 quoted_ranges: tuple[tuple[int, int], ...] = ()) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "offsets", compact_offsets(offsets))
+        object.__setattr__(self, "dynamic_ranges", dynamic_ranges)
+        object.__setattr__(self, "quoted_ranges", quoted_ranges)
+
+    @property
+    def dynamic(self) -> bool:
+        return bool(self.dynamic_ranges)
+
+    def __add__(self, other: HostText) -> HostText:
+        n = len(self.value)
+        return HostText(self.value + other.value, (*self.offsets, *other.offsets),
+                        (*self.dynamic_ranges, *((a + n, b + n) for a, b in other.dynamic_ranges)),
+                        (*self.quoted_ranges, *((a + n, b + n) for a, b in other.quoted_ranges)))
+
+
+def generated(text: str) -> HostText:
+    """Text the host adds itself (a separator): it stands nowhere in the file."""
+    return HostText(text, (None,) * len(text))
+
+
+def join_texts(parts: Sequence[HostText], separator: HostText) -> HostText:
+    out = HostText("", ())
+    for i, part in enumerate(parts):
+        out = out + separator + part if i else out + part
+    return out
+
+
+class Launch(FrozenRecord):
+    """One place where the host starts a shell or a program.
+
+    ``shell``: the argv before the text when a shell reads ``text`` (``/bin/sh -c``), with
+    ``positional`` after it ($0, $1...). ``argv``: the program's argv when no shell runs.
+    ``ssh``: the text goes to an ssh server (paramiko's ``exec_command``): the remote login
+    shell reads it. ``partial``: the argv holds a part of unknown length (``*args``).
+    """
+
+    api: str  # what the file calls: `subprocess.run`, `recipe for build`
+    span: tuple[int, int]  # the call, or the recipe line, in the host file
+    shell: tuple[str, ...] | None = None
+    text: HostText | None = None
+    positional: tuple[HostText, ...] = ()
+    argv: tuple[HostText, ...] = ()
+    ssh: bool = False
+    partial: bool = False
+
+
+class HostReference(FrozenRecord):
+    """A reference the host expands before any shell sees the text (make's `$(X)`, `$H`)."""
+
+    span: tuple[int, int]  # in the host file
+    name: str  # `H` for `$HOME`, `date +%s` for `$(date +%s)`
+    written: str  # as written: `$H`, `$(date +%s)`
+    defined: bool  # the file defines it (or it is one of the host's own: `$@`, `$(shell ...)`)
+
+
+class HostValue(FrozenRecord):
+    """A value the host puts into a launch's text or argv at run time (an f-string field)."""
+
+    span: tuple[int, int]  # in the host file
+    written: str  # as written there: `{d}`, `%s`, `shlex.quote(d)`
+    quoted: bool  # made by a quoting function for POSIX sh (`shlex.quote`)
+    outside: bool  # the text shows it comes from outside the program (argv, environment, input)
+
+
+class HostFile(FrozenRecord):
+    format: str  # python, make
+    launches: tuple[Launch, ...]
+    problems: tuple[Problem, ...] = ()
+    references: tuple[HostReference, ...] = ()
+    values: tuple[HostValue, ...] = ()

@@ -1,0 +1,564 @@
+"""Python as a host: the commands a module starts through subprocess, os and ssh libraries.
+
+Read with ``ast`` (nothing is imported or run). A list is an argv, no shell reads it;
+``shell=True`` and the string APIs hand the text to ``/bin/sh -c``; paramiko's
+``exec_command`` and fabric's ``Connection.run`` send it to an ssh server, whose login shell
+reads it. Literal strings are exact; f-string fields, ``%`` and ``.format`` conversions,
+``shlex.quote(x)`` and any other expression are parts known only at run time. A name assigned
+once in the same function (or module) before the call is followed to its value.
+"""
+
+from __future__ import annotations
+
+import ast
+from bisect import bisect_right
+from collections.abc import Iterator
+
+from quotecheck.hosts.model import (
+    HostFile,
+    HostText,
+    HostValue,
+    Launch,
+    generated,
+    join_texts,
+)
+from quotecheck.hosts.python_literals import read_literals, stand_in
+from quotecheck.lazy_regex import lazy_compile
+from quotecheck.parsing.scanner import Problem
+
+# Calls that hand a string to `/bin/sh -c` (the process's argv before the text), by the
+# qualified name the module imports them as.
+SHELL_STRING_CALLS: dict[str, tuple[str, ...]] = {
+    "os.system": ("sh", "-c"),  # libc's system(3)
+    "os.popen": ("/bin/sh", "-c"),
+    "subprocess.getoutput": ("/bin/sh", "-c"),
+    "subprocess.getstatusoutput": ("/bin/sh", "-c"),
+    "asyncio.create_subprocess_shell": ("/bin/sh", "-c"),
+}
+# subprocess's Popen and its helpers: args (a list, or a string with shell=True), shell=,
+# executable=.
+SUBPROCESS_CALLS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
+                              "subprocess.check_output", "subprocess.Popen"})
+# os.exec*/os.spawn*: the position of the argv list (v forms) or of argv[0] (l forms), and
+# whether the last argument is the environment (e forms).
+EXEC_CALLS: dict[str, tuple[str, int, bool]] = {
+    "os.execv": ("v", 1, False), "os.execve": ("v", 1, True), "os.execvp": ("v", 1, False),
+    "os.execvpe": ("v", 1, True), "os.execl": ("l", 1, False), "os.execle": ("l", 1, True),
+    "os.execlp": ("l", 1, False), "os.execlpe": ("l", 1, True),
+    "os.spawnv": ("v", 2, False), "os.spawnve": ("v", 2, True), "os.spawnvp": ("v", 2, False),
+    "os.spawnvpe": ("v", 2, True), "os.spawnl": ("l", 2, False), "os.spawnle": ("l", 2, True),
+    "os.spawnlp": ("l", 2, False), "os.spawnlpe": ("l", 2, True),
+    "os.posix_spawn": ("v", 1, False), "os.posix_spawnp": ("v", 1, False),
+}
+ARGV_CALLS = frozenset({"asyncio.create_subprocess_exec"})  # program and args as arguments
+# Methods whose string argument an ssh server runs through the remote login shell.
+SSH_TEXT_METHODS = frozenset({"exec_command"})  # paramiko SSHClient, Channel
+SSH_LIBRARIES = frozenset({"paramiko"})
+FABRIC_CONNECTIONS = frozenset({"fabric.Connection", "fabric.connection.Connection"})
+QUOTE_CALLS = frozenset({"shlex.quote", "pipes.quote"})
+
+_NUMBER_CONVERSION = lazy_compile(r"%[-#0 +\d.*]*[diouxXeEfFgG]\Z|\{[^{}]*:[^{}]*[dfeEgGxXob%]\}\Z")
+# An expression whose value a web request gives: someone other than the program's user. (The
+# program's own arguments, environment and input come from the user who runs it: a value with
+# a blank there breaks the command, which the text cannot tell will happen.)
+_FROM_OUTSIDE = lazy_compile(
+    r"\brequest\.(?:args|form|values|json|data|files|headers|cookies|GET|POST|query_params"
+    r"|path_params|body)\b|\bget_json\(")
+_PYTHON_NAME = lazy_compile(r"(?:.*/)?(?:python[0-9.]*|pypy[0-9.]*)\Z")
+
+
+class _Positions:
+    """ast's (line, byte column) -> offsets in the text."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.starts = [0]
+        at = source.find("\n")
+        while at >= 0:
+            self.starts.append(at + 1)
+            at = source.find("\n", at + 1)
+
+    def offset(self, line: int, column: int) -> int:
+        start = self.starts[min(max(line - 1, 0), len(self.starts) - 1)]
+        end = self.source.find("\n", start)
+        text = self.source[start:end if end >= 0 else len(self.source)]
+        if text.isascii():
+            return start + column
+        return start + len(text.encode("utf-8")[:column].decode("utf-8", "replace"))
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        a = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        b = self.offset(end_line, end_col) if end_col is not None else a
+        return a, max(a, b)
+
+    def line_of(self, offset: int) -> int:
+        return bisect_right(self.starts, offset)
+
+
+class _Scope:
+    """The plain assignments of one function body (or the module), for following a name; a
+    name a function neither assigns nor takes as a parameter is the module's."""
+
+    def __init__(self, body: list[ast.stmt], module: _Scope | None = None,
+                 parameters: frozenset[str] = frozenset()) -> None:
+        self.assigned: dict[str, list[tuple[int, ast.expr]]] = {}
+        self.changed: set[str] = set(parameters)
+        self.module = module
+        for node in _own_nodes(body):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                    isinstance(node.targets[0], ast.Name):
+                self.assigned.setdefault(node.targets[0].id, []).append(
+                    (node.lineno, node.value))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and \
+                    node.value is not None:
+                self.assigned.setdefault(node.target.id, []).append((node.lineno, node.value))
+            elif isinstance(node, (ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
+                for target in ast.walk(node.target if not isinstance(node, ast.With) else node):
+                    if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
+                        self.changed.add(target.id)
+
+    def value_of(self, name: str, before: int) -> ast.expr | None:
+        """The value a name was given last before line ``before``, when nothing else (a loop,
+        `+=`, a second assignment in a branch) may have changed it."""
+        if name in self.changed:
+            return None
+        if name not in self.assigned and self.module is not None:
+            # (a module's constants are set when it is imported, before any call runs)
+            return self.module.value_of(name, 1 << 30)
+        found = [(line, v) for line, v in self.assigned.get(name, []) if line < before]
+        if len(found) != 1 or len(self.assigned.get(name, [])) != 1:
+            return None
+        return found[0][1]
+
+
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of ``body`` outside nested functions and classes."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+class _Reader:
+    def __init__(self, source: str, tree: ast.Module) -> None:
+        self.source = source
+        self.at = _Positions(source)
+        self.names = _imports(tree)
+        self.launches: list[Launch] = []
+        self.fabric_names: set[str] = set()
+        # (`exec_command` is paramiko's only where the module uses paramiko)
+        self.ssh_library = any(n.split(".")[0] in SSH_LIBRARIES for n in self.names.values())
+        self.windows_only = _windows_only(tree, source)
+
+    # -- names ---------------------------------------------------------------------------
+
+    def qualified(self, func: ast.expr) -> str | None:
+        """`subprocess.run` for `sp.run` (import subprocess as sp) or `run` (from subprocess
+        import run)."""
+        if isinstance(func, ast.Name):
+            return self.names.get(func.id)
+        if isinstance(func, ast.Attribute):
+            base = self.qualified(func.value)
+            return f"{base}.{func.attr}" if base is not None else None
+        return None
+
+    # -- values --------------------------------------------------------------------------
+
+    def text(self, node: ast.expr, scope: _Scope, line: int, depth: int = 0) -> HostText:
+        """The string ``node`` builds, with what is only known at run time marked."""
+        if depth < 8:
+            got = self._text(node, scope, line, depth)
+            if got is not None:
+                return got
+        return self.unknown(node)
+
+    def unknown(self, node: ast.AST) -> HostText:
+        a, b = self.at.span(node)
+        text, offsets = stand_in(self.source[a:b], a)
+        return HostText(text, offsets, ((0, len(text)),))
+
+    def _text(self, node: ast.expr, scope: _Scope, line: int, depth: int) -> HostText | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            got = read_literals(self.source, *self.at.span(node))
+            return got if got is not None and got.value == node.value else \
+                HostText(node.value, [self.at.span(node)[0]] * len(node.value))
+        if isinstance(node, ast.JoinedStr):
+            got = read_literals(self.source, *self.at.span(node))
+            formatted = [v for v in node.values if isinstance(v, ast.FormattedValue)]
+            if got is None or len(formatted) != len(got.dynamic_ranges):
+                return got
+            got = _quoted(got, [self._quotes(f.value) for f in formatted])
+            return _put_in(got, [self._known(f.value, scope, line, depth)
+                                 if f.conversion == -1 and f.format_spec is None else None
+                                 for f in formatted])
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            # `"a" + b + "c" + ...` nests to the left as deep as it is long: one level here
+            operands: list[ast.expr] = []
+            at: ast.expr = node
+            while isinstance(at, ast.BinOp) and isinstance(at.op, ast.Add) and \
+                    len(operands) < 1000:
+                operands.append(at.right)
+                at = at.left
+            operands.append(at)
+            out = HostText("", ())
+            for operand in reversed(operands):
+                out = out + self.text(operand, scope, line, depth + 1)
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            left = self._text(node.left, scope, line, depth + 1)
+            if left is None:
+                return None
+            got = _percent_fields(left)
+            values = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            if len(values) != len(got.dynamic_ranges) or any(
+                    isinstance(v, ast.Starred) for v in values):
+                return got
+            got = _quoted(got, [self._quotes(v) for v in values])
+            specs = [got.value[a:b] for a, b in got.dynamic_ranges]
+            return _put_in(got, [self._known(v, scope, line, depth) if spec == "{s}" else None
+                                 for v, spec in zip(values, specs, strict=True)])
+        if isinstance(node, ast.Name):
+            value = scope.value_of(node.id, line)
+            return self._text(value, scope, line, depth + 1) if value is not None else None
+        if isinstance(node, ast.Call):
+            name = self.qualified(node.func)
+            if name in QUOTE_CALLS or name == "shlex.join":
+                got = self.unknown(node)
+                return HostText(got.value, got.offsets, got.dynamic_ranges,
+                                ((0, len(got.value)),))
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "format" and \
+                    isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
+                base = self._text(func.value, scope, line, depth + 1)
+                return _format_fields(base) if base is not None else None
+            if isinstance(func, ast.Attribute) and func.attr == "join" and \
+                    isinstance(func.value, ast.Constant) and isinstance(func.value.value, str) \
+                    and len(node.args) == 1:
+                sep = self._text(func.value, scope, line, depth + 1)
+                items = self.argv(node.args[0], scope, line, depth + 1)
+                if sep is not None and items is not None and not items[1]:
+                    return join_texts(items[0], sep)
+        return None
+
+    def _known(self, node: ast.expr, scope: _Scope, line: int, depth: int) -> HostText | None:
+        """The value of ``node`` when it is a string fully known here (a name assigned a
+        literal), else None."""
+        if isinstance(node, ast.Constant) and not isinstance(node.value, str):
+            return None
+        got = self._text(node, scope, line, depth + 1) if depth < 8 else None
+        return got if got is not None and not got.dynamic else None
+
+    def _quotes(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Call) and self.qualified(node.func) in QUOTE_CALLS
+
+    def argv(self, node: ast.expr, scope: _Scope, line: int, depth: int = 0
+             ) -> tuple[list[HostText], bool] | None:
+        """The items of a list or tuple (each a string), and whether a part of unknown length
+        (`*args`) is among them; None when ``node`` is no list this can read."""
+        if depth > 8:
+            return None
+        if isinstance(node, ast.Name):
+            value = scope.value_of(node.id, line)
+            return self.argv(value, scope, line, depth + 1) if value is not None else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left = self.argv(node.left, scope, line, depth + 1)
+            right = self.argv(node.right, scope, line, depth + 1)
+            if left is None or right is None:
+                return None
+            return [*left[0], *right[0]], left[1] or right[1]
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            return None
+        items: list[HostText] = []
+        partial = False
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                spread = self.argv(element.value, scope, line, depth + 1)
+                if spread is None:
+                    partial = True
+                    items.append(self.unknown(element))
+                else:
+                    items.extend(spread[0])
+                    partial = partial or spread[1]
+                continue
+            items.append(self.text(element, scope, line, depth + 1))
+        return items, partial
+
+    # -- calls ---------------------------------------------------------------------------
+
+    def visit(self, body: list[ast.stmt], module: _Scope | None = None,
+              parameters: frozenset[str] = frozenset()) -> None:
+        scope = _Scope(body, module, parameters)
+        top = module or scope
+        for node in _own_nodes(body):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                names = [*a.posonlyargs, *a.args, *a.kwonlyargs,
+                         *(x for x in (a.vararg, a.kwarg) if x is not None)]
+                self.visit(node.body, top, frozenset(x.arg for x in names))
+            elif isinstance(node, ast.ClassDef):
+                self.visit(node.body, top)
+            elif isinstance(node, ast.Call):
+                self.call(node, scope)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    self.qualified(node.value.func) in FABRIC_CONNECTIONS:
+                self.fabric_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            # lambdas are not followed: their calls are there but their names are not known
+
+    def call(self, node: ast.Call, scope: _Scope) -> None:
+        if any(a <= node.lineno <= b for a, b in self.windows_only):
+            return  # a command line for Windows (cmd.exe, CreateProcess), not for a shell
+        name = self.qualified(node.func)
+        line = node.lineno
+        span = self.at.span(node)
+        args = node.args
+        if name in SHELL_STRING_CALLS and args:
+            self.launches.append(Launch(name, span, shell=SHELL_STRING_CALLS[name],
+                                        text=self.text(args[0], scope, line)))
+        elif name in SUBPROCESS_CALLS:
+            self.subprocess(name, node, scope)
+        elif name in EXEC_CALLS:
+            form, at, env = EXEC_CALLS[name]
+            if form == "v" and len(args) > at:
+                got = self.argv(args[at], scope, line)
+                if got is not None:
+                    self.launches.append(Launch(name, span, argv=tuple(got[0]),
+                                                partial=got[1]))
+            elif form == "l" and len(args) > at:
+                items = args[at:len(args) - 1] if env else args[at:]
+                if not any(isinstance(a, ast.Starred) for a in items):
+                    self.launches.append(Launch(name, span, argv=tuple(
+                        self.text(a, scope, line) for a in items)))
+        elif name in ARGV_CALLS and args:
+            got = self.argv(ast.List(elts=list(args), ctx=ast.Load()), scope, line)
+            if got is not None:
+                self.launches.append(Launch(name, span, argv=tuple(got[0]), partial=got[1]))
+        elif isinstance(node.func, ast.Attribute) and args and (
+                (node.func.attr in SSH_TEXT_METHODS and self.ssh_library) or (
+                    node.func.attr == "run" and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id in self.fabric_names)):
+            what = "exec_command" if node.func.attr in SSH_TEXT_METHODS else "Connection.run"
+            self.launches.append(Launch(what, span, text=self.text(args[0], scope, line),
+                                        ssh=True))
+
+    def subprocess(self, name: str, node: ast.Call, scope: _Scope) -> None:
+        line = node.lineno
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        command = node.args[0] if node.args else keywords.get("args")
+        if command is None:
+            return
+        shell = keywords.get("shell")
+        if shell is not None and not isinstance(shell, ast.Constant):
+            return  # shell=flag: which of the two is not known here
+        executable = keywords.get("executable")
+        program = "/bin/sh"
+        if executable is not None:
+            if not (isinstance(executable, ast.Constant) and isinstance(executable.value, str)):
+                return
+            program = executable.value
+        span = self.at.span(node)
+        listed = self.argv(command, scope, line)
+        if shell is not None and shell.value:
+            if listed is not None:  # shell=True with a list: the first item is the script
+                if not listed[0] or listed[1]:
+                    return
+                self.launches.append(Launch(name, span, shell=(program, "-c"),
+                                            text=listed[0][0], positional=tuple(listed[0][1:])))
+            else:
+                self.launches.append(Launch(name, span, shell=(program, "-c"),
+                                            text=self.text(command, scope, line)))
+            return
+        if listed is not None:
+            self.launches.append(Launch(name, span, argv=tuple(listed[0]), partial=listed[1]))
+        elif isinstance(command, (ast.Constant, ast.JoinedStr, ast.BinOp)) or (
+                isinstance(command, ast.Name) and scope.value_of(command.id, line) is not None):
+            # A string without shell=True is the program's name, the whole of it.
+            self.launches.append(Launch(name, span, argv=(self.text(command, scope, line),)))
+
+
+# A test that holds only on Windows: the branch it guards runs there alone.
+_ON_WINDOWS = lazy_compile(
+    r"sys\.platform\s*==\s*['\"]win32['\"]|os\.name\s*==\s*['\"]nt['\"]|"
+    r"platform\.system\(\)\s*==\s*['\"]Windows['\"]|sys\.platform\.startswith\(['\"]win"
+    r"|\bIS_WINDOWS\b|\bWINDOWS\b|\bis_windows\b|\bMS_WINDOWS\b")
+_OFF_WINDOWS = lazy_compile(r"sys\.platform\s*!=\s*['\"]win32['\"]|os\.name\s*!=\s*['\"]nt['\"]")
+# Modules only Windows has: a module importing one at its top level runs there alone.
+WINDOWS_MODULES = frozenset({"winreg", "_winreg", "msvcrt", "_winapi", "win32api", "win32con",
+                             "win32process", "pywintypes"})
+
+
+def _windows_only(tree: ast.Module, source: str) -> list[tuple[int, int]]:
+    """The line ranges of code that runs only on Windows (a branch of `if sys.platform ==
+    "win32":`, or the whole module when it imports winreg, msvcrt...)."""
+    for node in _own_nodes(tree.body):  # (also `try: import winreg`)
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        if any(n.split(".")[0] in WINDOWS_MODULES for n in names):
+            return [(1, source.count("\n") + 1)]
+    ranges: list[tuple[int, int]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        test = ast.get_source_segment(source, node.test) or ""
+        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+        branch = node.body
+        if _OFF_WINDOWS.search(test) or (negated and _ON_WINDOWS.search(test)):
+            branch = node.orelse
+        elif not _ON_WINDOWS.search(test) or " and " in test or " or " in test:
+            continue
+        if branch:
+            ranges.append((branch[0].lineno, max(getattr(x, "end_lineno", None) or x.lineno
+                                                  for x in branch)))
+    return ranges
+
+
+def _imports(tree: ast.Module) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    names[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
+_PERCENT = lazy_compile(
+    r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?[diouxXeEfFgGcrsa%]")
+_FORMAT_FIELD = lazy_compile(r"\{\{|\}\}|\{[^{}]*\}")
+
+
+def _quoted(text: HostText, which: list[bool]) -> HostText:
+    """``text`` with those of its dynamic parts that ``which`` marks as quoted for sh."""
+    quoted = tuple(r for r, q in zip(text.dynamic_ranges, which, strict=True) if q)
+    return HostText(text.value, text.offsets, text.dynamic_ranges, quoted) if quoted else text
+
+
+def _put_in(text: HostText, values: list[HostText | None]) -> HostText:
+    """``text`` with each dynamic part whose value is known (``values``, in order) replaced by
+    it; the value's characters stand where the field is written."""
+    if not any(v is not None for v in values):
+        return text
+    out = HostText("", ())
+    at = 0
+    for (a, b), value in zip(text.dynamic_ranges, values, strict=True):
+        out = out + _slice(text, at, a)
+        if value is None:
+            out = out + _slice(text, a, b)
+        else:
+            places: list[int | None] = [o for o in text.offsets[a:b] if o is not None]
+            places = places or [None]
+            offsets = [places[min(k, len(places) - 1)] for k in range(len(value.value))]
+            out = out + HostText(value.value, offsets)
+        at = b
+    return out + _slice(text, at, len(text.value))
+
+
+def _percent_fields(text: HostText) -> HostText:
+    """``text % values``: each conversion is a value known at run time; ``%%`` is ``%``."""
+    return _fields(text, _PERCENT, "%%", "%")
+
+
+def _format_fields(text: HostText) -> HostText:
+    """``text.format(...)``: each ``{...}`` is a value known at run time; braces doubled are
+    one."""
+    return _fields(text, _FORMAT_FIELD, None, None)
+
+
+def _fields(text: HostText, pattern: object, escaped: str | None, plain: str | None
+            ) -> HostText:
+    out = HostText("", ())
+    at = 0
+    value = text.value
+    for m in pattern.finditer(value):  # type: ignore[attr-defined]
+        out = out + _slice(text, at, m.start())
+        written = m.group()
+        if written in ("{{", "}}"):
+            out = out + HostText(written[0], (text.offsets[m.start()],))
+        elif escaped is not None and written == escaped:
+            out = out + HostText(plain or "", (text.offsets[m.start()],))
+        else:
+            places = [o for o in text.offsets[m.start():m.end()] if o is not None]
+            got, _ = stand_in(written, 0)
+            # (the field's characters may be escapes: place the stand-in on them, in order)
+            offsets: list[int | None] = [places[min(k, len(places) - 1)] if places else None
+                                         for k in range(len(got))]
+            out = out + HostText(got, offsets, ((0, len(got)),))
+        at = m.end()
+    return out + _slice(text, at, len(value))
+
+
+def _slice(text: HostText, a: int, b: int) -> HostText:
+    ranges = tuple((max(s, a) - a, min(e, b) - a) for s, e in text.dynamic_ranges
+                   if s < b and a < e)
+    quoted = tuple((max(s, a) - a, min(e, b) - a) for s, e in text.quoted_ranges
+                   if s < b and a < e)
+    return HostText(text.value[a:b], tuple(text.offsets[a:b]), ranges, quoted)
+
+
+def is_python_shebang(first_line: str) -> bool:
+    if not first_line.startswith("#!"):
+        return False
+    words = first_line[2:].split()
+    if words and words[0].endswith("/env"):
+        words = [w for w in words[1:] if not w.startswith("-")]
+    return bool(words) and bool(_PYTHON_NAME.match(words[0]))
+
+
+def read_python(source: str) -> HostFile:
+    """The launches of a Python module; a module that does not parse is one problem."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        at = _Positions(source)
+        line = getattr(exc, "lineno", None) or 1
+        column = max((getattr(exc, "offset", None) or 1) - 1, 0)
+        offset = min(at.offset(line, 0) + column, len(source))
+        reason = getattr(exc, "msg", None) or type(exc).__name__
+        # Not this tool's finding to make (a Python 2 file, a template): a note that the
+        # commands were not read, at information level.
+        return HostFile("python", (), (Problem(
+            "QC002", offset, min(offset + 1, len(source)),
+            f"Python 3 does not parse this file ({reason}): the commands it starts are not "
+            "analysed"),))
+    reader = _Reader(source, tree)
+    try:
+        reader.visit(tree.body)
+    except RecursionError:
+        return HostFile("python", tuple(reader.launches), (Problem(
+            "QC002", 0, min(1, len(source)),
+            "nested too deeply to read: the rest of the file's commands are not analysed"),))
+    launches = sorted(reader.launches, key=lambda x: x.span)
+    return HostFile("python", tuple(launches), values=tuple(_values(source, launches)))
+
+
+def _values(source: str, launches: list[Launch]) -> list[HostValue]:
+    """Every run-time part of the launches, once, where it stands in the file."""
+    found: dict[tuple[int, int], HostValue] = {}
+    for launch in launches:
+        texts = [*launch.argv, *launch.positional, *([launch.text] if launch.text else [])]
+        for text in texts:
+            for a, b in text.dynamic_ranges:
+                offsets = [o for o in text.offsets[a:b] if o is not None]
+                if not offsets:
+                    continue
+                span = (min(offsets), max(offsets) + 1)
+                written = source[span[0]:span[1]]
+                if _NUMBER_CONVERSION.match(written):
+                    continue  # `%d`: a number, nothing in it is code
+                found.setdefault(span, HostValue(
+                    span, written, (a, b) in text.quoted_ranges,
+                    bool(_FROM_OUTSIDE.search(written))))
+    return list(found.values())
+
+
+__all__ = ["generated", "is_python_shebang", "read_python"]

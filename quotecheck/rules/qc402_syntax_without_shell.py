@@ -1,0 +1,67 @@
+"""QC402 syntax-without-shell: shell syntax in an argv that no shell reads.
+
+A host that starts a program from a list (Python's ``subprocess.run([...])``, ``os.exec*``)
+hands each item to the program as one argument: a ``|``, ``&&``, ``;`` or ``>`` item is an
+argument like any other, so ``["ls", "-l", "|", "grep", "x"]`` runs ``ls`` with four operands
+and no pipe. Items handed on to something that parses text again (ssh's remote shell, ``sh
+-c``) are not this rule's: there the operators work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.layers import handoff_types as ho
+from quotecheck.lazy_regex import lazy_compile
+from quotecheck.programs import basename
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import Trigger
+
+# A whole argument that is a shell operator or a redirection.
+_OPERATOR = lazy_compile(r"(?:\|\|?|&&|;|&|[0-9]*>>?|<|[0-9]*>&[0-9-]|&>>?|2>/dev/null|"
+                         r">/dev/null)\Z")
+# Programs that take these words as arguments of their own (find's `;`, test's `<`).
+_OWN_OPERATORS = frozenset({"find", "expr", "test", "[", "bc"})
+
+_NOT_A_SHELL = Template(
+    "operator-is-an-argument",
+    "`{word}` is passed to {program} as an argument: no shell reads this argv",
+    "{api} starts {program} with the list as its argv, so {what} does not happen; "
+    "{program} gets `{word}` and the words after it as arguments. Run the pieces as "
+    "separate calls (a pipe: `subprocess.run(..., input=...)` or two Popen objects), or give "
+    "the whole text to one shell: `subprocess.run(\"...\", shell=True)` with each value "
+    "passed through `shlex.quote`.")
+
+_WHAT = {"|": "the pipe", "||": "the `||`", "&&": "the `&&`", ";": "the second command",
+         "&": "the background job"}
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    root = ctx.trace.root
+    if root.kind != "host":
+        return
+    for view in root.commands:
+        if any(not isinstance(h, ho.ExecHandoff) for h in view.handoffs):
+            continue  # the words reach ssh's remote shell, `sh -c`...: there they are syntax
+        effective = view.effective
+        start = effective.start if effective is not None else 0
+        program = basename(view.values[start]) if start < len(view.values) else ""
+        if not program or view.argv[start].dynamic or \
+                not _OWN_OPERATORS.isdisjoint({program, *(effective.wrappers if effective
+                                                           else ())}):
+            continue
+        for arg in view.argv[start + 1:]:
+            if arg.dynamic or not _OPERATOR.match(arg.value) or arg.source_span is None:
+                continue
+            api = next((x.via for x in ctx.layers if x.opened_by is view and x.via), "the call")
+            what = _WHAT.get(arg.value, "the redirection")
+            yield Finding(arg.source_span,
+                          _NOT_A_SHELL(word=arg.value, program=f"`{program}`", api=api,
+                                       what=what),
+                          ctx.layers[root.id])
+            break  # one per call: the rest follows from the first
+
+
+RULE = Rule("QC402", "syntax-without-shell",
+            "Shell syntax in an argv that no shell reads (a host's list of arguments)",
+            "warning", check, tags=("host",), trigger=Trigger(formats=frozenset({"python"})))

@@ -1,0 +1,56 @@
+"""QC402 syntax-without-shell; real python3 shows the program gets the operator as an
+argument (a stub program records its argv)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _support import Finder
+
+CODE = "QC402"
+found = Finder(CODE, host="python")
+
+
+def test_the_program_gets_the_operator_as_an_argument(tmp_path: Path) -> None:
+    stub = tmp_path / "bin" / "lister"
+    stub.parent.mkdir()
+    log = tmp_path / "argv.json"
+    stub.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                    f"open({str(log)!r}, 'w').write(json.dumps(sys.argv[1:]))\n")
+    stub.chmod(0o755)
+    program = 'import subprocess\nsubprocess.run(["lister", "-l", "|", "grep", "x"])\n'
+    (tmp_path / "app.py").write_text(program)
+    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=env, timeout=30, check=True)
+    assert json.loads(log.read_text()) == ["-l", "|", "grep", "x"]
+    [(line, col, d)] = found(program)
+    assert (line, col) == (2, 34) and d.message.value("word") == "|"
+    assert d.severity == "warning" and "pipe" in d.message.explanation
+
+
+@pytest.mark.parametrize("call", [
+    'subprocess.run(["echo", "done", ">", "log"])',
+    'subprocess.Popen(["./train.sh", "2>&1"])',
+    'os.execvp("make", ["make", "all", "&&", "make", "install"])',
+    'subprocess.check_call(["sudo", "systemctl", "restart", "app", ";", "echo", "ok"])',
+])
+def test_operators_in_argv_lists(call: str) -> None:
+    assert len(found(f"import os, subprocess\n{call}\n")) == 1
+
+
+@pytest.mark.parametrize("call", [
+    'subprocess.run(["ssh", "h", "ls", "|", "wc"])',  # ssh's remote shell parses them
+    'subprocess.run(["sh", "-c", "ls | wc"])',
+    'subprocess.run(["bash", "-c", "ls", "|"])',
+    'subprocess.run(["find", ".", "-exec", "rm", "{}", ";"])',
+    'subprocess.run(["expr", "1", "<", "2"])',
+    'subprocess.run("ls | wc", shell=True)',
+    'subprocess.run(["echo", f"{x}"])',
+])
+def test_no_finding_where_something_parses_them(call: str) -> None:
+    assert found(f"import os, subprocess\nx = input()\n{call}\n") == []
