@@ -83,9 +83,11 @@ def check_source(source: str, options: Options | None = None,
         named_dialect(directives, source) or options.dialect
     host = None
     if options.host is not None:
+        from pathlib import PurePath
+
         from quotecheck.hosts.kinds import read_host
 
-        host = read_host(options.host, source)
+        host = read_host(options.host, source, PurePath(path) if path else None)
         problems.extend(_host_problem(p) for p in host.problems)
     trace = build_trace(source, dialect=dialect, remote_shell=remote_shell, path=path,
                         limits=options.limits, external_sources=options.external_sources,

@@ -411,13 +411,15 @@ class _Builder:
                     dynamic_ranges=text.dynamic_ranges, depth=2, stdin=None)
             elif launch.shell is not None and launch.text is not None:
                 text = launch.text
-                self.shell_layer(
+                shell = self.shell_layer(
                     parent=root.id, where="local", shell_name=_shell_program(launch.shell),
                     text=text.value, offsets=text.offsets,
                     process=[*launch.shell, text.value, *(p.value for p in launch.positional)],
                     source_span=_span_of(text.offsets) or launch.span,
                     dynamic_ranges=text.dynamic_ranges, depth=1, stdin=None,
                     positional=[host_arg(p) for p in launch.positional])
+                shell.via = launch.api  # what starts it: `os.system`, `CMD`, `recipe for x`
+                shell.uncertain = launch.uncertain
             elif launch.argv:
                 view = argv_view(source, launch)
                 read_handoffs(view, self.limits.max_layers)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-# (hosts/kinds.py reads `*.py` as Python and `*.mk` as a Makefile)
-HOST_FIXTURE_SUFFIXES = {".py": "python", ".mk": "make"}
+# (hosts/kinds.py reads each by its name: `*.py` Python, `*.mk` a Makefile...)
+HOST_FIXTURE_SUFFIXES = {".py": "python", ".mk": "make", ".Dockerfile": "dockerfile",
+                         ".cron": "crontab", ".service": "systemd"}
 
 
 def host_fixtures(family: str = "hosts") -> list[tuple[Path, str]]:
@@ -14,3 +16,9 @@ def host_fixtures(family: str = "hosts") -> list[tuple[Path, str]]:
     return [(p, HOST_FIXTURE_SUFFIXES[p.suffix])
             for p in sorted((FIXTURES / family).rglob("*"))
             if p.is_file() and p.suffix in HOST_FIXTURE_SUFFIXES]
+
+
+# A rule document's example: ```` ```sh bad L:C ````, or in a host format's own language
+# (```` ```python ````, ```` ```make ````...), read as a file of that format.
+DOC_BLOCK = re.compile(r"^```(sh|python|make|dockerfile|crontab|systemd) (bad|good)([^\n]*)\n"
+                       r"(.*?)^```\s*$", re.M | re.S)

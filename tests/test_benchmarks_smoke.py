@@ -69,3 +69,20 @@ def test_speed_quick_prints_the_table(sample_list: Path) -> None:
         line = next(x for x in targets.splitlines() if name in x)
         assert line.endswith((": met", ": NOT met")), line
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_host_files_benchmark_runs_without_crash(tmp_path: Path) -> None:
+    """benchmarks/hosts.py over the host fixtures: every file checked, none crashes or hangs."""
+    out = tmp_path / "hosts.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "hosts.py"), "--dir", str(BENCH.parent / "fixtures" /
+                                                              "hosts"),
+         "--shell-sample", "0", "--json", str(out)],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    records = json.loads(out.read_text())
+    assert {r["format"] for r in records} == {"python", "make"}
+    assert all("crash" not in r and not r.get("hang") for r in records)
+    assert sum(r["codes"].get("QC401", 0) for r in records) == 3  # fixtures/hosts/make/swallowed.mk
+    assert "crashes 0, hangs 0" in proc.stdout

@@ -71,13 +71,21 @@ def test_try_repo_reads_python_and_makefiles(tmp_path: Path, pre_commit_home: Pa
         'subprocess.run(["ssh", "gpu1", "pkill -f train.py; nohup python3 train.py &"])\n')
     (repo / "Makefile").write_text("backup:\n\ttar czf $HOME/backup.tgz data\n")
     (repo / "README.md").write_text("ssh h 'echo \"x'\n")
+    (repo / "Dockerfile").write_text("FROM python:3.11-slim\nCMD python3 train.py\n")
+    (repo / "backup.cron").write_text("0 3 * * * tar czf /b/$(date +%F).tgz /srv\n")
     git(repo, "add", ".")
     run = pre_commit(repo, pre_commit_home, "try-repo", str(ROOT), "quotecheck", "--files",
-                     "app.py", "Makefile", "README.md")
+                     "app.py", "Makefile", "README.md", "Dockerfile", "backup.cron")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "app.py:2:" in run.stdout and "QC201" in run.stdout
     assert "Makefile:2:10: error QC401" in run.stdout
-    assert "README.md" not in run.stdout
+    assert "Dockerfile:2:5: warning QC404" in run.stdout
+    assert "README.md" not in run.stdout and "backup.cron" not in run.stdout
+    # Crontabs and units have no pre-commit type: the second hook takes them by name.
+    cron = pre_commit(repo, pre_commit_home, "try-repo", str(ROOT),
+                      "quotecheck-units-and-crontabs", "--files", "backup.cron", "README.md")
+    assert cron.returncode == 1, cron.stdout + cron.stderr
+    assert "backup.cron:1:30: error QC405" in cron.stdout and "README.md" not in cron.stdout
 
 
 def test_installed_hook_blocks_a_bad_commit(tmp_path: Path, pre_commit_home: Path) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from host_fixtures import DOC_BLOCK
 
 from quotecheck.checker import Options, check_source
 from quotecheck.positions import LineIndex
@@ -21,8 +22,7 @@ from quotecheck.rules.registry import all_rules
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 SECTIONS = ["What it finds", "Why it breaks", "Example", "Use instead", "Exceptions",
             "Fix safety"]
-# (a host format's tag, ```python or ```make, reads the example as a file of that format)
-_BLOCK = re.compile(r"^```(sh|python|make) (bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
+_BLOCK = DOC_BLOCK
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,12 @@ and a check imports only the rule modules its input can trigger."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from host_fixtures import host_fixtures
+from host_fixtures import DOC_BLOCK, host_fixtures
 
 from quotecheck.checker import Options, check_source
 from quotecheck.diagnostics import Diagnostic
@@ -77,7 +76,7 @@ def _inputs() -> list[tuple[str, str, Options]]:
         out.append((path.relative_to(ROOT).as_posix(), path.read_text(), Options()))
     for path, format in host_fixtures():
         out.append((path.relative_to(ROOT).as_posix(), path.read_text(), Options(host=format)))
-    block = re.compile(r"^```(sh|python|make) (bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
+    block = DOC_BLOCK
     for doc in sorted((ROOT / "rules").glob("QC*.md")):
         for n, m in enumerate(block.finditer(doc.read_text())):
             host = None if m.group(1) == "sh" else m.group(1)

@@ -1,8 +1,10 @@
 """Which host format a file is, by its name and its first line, and the reader of each.
 
 Python: ``*.py``/``*.pyw`` and a ``#!`` line naming python; make: ``Makefile``,
-``makefile``, ``GNUmakefile``, ``*.mk``. A file that is neither shell nor one of these is not
-read (``files.py``)."""
+``makefile``, ``GNUmakefile``, ``*.mk``; Dockerfile: ``Dockerfile``, ``Containerfile``,
+``Dockerfile.*``, ``*.Dockerfile``, ``*.dockerfile``; crontab: ``crontab``, ``*.cron``,
+``*.crontab`` and the files of a ``cron.d`` directory; systemd: ``*.service``, ``*.socket``.
+A file that is neither shell nor one of these is not read (``files.py``)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,13 @@ from pathlib import PurePath
 
 from quotecheck.hosts.model import HostFile
 
-HOST_FILE_NAMES = {"Makefile": "make", "makefile": "make", "GNUmakefile": "make"}
-HOST_EXTENSIONS = {".py": "python", ".pyw": "python", ".mk": "make"}
-HOST_FORMATS = ("python", "make")
+HOST_FILE_NAMES = {"Makefile": "make", "makefile": "make", "GNUmakefile": "make",
+                   "Dockerfile": "dockerfile", "Containerfile": "dockerfile",
+                   "dockerfile": "dockerfile", "crontab": "crontab"}
+HOST_EXTENSIONS = {".py": "python", ".pyw": "python", ".mk": "make",
+                   ".dockerfile": "dockerfile", ".cron": "crontab", ".crontab": "crontab",
+                   ".service": "systemd", ".socket": "systemd"}
+HOST_FORMATS = ("python", "make", "dockerfile", "crontab", "systemd")
 # A Python module launches nothing without one of these names: most are not parsed at all.
 _PYTHON_LAUNCH_WORDS = ("subprocess", "system", "popen", "exec", "spawn", "fabric")
 
@@ -24,13 +30,17 @@ def host_format(path: PurePath | None, head: str) -> str | None:
         by_name = HOST_FILE_NAMES.get(path.name) or HOST_EXTENSIONS.get(path.suffix.lower())
         if by_name is not None:
             return by_name
+        if path.name.startswith(("Dockerfile.", "Containerfile.")):
+            return "dockerfile"  # Dockerfile.dev, Dockerfile.gpu
+        if path.parent.name == "cron.d" and not path.name.startswith("."):
+            return "crontab"
     from quotecheck.hosts.python import is_python_shebang
 
     first = head.split("\n", 1)[0]
     return "python" if is_python_shebang(first) else None
 
 
-def read_host(format: str, source: str) -> HostFile:
+def read_host(format: str, source: str, path: PurePath | None = None) -> HostFile:
     if format == "python":
         if not any(word in source for word in _PYTHON_LAUNCH_WORDS):
             return HostFile("python", ())
@@ -41,4 +51,16 @@ def read_host(format: str, source: str) -> HostFile:
         from quotecheck.hosts.make import read_makefile
 
         return read_makefile(source)
+    if format == "dockerfile":
+        from quotecheck.hosts.dockerfile import read_dockerfile
+
+        return read_dockerfile(source)
+    if format == "crontab":
+        from quotecheck.hosts.crontab import is_system_crontab, read_crontab
+
+        return read_crontab(source, system=is_system_crontab(path))
+    if format == "systemd":
+        from quotecheck.hosts.systemd import read_unit
+
+        return read_unit(source)
     raise ValueError(f"unknown host format: {format}")

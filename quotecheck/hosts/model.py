@@ -70,6 +70,9 @@ class Launch(FrozenRecord):
     argv: tuple[HostText, ...] = ()
     ssh: bool = False
     partial: bool = False
+    # Why what the shell is, is a guess (a Docker image whose /bin/sh is busybox's, not dash):
+    # findings in its layers are lowered one severity and say so.
+    uncertain: str | None = None
 
 
 class HostReference(FrozenRecord):

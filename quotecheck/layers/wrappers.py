@@ -93,6 +93,12 @@ WRAPPERS: dict[str, WrapperSpec] = {
     "nice": WrapperSpec(_g("", "n", long_values="adjustment", numeric=True)),
     # util-linux setsid(1): -c -f -w.
     "setsid": WrapperSpec(_g("cfw", long_flags="ctty fork wait")),
+    # tini (a container's PID 1, krallin/tini README): -s -v -w -g -l, -p SIGNAL, -e CODE, then
+    # the program (`tini -- prog args`).
+    "tini": WrapperSpec(_g("svwgl", "pe")),
+    # dumb-init (Yelp/dumb-init README): -c/--single-child, -r/--rewrite s:r, -v/--verbose.
+    "dumb-init": WrapperSpec(_g("cv", "r", long_flags="single-child verbose",
+                                long_values="rewrite")),
     # coreutils stdbuf(1): -i/-o/-e MODE.
     "stdbuf": WrapperSpec(_g("", "ioe", long_values="input output error")),
     # GNU time(1): -f FMT, -o FILE, -a -p -q -v; bash's `time` keyword only knows -p.

@@ -1,10 +1,11 @@
 """QC402 syntax-without-shell: shell syntax in an argv that no shell reads.
 
-A host that starts a program from a list (Python's ``subprocess.run([...])``, ``os.exec*``)
-hands each item to the program as one argument: a ``|``, ``&&``, ``;`` or ``>`` item is an
-argument like any other, so ``["ls", "-l", "|", "grep", "x"]`` runs ``ls`` with four operands
-and no pipe. Items handed on to something that parses text again (ssh's remote shell, ``sh
--c``) are not this rule's: there the operators work.
+A host that starts a program from a list (Python's ``subprocess.run([...])``, ``os.exec*``, a
+Dockerfile's exec form ``CMD [...]``) or splits a line itself (systemd's ``ExecStart=``) hands
+each word to the program as one argument: a ``|``, ``&&``, ``;`` or ``>`` word is an argument
+like any other, so ``["ls", "-l", "|", "grep", "x"]`` runs ``ls`` with four operands and no
+pipe. Words handed on to something that parses text again (ssh's remote shell, ``sh -c``) are
+not this rule's: there the operators work.
 """
 
 from __future__ import annotations
@@ -26,11 +27,20 @@ _OWN_OPERATORS = frozenset({"find", "expr", "test", "[", "bc"})
 _NOT_A_SHELL = Template(
     "operator-is-an-argument",
     "`{word}` is passed to {program} as an argument: no shell reads this argv",
-    "{api} starts {program} with the list as its argv, so {what} does not happen; "
-    "{program} gets `{word}` and the words after it as arguments. Run the pieces as "
-    "separate calls (a pipe: `subprocess.run(..., input=...)` or two Popen objects), or give "
-    "the whole text to one shell: `subprocess.run(\"...\", shell=True)` with each value "
-    "passed through `shlex.quote`.")
+    "{api} starts {program} with these words as its argv, so {what} does not happen; "
+    "{program} gets `{word}` and the words after it as arguments. {advice}")
+# What to do instead, in each host's own terms.
+_ADVICE = {
+    "python": "Run the pieces as separate calls (a pipe: `subprocess.run(..., input=...)` or "
+              "two Popen objects; a file: `stdout=open(...)`), or give the whole text to one "
+              "shell: `subprocess.run(\"...\", shell=True)` with each value passed through "
+              "`shlex.quote`.",
+    "dockerfile": "Write the shell form (`CMD python3 app.py > /proc/1/fd/1`), or give the "
+                  "text to a shell yourself: `CMD [\"/bin/sh\", \"-c\", \"...\"]`.",
+    "systemd": "For output to a file use `StandardOutput=append:/path` "
+               "(`StandardError=` likewise); for a pipe or a sequence, "
+               "`ExecStart=/bin/sh -c '...'`.",
+}
 
 _WHAT = {"|": "the pipe", "||": "the `||`", "&&": "the `&&`", ";": "the second command",
          "&": "the background job"}
@@ -57,11 +67,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             what = _WHAT.get(arg.value, "the redirection")
             yield Finding(arg.source_span,
                           _NOT_A_SHELL(word=arg.value, program=f"`{program}`", api=api,
-                                       what=what),
+                                       what=what, advice=_ADVICE.get(root.format or "", "")),
                           ctx.layers[root.id])
             break  # one per call: the rest follows from the first
 
 
 RULE = Rule("QC402", "syntax-without-shell",
             "Shell syntax in an argv that no shell reads (a host's list of arguments)",
-            "warning", check, tags=("host",), trigger=Trigger(formats=frozenset({"python"})))
+            "warning", check, tags=("host",),
+            trigger=Trigger(formats=frozenset({"python", "dockerfile", "systemd"})))

@@ -1,0 +1,78 @@
+"""QC404 shell-stays-pid-1. Real dash shows the fact the rule stands on: `dash -c 'prog'`
+keeps dash as the parent of prog (it does not replace itself), where bash does."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+
+import pytest
+from _support import Finder
+
+from quotecheck.checker import Options
+from quotecheck.fixer import fix_source
+
+CODE = "QC404"
+found = Finder(CODE, host="dockerfile")
+
+
+def _parent_of_sleep(shell: str, script: str) -> str:
+    """The command name of the process whose child `sleep` is, under ``shell -c script``."""
+    exe = shutil.which(shell)
+    if exe is None:
+        pytest.skip(f"no {shell}")
+    proc = subprocess.Popen([exe, "-c", script])
+    try:
+        for _ in range(100):
+            out = subprocess.run(["ps", "-o", "pid=,ppid=,comm=", "--ppid", str(proc.pid)],
+                                 capture_output=True, text=True, timeout=10).stdout
+            if "sleep" in out:
+                return shell  # sleep is the shell's child: the shell stayed
+            own = subprocess.run(["ps", "-o", "comm=", "-p", str(proc.pid)],
+                                 capture_output=True, text=True, timeout=10).stdout.strip()
+            if own == "sleep":
+                return "sleep"  # the shell replaced itself
+            time.sleep(0.05)
+        raise AssertionError("sleep did not start")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def test_dash_stays_bash_replaces_itself_with_a_lone_command() -> None:
+    assert _parent_of_sleep("dash", "sleep 30") == "dash"
+    assert _parent_of_sleep("bash", "sleep 30") == "sleep"
+    assert _parent_of_sleep("bash", "cd / && sleep 30") == "sleep"  # the last of a list too
+    assert _parent_of_sleep("bash", "sleep 30 | cat") == "bash"
+    assert _parent_of_sleep("dash", "exec sleep 30") == "sleep"
+
+
+def test_shell_form_cmd_and_its_exec_fix() -> None:
+    src = "FROM python:3.11-slim\nCMD python3 train.py --epochs 3\n"
+    [(line, col, d)] = found(src)
+    assert (line, col) == (2, 5) and d.severity == "warning"
+    assert "SIGTERM" in d.message.explanation
+    fixed = fix_source(src, Options(host="dockerfile")).text
+    assert fixed == "FROM python:3.11-slim\nCMD exec python3 train.py --epochs 3\n"
+    assert found(fixed) == []
+
+
+@pytest.mark.parametrize("source", [
+    'FROM debian\nCMD ["python3", "train.py"]\n',
+    "FROM debian\nCMD exec python3 train.py\n",
+    'FROM debian\nSHELL ["/bin/bash", "-c"]\nCMD python3 train.py\n',
+    "FROM debian\nRUN python3 setup.py\n",
+    'FROM debian\nENTRYPOINT ["/tini", "--"]\nCMD python3 train.py\n',
+])
+def test_not_found(source: str) -> None:
+    assert found(source) == []
+
+
+def test_bash_list_and_busybox_images() -> None:
+    bash = 'FROM debian\nSHELL ["/bin/bash", "-c"]\nENTRYPOINT ./server | tee log\n'
+    [(_, _, d)] = found(bash)
+    assert d.severity == "warning"
+    assert found('FROM debian\nSHELL ["/bin/bash", "-c"]\nCMD cd /srv && ./server\n') == []
+    [(_, _, alpine)] = found("FROM alpine:3.20\nCMD ./server\n")
+    assert alpine.severity == "info" and "busybox" in alpine.text
