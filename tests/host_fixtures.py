@@ -13,9 +13,15 @@ HOST_FIXTURE_SUFFIXES = {".py": "python", ".mk": "make", ".Dockerfile": "dockerf
 
 def host_fixtures(family: str = "hosts") -> list[tuple[Path, str]]:
     """Every host fixture under fixtures/<family> and its format."""
-    return [(p, HOST_FIXTURE_SUFFIXES[p.suffix])
-            for p in sorted((FIXTURES / family).rglob("*"))
-            if p.is_file() and p.suffix in HOST_FIXTURE_SUFFIXES]
+    from quotecheck.hosts.kinds import host_format
+
+    out = []
+    for p in sorted((FIXTURES / family).rglob("*")):
+        if p.is_file() and (p.suffix in HOST_FIXTURE_SUFFIXES or p.parent.name == "cron.d"):
+            format = host_format(p, "")
+            if format is not None:  # (not the snapshots beside them)
+                out.append((p, format))
+    return out
 
 
 # A rule document's example: ```` ```sh bad L:C ````, or in a host format's own language

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from quotecheck.hosts.model import HostFile
+from quotecheck.lazy_regex import lazy_compile
 
 HOST_FILE_NAMES = {"Makefile": "make", "makefile": "make", "GNUmakefile": "make",
                    "Dockerfile": "dockerfile", "Containerfile": "dockerfile",
@@ -19,6 +20,9 @@ HOST_EXTENSIONS = {".py": "python", ".pyw": "python", ".mk": "make",
                    ".dockerfile": "dockerfile", ".cron": "crontab", ".crontab": "crontab",
                    ".service": "systemd", ".socket": "systemd"}
 HOST_FORMATS = ("python", "make", "dockerfile", "crontab", "systemd")
+# cron reads only the files of cron.d named like this (crontab(5) on Debian: "they must consist
+# solely of upper- and lower-case letters, digits, underscores, and hyphens").
+_CRON_D_NAME = lazy_compile(r"[A-Za-z0-9_-]+")
 # A Python module launches nothing without one of these names: most are not parsed at all.
 _PYTHON_LAUNCH_WORDS = ("subprocess", "system", "popen", "exec", "spawn", "fabric")
 
@@ -32,7 +36,7 @@ def host_format(path: PurePath | None, head: str) -> str | None:
             return by_name
         if path.name.startswith(("Dockerfile.", "Containerfile.")):
             return "dockerfile"  # Dockerfile.dev, Dockerfile.gpu
-        if path.parent.name == "cron.d" and not path.name.startswith("."):
+        if path.parent.name == "cron.d" and _CRON_D_NAME.fullmatch(path.name):
             return "crontab"
     from quotecheck.hosts.python import is_python_shebang
 

@@ -58,6 +58,10 @@ FABRIC_CONNECTIONS = frozenset({"fabric.Connection", "fabric.connection.Connecti
 QUOTE_CALLS = frozenset({"shlex.quote", "pipes.quote"})
 
 _NUMBER_CONVERSION = lazy_compile(r"%[-#0 +\d.*]*[diouxXeEfFgG]\Z|\{[^{}]*:[^{}]*[dfeEgGxXob%]\}\Z")
+# An expression whose value is a number (written in an f-string field or alone).
+_NUMBER_EXPRESSION = lazy_compile(
+    r"\{?(?:str\()?(?:len|int|round|abs|(?:random\.)?randint|(?:os\.)?getpid|"
+    r"(?:os\.)?cpu_count)\(.*\)\}?\Z")
 # An expression whose value a web request gives: someone other than the program's user. (The
 # program's own arguments, environment and input come from the user who runs it: a value with
 # a blank there breaks the command, which the text cannot tell will happen.)
@@ -118,6 +122,13 @@ class _Scope:
                 for target in ast.walk(node.target if not isinstance(node, ast.With) else node):
                     if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
                         self.changed.add(target.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in _MUTATORS and isinstance(node.func.value, ast.Name):
+                self.changed.add(node.func.value.id)  # `cmd.extend(opts)`: not the literal
+            elif isinstance(node, (ast.Assign, ast.Delete)):
+                for target in node.targets:
+                    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                        self.changed.add(target.value.id)  # `cmd[1] = x`
 
     def value_of(self, name: str, before: int) -> ast.expr | None:
         """The value a name was given last before line ``before``, when nothing else (a loop,
@@ -131,6 +142,11 @@ class _Scope:
         if len(found) != 1 or len(self.assigned.get(name, [])) != 1:
             return None
         return found[0][1]
+
+
+# List methods that change the list in place.
+_MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort",
+                       "reverse", "__setitem__", "__delitem__", "__iadd__"})
 
 
 def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
@@ -553,8 +569,8 @@ def _values(source: str, launches: list[Launch]) -> list[HostValue]:
                     continue
                 span = (min(offsets), max(offsets) + 1)
                 written = source[span[0]:span[1]]
-                if _NUMBER_CONVERSION.match(written):
-                    continue  # `%d`: a number, nothing in it is code
+                if _NUMBER_CONVERSION.match(written) or _NUMBER_EXPRESSION.match(written):
+                    continue  # `%d`, `{len(x)}`: a number, nothing in it is code
                 found.setdefault(span, HostValue(
                     span, written, (a, b) in text.quoted_ranges,
                     bool(_FROM_OUTSIDE.search(written))))

@@ -56,3 +56,4 @@ def test_file_kinds() -> None:
     assert host_format(PurePath("jobs.cron"), "") == "crontab"
     assert host_format(PurePath("crontab"), "") == "crontab"
     assert host_format(PurePath("cron.d/.placeholder"), "") is None
+    assert host_format(PurePath("cron.d/job.dpkg-old"), "") is None  # cron skips dotted names

@@ -3,31 +3,25 @@ argument (a stub program records its argv)."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from _support import Finder
+from harness.stubs import StubDir
 
 CODE = "QC402"
 found = Finder(CODE, host="python")
 
 
 def test_the_program_gets_the_operator_as_an_argument(tmp_path: Path) -> None:
-    stub = tmp_path / "bin" / "lister"
-    stub.parent.mkdir()
-    log = tmp_path / "argv.json"
-    stub.write_text(f"#!{sys.executable}\nimport json, sys\n"
-                    f"open({str(log)!r}, 'w').write(json.dumps(sys.argv[1:]))\n")
-    stub.chmod(0o755)
+    stubs = StubDir(tmp_path, names=["lister"])
     program = 'import subprocess\nsubprocess.run(["lister", "-l", "|", "grep", "x"])\n'
     (tmp_path / "app.py").write_text(program)
-    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}"}
-    subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=env, timeout=30, check=True)
-    assert json.loads(log.read_text()) == ["-l", "|", "grep", "x"]
+    subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=stubs.env(), timeout=30,
+                   check=True)
+    assert stubs.records() == [["lister", "-l", "|", "grep", "x"]]
     [(line, col, d)] = found(program)
     assert (line, col) == (2, 34) and d.message.value("word") == "|"
     assert d.severity == "warning" and "pipe" in d.message.explanation

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from _support import Finder
+from harness.stubs import StubDir
 
 CODE = "QC403"
 python = Finder(CODE, host="python")
@@ -18,18 +18,12 @@ systemd = Finder(CODE, host="systemd")
 
 
 def test_the_program_gets_the_dollar_name(tmp_path: Path) -> None:
-    stub = tmp_path / "bin" / "backup"
-    stub.parent.mkdir()
-    log = tmp_path / "argv.json"
-    stub.write_text(f"#!{sys.executable}\nimport json, sys\n"
-                    f"open({str(log)!r}, 'w').write(json.dumps(sys.argv[1:]))\n")
-    stub.chmod(0o755)
+    stubs = StubDir(tmp_path, names=["backup"])
     program = 'import subprocess\nsubprocess.run(["backup", "$HOME/data", "~/logs"])\n'
     (tmp_path / "app.py").write_text(program)
-    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}",
-           "HOME": str(tmp_path)}
-    subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=env, timeout=30, check=True)
-    assert json.loads(log.read_text()) == ["$HOME/data", "~/logs"]
+    subprocess.run([sys.executable, "app.py"], cwd=tmp_path,
+                   env=stubs.env({**os.environ, "HOME": str(tmp_path)}), timeout=30, check=True)
+    assert stubs.records() == [["backup", "$HOME/data", "~/logs"]]
     [(line, col, d)] = python(program)  # one per launch, at the first
     assert (line, col) == (2, 28) and d.message.value("shown") == "$HOME"
     assert d.severity == "warning"
