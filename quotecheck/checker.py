@@ -176,6 +176,20 @@ def _touches_known(trace: Trace, fix: Fix) -> bool:
     return False
 
 
+def _for_host(ctx: CheckContext, fixes: tuple[Fix, ...]) -> tuple[Fix, ...]:
+    from quotecheck.hosts.escaping import host_edit
+    from quotecheck.records import replace
+
+    host = ctx.trace.host
+    assert host is not None
+    out: list[Fix] = []
+    for fix in fixes:
+        edits = [host_edit(host, ctx.trace.source, e) for e in fix.edits]
+        if all(e is not None for e in edits):
+            out.append(replace(fix, edits=tuple(e for e in edits if e is not None)))
+    return tuple(out)
+
+
 def run_rule(rule: Rule, ctx: CheckContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     _collect(rule, ctx, out)
@@ -195,9 +209,9 @@ def _collect(rule: Rule, ctx: CheckContext, out: list[Diagnostic]) -> None:
                 message = message.noted(guess)
             fixes = f.fixes
             if fixes and ctx.trace.host is not None and "host" not in rule.tags:
-                # A shell rule's edit is shell text: inside a host file's string it would need
-                # the host's own escaping as well, which is not written yet.
-                fixes = ()
+                # A shell rule's edit is shell text: in a host file it is written with the
+                # host's own escaping, or not offered.
+                fixes = _for_host(ctx, fixes)
             if fixes and ctx.trace.known_spans:
                 fixes = tuple(x for x in fixes if not _touches_known(ctx.trace, x))
             out.append(Diagnostic(rule.code, rule.name, severity, message,
