@@ -6,8 +6,10 @@
     python3 benchmarks/hosts.py --dir SRC          # those under SRC instead (a checkout)
     python3 benchmarks/hosts.py --json benchmarks/results/hosts.json
 
-Where: Python files under /usr/lib and the running interpreter's library, and every
-``Makefile``/``GNUmakefile``/``*.mk`` under /usr, /etc and /opt. Each file is checked by the
+Where: Python files under /usr/lib and the running interpreter's library; every Makefile
+(``Makefile``, ``GNUmakefile``, ``*.mk``) and Dockerfile under /usr, /etc and /opt; the
+systemd units under /etc/systemd, /lib/systemd and /usr/lib/systemd; /etc/crontab and
+/etc/cron.d. Each file is checked by the
 real command line in a worker process (``quotecheck.cli.main(["check", FILE])``): a traceback,
 an exit status of 2 or a dead worker is a *crash*; a file that takes longer than ``--timeout``
 seconds is a *hang* (the workers are replaced). The report gives the findings by rule and the
@@ -34,8 +36,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-MAKE_NAMES = ("Makefile", "GNUmakefile", "makefile")
 MAKE_ROOTS = ("/usr", "/etc", "/opt")
+UNIT_ROOTS = tuple(r for r in ("/etc/systemd", "/lib/systemd", "/usr/lib/systemd")
+                   if os.path.isdir(r) and not os.path.islink(r))
 
 
 def _python_roots() -> list[str]:
@@ -55,18 +58,32 @@ def _walk(roots: list[str], wanted: Any) -> list[str]:
     return found
 
 
+def _format(path: str) -> str | None:
+    from quotecheck.hosts.kinds import host_format
+
+    return host_format(Path(path), "")
+
+
 def collect(directory: str | None = None) -> list[tuple[str, str]]:
     """(path, format) of every host file, deduplicated by content, in a stable order."""
-    def is_make(name: str) -> bool:
-        return name in MAKE_NAMES or name.endswith(".mk")
+    def found_in(roots: list[str], formats: set[str]) -> list[tuple[str, str]]:
+        out = []
+        for path in _walk(roots, lambda name: True):
+            format = _format(path)
+            if format in formats:
+                out.append((path, format))
+        return out
 
     if directory is not None:
-        candidates = [(p, "make" if is_make(os.path.basename(p)) else "python")
-                      for p in _walk([directory], lambda n: n.endswith(".py") or is_make(n))]
+        candidates = found_in([directory], {"python", "make", "dockerfile", "crontab",
+                                            "systemd"})
     else:
-        candidates = [*((p, "python") for p in _walk(_python_roots(),
-                                                      lambda n: n.endswith(".py"))),
-                      *((p, "make") for p in _walk(list(MAKE_ROOTS), is_make))]
+        candidates = [*found_in(_python_roots(), {"python"}),
+                      *found_in(list(MAKE_ROOTS), {"make", "dockerfile"}),
+                      *found_in(list(UNIT_ROOTS), {"systemd"}),
+                      *found_in(["/etc/cron.d"], {"crontab"})]
+        if os.path.isfile("/etc/crontab"):
+            candidates.append(("/etc/crontab", "crontab"))
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
     for path, format in candidates:

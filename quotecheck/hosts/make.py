@@ -361,7 +361,7 @@ def read_makefile(source: str) -> HostFile:
         flags = flags_value.text.split()
     posix_shell = shell[0].rsplit("/", 1)[-1] in MAKE_POSIX_SHELLS
     launches: list[Launch] = []
-    for recipe in reader.recipes:
+    for number, recipe in enumerate(reader.recipes):
         if not recipe.lines:
             continue
         target = recipe.targets[0] if recipe.targets else ""
@@ -405,7 +405,9 @@ def read_makefile(source: str) -> HostFile:
             if k:
                 got = HostText(got.value[k:], tuple(got.offsets[k:]),
                                tuple((a - k, b - k) for a, b in got.dynamic_ranges))
+            if not got.value.strip():
+                continue  # make starts no shell for a line that expands to nothing
             span = (offs[0], offs[-1] + 1) if offs else (0, 0)
             launches.append(Launch(f"recipe for {target}", span, shell=(*shell, *flags),
-                                   text=got))
+                                   text=got, group=None if reader.oneshell else number))
     return HostFile("make", tuple(launches), (), tuple(expander.references))

@@ -70,6 +70,9 @@ class Launch(FrozenRecord):
     argv: tuple[HostText, ...] = ()
     ssh: bool = False
     partial: bool = False
+    # Launches of one unit that run one after another, each in a shell of its own (the lines
+    # of one make recipe): the same number; None where a launch stands alone.
+    group: int | None = None
     # Why what the shell is, is a guess (a Docker image whose /bin/sh is busybox's, not dash):
     # findings in its layers are lowered one severity and say so.
     uncertain: str | None = None

@@ -87,6 +87,8 @@ TABLE: tuple[Entry, ...] = (
     Entry("QC404", "shell-stays-pid-1", "qc404_shell_stays_pid_1",
           Trigger(formats=frozenset({"dockerfile"}))),
     Entry("QC405", "cron-percent", "qc405_cron_percent", Trigger(formats=frozenset({"crontab"}))),
+    Entry("QC406", "make-state-lost", "qc406_make_state_lost",
+          Trigger(formats=frozenset({"make"}))),
 )
 ENTRIES: dict[str, Entry] = {entry.code: entry for entry in TABLE}
 NAMES: dict[str, str] = {entry.code: entry.name for entry in TABLE}  # code -> rule name
