@@ -414,7 +414,8 @@ class _Builder:
                 shell = self.shell_layer(
                     parent=root.id, where="local", shell_name=_shell_program(launch.shell),
                     text=text.value, offsets=text.offsets,
-                    process=[*launch.shell, text.value, *(p.value for p in launch.positional)],
+                    process=list(launch.shell) if launch.reads_file else
+                    [*launch.shell, text.value, *(p.value for p in launch.positional)],
                     source_span=_span_of(text.offsets) or launch.span,
                     dynamic_ranges=text.dynamic_ranges, depth=1, stdin=None,
                     positional=[host_arg(p) for p in launch.positional])

@@ -8,7 +8,7 @@ from pathlib import Path
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # (hosts/kinds.py reads each by its name: `*.py` Python, `*.mk` a Makefile...)
 HOST_FIXTURE_SUFFIXES = {".py": "python", ".mk": "make", ".Dockerfile": "dockerfile",
-                         ".cron": "crontab", ".service": "systemd"}
+                         ".cron": "crontab", ".service": "systemd", ".yml": "github-actions"}
 
 
 def host_fixtures(family: str = "hosts") -> list[tuple[Path, str]]:
@@ -26,5 +26,5 @@ def host_fixtures(family: str = "hosts") -> list[tuple[Path, str]]:
 
 # A rule document's example: ```` ```sh bad L:C ````, or in a host format's own language
 # (```` ```python ````, ```` ```make ````...), read as a file of that format.
-DOC_BLOCK = re.compile(r"^```(sh|python|make|dockerfile|crontab|systemd) (bad|good)([^\n]*)\n"
-                       r"(.*?)^```\s*$", re.M | re.S)
+DOC_BLOCK = re.compile(r"^```(sh|python|make|dockerfile|crontab|systemd|github-actions) "
+                       r"(bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)

@@ -83,7 +83,7 @@ def test_try_repo_reads_python_and_makefiles(tmp_path: Path, pre_commit_home: Pa
     assert "README.md" not in run.stdout and "backup.cron" not in run.stdout
     # Crontabs and units have no pre-commit type: the second hook takes them by name.
     cron = pre_commit(repo, pre_commit_home, "try-repo", str(ROOT),
-                      "quotecheck-units-and-crontabs", "--files", "backup.cron", "README.md")
+                      "quotecheck-config-files", "--files", "backup.cron", "README.md")
     assert cron.returncode == 1, cron.stdout + cron.stderr
     assert "backup.cron:1:30: error QC405" in cron.stdout and "README.md" not in cron.stdout
 

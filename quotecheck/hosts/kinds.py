@@ -19,7 +19,7 @@ HOST_FILE_NAMES = {"Makefile": "make", "makefile": "make", "GNUmakefile": "make"
 HOST_EXTENSIONS = {".py": "python", ".pyw": "python", ".mk": "make",
                    ".dockerfile": "dockerfile", ".cron": "crontab", ".crontab": "crontab",
                    ".service": "systemd", ".socket": "systemd"}
-HOST_FORMATS = ("python", "make", "dockerfile", "crontab", "systemd")
+HOST_FORMATS = ("python", "make", "dockerfile", "crontab", "systemd", "github-actions")
 # cron reads only the files of cron.d named like this (crontab(5) on Debian: "they must consist
 # solely of upper- and lower-case letters, digits, underscores, and hyphens").
 _CRON_D_NAME = lazy_compile(r"[A-Za-z0-9_-]+")
@@ -38,6 +38,10 @@ def host_format(path: PurePath | None, head: str) -> str | None:
             return "dockerfile"  # Dockerfile.dev, Dockerfile.gpu
         if path.parent.name == "cron.d" and _CRON_D_NAME.fullmatch(path.name):
             return "crontab"
+        if path.suffix in (".yml", ".yaml") and (
+                (path.parent.name == "workflows" and path.parent.parent.name == ".github")
+                or path.stem == "action"):
+            return "github-actions"  # a workflow, or an action's action.yml
     from quotecheck.hosts.python import is_python_shebang
 
     first = head.split("\n", 1)[0]
@@ -63,6 +67,10 @@ def read_host(format: str, source: str, path: PurePath | None = None) -> HostFil
         from quotecheck.hosts.crontab import is_system_crontab, read_crontab
 
         return read_crontab(source, system=is_system_crontab(path))
+    if format == "github-actions":
+        from quotecheck.hosts.github_actions import read_workflow
+
+        return read_workflow(source)
     if format == "systemd":
         from quotecheck.hosts.systemd import read_unit
 

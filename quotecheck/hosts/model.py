@@ -70,6 +70,9 @@ class Launch(FrozenRecord):
     argv: tuple[HostText, ...] = ()
     ssh: bool = False
     partial: bool = False
+    # The shell reads ``text`` from a file whose path is the `{0}` of ``shell`` (GitHub
+    # Actions), not from its command line.
+    reads_file: bool = False
     # Launches of one unit that run one after another, each in a shell of its own (the lines
     # of one make recipe): the same number; None where a launch stands alone.
     group: int | None = None

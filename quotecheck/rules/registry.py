@@ -89,6 +89,8 @@ TABLE: tuple[Entry, ...] = (
     Entry("QC405", "cron-percent", "qc405_cron_percent", Trigger(formats=frozenset({"crontab"}))),
     Entry("QC406", "make-state-lost", "qc406_make_state_lost",
           Trigger(formats=frozenset({"make"}))),
+    Entry("QC407", "expression-injection", "qc407_expression_injection",
+          Trigger(formats=frozenset({"github-actions"}))),
 )
 ENTRIES: dict[str, Entry] = {entry.code: entry for entry in TABLE}
 NAMES: dict[str, str] = {entry.code: entry.name for entry in TABLE}  # code -> rule name

@@ -53,8 +53,8 @@ def _shells(ctx: CheckContext, an: Analysis, value: HostValue) -> list[tuple[Lay
 
 def host_value_results(ctx: CheckContext, an: Analysis) -> Iterator[Result]:
     host = ctx.trace.host
-    if host is None:
-        return
+    if host is None or host.format == "github-actions":
+        return  # (`${{ }}` expressions: QC407 judges those)
     for value in host.values:
         shells = _shells(ctx, an, value)
         if not shells:

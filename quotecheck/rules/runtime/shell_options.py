@@ -47,6 +47,9 @@ def shell_flags(layer: Layer) -> dict[str, bool]:
             words += [w, proc[i + 1]]
             i += 2
             continue
+        if w.startswith("--") and w != "--" and i + 1 < len(proc):
+            i += 1  # bash's long options (`--noprofile --norc -eo pipefail`, GitHub's bash)
+            continue
         if len(w) < 2 or w == "--" or w[0] not in "-+" or w.startswith("--"):
             break
         words.append(w[0] + w[1:].replace("c", "").replace("s", "").replace("i", "")

