@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, cast
 from quotecheck.diagnostics import SEVERITY_ORDER, Severity
 from quotecheck.files import HEAD_BYTES, SHELL_EXTENSIONS, local_dialect
 from quotecheck.globs import bad_glob, glob_match
-from quotecheck.hosts.kinds import host_format
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import LimitError, Limits, limits_from_table
 from quotecheck.programs import SHELL_OPTION_VALUES, shell_dialect
@@ -117,6 +116,8 @@ def build_options(settings: Settings, text: str, path: Path | None, default_seve
     else:
         dialect = local_dialect(text, path)
         if path is None or path.suffix not in SHELL_EXTENSIONS:
+            from quotecheck.hosts.kinds import host_format  # (not for a `.sh` file)
+
             host = host_format(path, text[:HEAD_BYTES])
     ignore = [*settings.ignores_for(path), *(given.ignore or [])]
     select = given.select if given.select is not None else settings.select

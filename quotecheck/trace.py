@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from quotecheck.hosts.model import HostFile
 from quotecheck.layers import dispatch
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.effective import effective
@@ -46,6 +46,9 @@ from quotecheck.programs import (
 )
 from quotecheck.records import FrozenRecord
 from quotecheck.sourcemap import SourceMap
+
+if TYPE_CHECKING:
+    from quotecheck.hosts.model import HostFile
 
 UNKNOWN_LOGIN_SHELL = "<login-shell>"
 # Once the time for parsing inner layers is used up, a layer text this short still gets this long.

@@ -103,8 +103,9 @@ def test_triggers_never_hide_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     assert differ == []
 
 
-def _rule_modules_imported(source: str, tmp_path: Path) -> set[str]:
-    script = tmp_path / "s.sh"
+def _rule_modules_imported(source: str, tmp_path: Path, name: str = "s.sh",
+                           prefix: str = "quotecheck.rules.") -> set[str]:
+    script = tmp_path / name
     script.write_text(source)
     probe = ("import sys\n"
              "from quotecheck.cli import main\n"
@@ -112,10 +113,21 @@ def _rule_modules_imported(source: str, tmp_path: Path) -> set[str]:
              f"    main(['check', '--no-config', {str(script)!r}])\n"
              "except SystemExit:\n"
              "    pass\n"
-             "print(' '.join(m for m in sys.modules if m.startswith('quotecheck.rules.')),"
+             f"print(' '.join(m for m in sys.modules if m.startswith({prefix!r})),"
              " file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     return set(done.stderr.split())
+
+
+def test_host_readers_and_yaml_load_only_for_host_files(tmp_path: Path) -> None:
+    """A shell script's check imports no host reader and no YAML library; a workflow's does."""
+    script = _rule_modules_imported("#!/bin/sh\nssh h ls\n", tmp_path, prefix="")
+    assert not any(m.startswith(("quotecheck.hosts", "yaml")) for m in script)
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    workflow = _rule_modules_imported("on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+                                      "      - run: ls\n", tmp_path,
+                                      name=".github/workflows/ci.yml", prefix="")
+    assert {"quotecheck.hosts.github_actions", "yaml"} <= workflow
 
 
 def test_a_plain_script_loads_no_handoff_rule(tmp_path: Path) -> None:
