@@ -404,11 +404,12 @@ class _Builder:
                     id=-1, parent=root.id, kind="ssh", where="local", source_span=launch.span,
                     text=text.value, origin=SourceMap.from_offsets(text.offsets),
                     dynamic_text=text.dynamic, dynamic_ranges=list(text.dynamic_ranges),
-                    via=launch.api, destination="?", sends=text.value,
+                    via=launch.api, destination=launch.destination or "?", sends=text.value,
                     sends_dynamic=list(text.dynamic_ranges)))
                 login = self.remote_shell or UNKNOWN_LOGIN_SHELL
                 self.shell_layer(
-                    parent=ssh.id, where="remote:?", shell_name=self.remote_shell or "unknown",
+                    parent=ssh.id, where=f"remote:{launch.destination or '?'}",
+                    shell_name=self.remote_shell or "unknown",
                     text=text.value, offsets=text.offsets, process=[login, "-c", text.value],
                     source_span=_span_of(text.offsets) or launch.span,
                     dynamic_ranges=text.dynamic_ranges, depth=2, stdin=None)

@@ -69,6 +69,7 @@ class Launch(FrozenRecord):
     positional: tuple[HostText, ...] = ()
     argv: tuple[HostText, ...] = ()
     ssh: bool = False
+    destination: str | None = None  # the ssh server, when the host file names it
     partial: bool = False
     # The shell reads ``text`` from a file whose path is the `{0}` of ``shell`` (GitHub
     # Actions), not from its command line.

@@ -3,9 +3,10 @@
 Read with ``ast`` (nothing is imported or run). A list is an argv, no shell reads it;
 ``shell=True`` and the string APIs hand the text to ``/bin/sh -c``; paramiko's
 ``exec_command`` and fabric's ``Connection.run`` send it to an ssh server, whose login shell
-reads it. Literal strings are exact; f-string fields, ``%`` and ``.format`` conversions,
-``shlex.quote(x)`` and any other expression are parts known only at run time. A name assigned
-once in the same function (or module) before the call is followed to its value.
+reads it (``Connection.sudo`` puts ``sudo -S -p '[sudo] password: '`` in front, as invoke's
+``Context.sudo`` builds it). Literal strings are exact; f-string fields, ``%`` and ``.format``
+conversions, ``shlex.quote(x)`` and any other expression are parts known only at run time. A
+name assigned once in the same function (or module) before the call is followed to its value.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ ARGV_CALLS = frozenset({"asyncio.create_subprocess_exec"})  # program and args a
 SSH_TEXT_METHODS = frozenset({"exec_command"})  # paramiko SSHClient, Channel
 SSH_LIBRARIES = frozenset({"paramiko"})
 FABRIC_CONNECTIONS = frozenset({"fabric.Connection", "fabric.connection.Connection"})
+# invoke's default sudo prompt, which fabric's Connection.sudo passes with -p.
+FABRIC_SUDO_PROMPT = "[sudo] password: "
 QUOTE_CALLS = frozenset({"shlex.quote", "pipes.quote"})
 
 _NUMBER_CONVERSION = lazy_compile(r"%[-#0 +\d.*]*[diouxXeEfFgG]\Z|\{[^{}]*:[^{}]*[dfeEgGxXob%]\}\Z")
@@ -166,7 +169,8 @@ class _Reader:
         self.at = _Positions(source)
         self.names = _imports(tree)
         self.launches: list[Launch] = []
-        self.fabric_names: set[str] = set()
+        # names assigned a fabric Connection, and the host it names when that is a literal
+        self.fabric_names: dict[str, str | None] = {}
         # (`exec_command` is paramiko's only where the module uses paramiko)
         self.ssh_library = any(n.split(".")[0] in SSH_LIBRARIES for n in self.names.values())
         self.windows_only = _windows_only(tree, source)
@@ -322,7 +326,9 @@ class _Reader:
                 self.call(node, scope)
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
                     self.qualified(node.value.func) in FABRIC_CONNECTIONS:
-                self.fabric_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.fabric_names[target.id] = _host_of(node.value)
             # lambdas are not followed: their calls are there but their names are not known
 
     def call(self, node: ast.Call, scope: _Scope) -> None:
@@ -353,13 +359,37 @@ class _Reader:
             got = self.argv(ast.List(elts=list(args), ctx=ast.Load()), scope, line)
             if got is not None:
                 self.launches.append(Launch(name, span, argv=tuple(got[0]), partial=got[1]))
-        elif isinstance(node.func, ast.Attribute) and args and (
-                (node.func.attr in SSH_TEXT_METHODS and self.ssh_library) or (
-                    node.func.attr == "run" and isinstance(node.func.value, ast.Name)
-                    and node.func.value.id in self.fabric_names)):
-            what = "exec_command" if node.func.attr in SSH_TEXT_METHODS else "Connection.run"
-            self.launches.append(Launch(what, span, text=self.text(args[0], scope, line),
-                                        ssh=True))
+        elif isinstance(node.func, ast.Attribute) and args and \
+                node.func.attr in SSH_TEXT_METHODS and self.ssh_library:
+            self.launches.append(Launch("exec_command", span,
+                                        text=self.text(args[0], scope, line), ssh=True))
+        elif isinstance(node.func, ast.Attribute) and args and \
+                node.func.attr in ("run", "sudo") and self._fabric(node.func.value):
+            text = self.text(args[0], scope, line)
+            if node.func.attr == "sudo":
+                text = self._fabric_sudo(node, scope, line) + text
+            receiver = node.func.value
+            host = self.fabric_names.get(receiver.id) if isinstance(receiver, ast.Name) else \
+                _host_of(receiver) if isinstance(receiver, ast.Call) else None
+            self.launches.append(Launch(f"Connection.{node.func.attr}", span, text=text,
+                                        ssh=True, destination=host))
+
+    def _fabric(self, receiver: ast.expr) -> bool:
+        """A fabric Connection: a name assigned one, or `Connection(...)` itself."""
+        if isinstance(receiver, ast.Name):
+            return receiver.id in self.fabric_names
+        return isinstance(receiver, ast.Call) and \
+            self.qualified(receiver.func) in FABRIC_CONNECTIONS
+
+    def _fabric_sudo(self, node: ast.Call, scope: _Scope, line: int) -> HostText:
+        """What fabric (invoke's Context.sudo) puts before the command: `sudo -S -p
+        '[sudo] password: ' `, and `-H -u USER ` for `user=`."""
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        prefix = generated(f"sudo -S -p '{FABRIC_SUDO_PROMPT}' ")
+        user = keywords.get("user")
+        if user is not None:
+            prefix = prefix + generated("-H -u ") + self.text(user, scope, line) + generated(" ")
+        return prefix
 
     def subprocess(self, name: str, node: ast.Call, scope: _Scope) -> None:
         line = node.lineno
@@ -430,6 +460,15 @@ def _windows_only(tree: ast.Module, source: str) -> list[tuple[int, int]]:
             ranges.append((branch[0].lineno, max(getattr(x, "end_lineno", None) or x.lineno
                                                   for x in branch)))
     return ranges
+
+
+def _host_of(call: ast.Call) -> str | None:
+    """The host of `Connection("user@host")` when it is written as a literal."""
+    first = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "host"), None)
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
