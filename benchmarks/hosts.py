@@ -185,9 +185,17 @@ def report(results: list[dict[str, Any]]) -> str:
         codes: Counter[str] = Counter()
         for r in mine:
             codes.update(r.get("codes", {}))
+        # (medians: the first file of each worker also pays the imports)
+        per_file = sorted(r["seconds"] for r in timed)
+        rates = sorted(1000 * r["seconds"] / r["lines"] for r in timed)
+        median_ms = 1000 * per_file[len(per_file) // 2] if per_file else 0.0
+        median_rate = 1000 * rates[len(rates) // 2] if rates else 0.0
+        median_lines = sorted(r["lines"] for r in timed)[len(timed) // 2] if timed else 0
         lines.append(f"{format}: {len(mine)} files, {total_lines:,} lines; crashes "
                      f"{len(crashes)}, hangs {len(hangs)}; {per_k * 1000:.1f} ms per 1,000 "
-                     f"lines (in-process check, whole command)")
+                     f"lines overall, median {median_ms:.1f} ms per file ({median_lines} "
+                     f"lines), median {median_rate:.1f} ms per 1,000 lines of a file "
+                     "(in-process check, whole command)")
         if codes:
             lines.append("  findings: " + ", ".join(f"{c} {n}" for c, n in sorted(codes.items())))
         for r in (crashes + hangs)[:5]:
