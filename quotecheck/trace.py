@@ -416,7 +416,8 @@ class _Builder:
             elif launch.shell is not None and launch.text is not None:
                 text = launch.text
                 shell = self.shell_layer(
-                    parent=root.id, where="local", shell_name=_shell_program(launch.shell),
+                    parent=root.id, where="local",
+                    shell_name=launch.shell_name or _shell_program(launch.shell),
                     text=text.value, offsets=text.offsets,
                     process=list(launch.shell) if launch.reads_file else
                     [*launch.shell, text.value, *(p.value for p in launch.positional)],

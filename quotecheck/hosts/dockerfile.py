@@ -30,7 +30,14 @@ COMMAND_INSTRUCTIONS = frozenset({"RUN", "CMD", "ENTRYPOINT", "HEALTHCHECK"})
 _DIRECTIVE = lazy_compile(r"#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*\Z")
 _OPTION = lazy_compile(r"--[a-z-]+(?:=(?:\"[^\"]*\"|\S*))?\s+")
 # Images whose /bin/sh is busybox's ash (Alpine, busybox, the `bash` image built on Alpine).
-BUSYBOX_IMAGES = lazy_compile(r"(?:^|/)(?:alpine|busybox|bash)(?::|@|$)")
+BUSYBOX_IMAGES = lazy_compile(r"(?:^|/)(?:alpine|busybox|bash)(?::|@|$)|-alpine|alpine[0-9.]*$")
+# Images whose /bin/sh is dash and that set no SHELL of their own: Debian's and Ubuntu's
+# official images and the official images built on them (the repository name, on Docker Hub;
+# their `alpine` tags are busybox). Any other image may set a SHELL or bring another /bin/sh.
+DASH_IMAGES = lazy_compile(
+    r"(?:docker\.io/)?(?:library/)?(?:debian|ubuntu|python|node|ruby|golang|perl|php|openjdk|"
+    r"eclipse-temurin|rust|gcc|buildpack-deps|nginx|httpd|postgres|redis|mysql|nvidia/cuda|"
+    r"pytorch/pytorch)(?:[:@][^/]*)?\Z")
 _HEREDOC = lazy_compile(r"<<(-?)\s*([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
 
 
@@ -165,6 +172,20 @@ def _shell_text(args: str, offsets: list[int]) -> tuple[str, list[int]]:
     return args, offsets
 
 
+def image_shell(image: str) -> tuple[str | None, str | None]:
+    """Which shell runs the shell form on ``image`` (None: its `/bin/sh` as the argv says),
+    and why that is a guess where it is one. A base image may set a SHELL of its own, and
+    its /bin/sh is dash, busybox's ash or bash: the Dockerfile shows only the image's name."""
+    if BUSYBOX_IMAGES.search(image):
+        return "unknown", ("uncertain: the base image's /bin/sh is busybox's ash, not dash; "
+                           "it takes some of bash's syntax")
+    if DASH_IMAGES.match(image):
+        return None, None
+    return "unknown", (f"uncertain: the base image `{image[:60]}` may set a SHELL of its own, "
+                       "and its /bin/sh may be dash, busybox or bash: the Dockerfile does not "
+                       "say which")
+
+
 class _Stage:
     """What one build stage ends with: its last ENTRYPOINT and CMD (Docker combines the two
     whatever their order in the file)."""
@@ -193,14 +214,13 @@ def read_dockerfile(source: str) -> HostFile:
     launches: list[Launch] = []
     shell: tuple[str, ...] = DEFAULT_SHELL
     stage = _Stage()
-    busybox = False
+    image = ""
     for ins in instructions(source):
         keyword, args, offsets = ins.keyword, ins.args, ins.offsets
         if keyword == "FROM":
             launches.extend(stage.launches())
             shell, stage = DEFAULT_SHELL, _Stage()
             image = next((w for w in args.split() if not w.startswith("--")), "")
-            busybox = bool(BUSYBOX_IMAGES.search(image))
             continue
         if keyword == "SHELL":
             got = _exec_form(args, offsets)
@@ -227,12 +247,10 @@ def read_dockerfile(source: str) -> HostFile:
         else:
             text, places = _shell_text(args, offsets)
             if text.strip():
-                uncertain = None
-                if busybox and shell == DEFAULT_SHELL:
-                    uncertain = ("uncertain: the base image's /bin/sh is busybox's ash, not "
-                                 "dash; it takes some of bash's syntax")
+                shell_name, uncertain = (None, None) if shell != DEFAULT_SHELL else \
+                    image_shell(image)
                 launch = Launch(api, ins.span, shell=shell, text=HostText(text, places),
-                                uncertain=uncertain)
+                                uncertain=uncertain, shell_name=shell_name)
         if keyword == "CMD":
             stage.cmd = launch
         elif keyword == "ENTRYPOINT":

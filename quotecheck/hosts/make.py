@@ -44,6 +44,10 @@ MAKE_DEFINED = frozenset({
     "MAKEINFO", "TEX", "TEXI2DVI", "WEAVE", "CWEAVE", "TANGLE", "CTANGLE", "LINT", "ARFLAGS",
 })
 MAX_DEPTH = 12  # variables referring to variables, this deep
+# The characters after `$` that make a shell's parameter (`$HOME`, `$1`, `$#`): there the
+# author meant the shell's. After another character (`$\`, `$/` in a sed pattern) what was
+# meant is not clear, and make puts nothing either way.
+_SHELL_NAME_CHAR = lazy_compile(r"[A-Za-z0-9_#!-]\Z")
 
 _ASSIGNMENT = lazy_compile(
     r"(?P<mods>(?:(?:override|export|private|unexport)\s+)*)"
@@ -307,12 +311,11 @@ class _Expander:
                     known = inner.value
         elif plain in MAKE_DEFINED:
             pass
-        elif (len(plain) == 1 and not parenthesised) or not plain or \
-                any(c.isspace() for c in plain):
+        elif (len(plain) == 1 and not parenthesised) or any(c.isspace() for c in plain.strip()):
             # `$H` of `$HOME`, `$0`, `$(date +%s)`: names nobody sets (a one-letter variable
             # is written `$(O)`, and may come from the command line or an included file), and
-            # make puts in nothing.
-            defined = False
+            # make puts in nothing. Reported where a shell's parameter was meant.
+            defined = len(plain) == 1 and not _SHELL_NAME_CHAR.match(plain)
             known = ""
         if record and depth == 0:
             self.references.append(HostReference((first, last + 1), plain, written, defined))

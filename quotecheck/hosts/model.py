@@ -74,6 +74,8 @@ class Launch(FrozenRecord):
     # The shell reads ``text`` from a file whose path is the `{0}` of ``shell`` (GitHub
     # Actions), not from its command line.
     reads_file: bool = False
+    # The shell's dialect where the argv does not tell it (`unknown`: a Docker image's /bin/sh)
+    shell_name: str | None = None
     # Launches of one unit that run one after another, each in a shell of its own (the lines
     # of one make recipe): the same number; None where a launch stands alone.
     group: int | None = None

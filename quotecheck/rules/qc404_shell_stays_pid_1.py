@@ -80,14 +80,15 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if span is None:
             continue
         image = _image(ctx.trace.source, span[0]) or ""
-        busybox = bool(BUSYBOX_IMAGES.search(image))
+        if BUSYBOX_IMAGES.search(image):
+            continue  # busybox's ash replaces itself with the last command of `sh -c`
         program = first.argv[0].value if first.argv else "the program"
         why = (" and waits for it" if shell != "bash" else
                " (bash replaces itself only with the last simple command of its text, not "
                "with a pipeline, a compound command or a background job)")
-        note = (f" (the base image `{image}` has busybox's sh, not dash: whether it keeps "
-                "itself as PID 1 depends on its build)" if busybox else "")
-        # (on such an image the layer is marked uncertain: the checker lowers the finding)
+        # (on an image whose shell is not known the layer is marked uncertain: the checker
+        # lowers the finding and says why)
+        note = ""
         fixes: tuple[Fix, ...] = ()
         if single and layer.origin is not None:
             at = layer.origin[0]
