@@ -172,18 +172,14 @@ def _shell_text(args: str, offsets: list[int]) -> tuple[str, list[int]]:
     return args, offsets
 
 
-def image_shell(image: str) -> tuple[str | None, str | None]:
-    """Which shell runs the shell form on ``image`` (None: its `/bin/sh` as the argv says),
-    and why that is a guess where it is one. A base image may set a SHELL of its own, and
-    its /bin/sh is dash, busybox's ash or bash: the Dockerfile shows only the image's name."""
-    if BUSYBOX_IMAGES.search(image):
-        return "unknown", ("uncertain: the base image's /bin/sh is busybox's ash, not dash; "
-                           "it takes some of bash's syntax")
-    if DASH_IMAGES.match(image):
-        return None, None
-    return "unknown", (f"uncertain: the base image `{image[:60]}` may set a SHELL of its own, "
-                       "and its /bin/sh may be dash, busybox or bash: the Dockerfile does not "
-                       "say which")
+def image_shell(image: str) -> str | None:
+    """The shell that runs the shell form on ``image``: None where the argv says it (the
+    official Debian and Ubuntu images: `/bin/sh` is dash), else `unknown`. A base image may
+    set a SHELL of its own, and its /bin/sh is dash, busybox's ash or bash: the Dockerfile
+    shows only the image's name."""
+    if DASH_IMAGES.match(image) and not BUSYBOX_IMAGES.search(image):
+        return None
+    return "unknown"
 
 
 class _Stage:
@@ -247,10 +243,9 @@ def read_dockerfile(source: str) -> HostFile:
         else:
             text, places = _shell_text(args, offsets)
             if text.strip():
-                shell_name, uncertain = (None, None) if shell != DEFAULT_SHELL else \
-                    image_shell(image)
+                shell_name = None if shell != DEFAULT_SHELL else image_shell(image)
                 launch = Launch(api, ins.span, shell=shell, text=HostText(text, places),
-                                uncertain=uncertain, shell_name=shell_name)
+                                shell_name=shell_name)
         if keyword == "CMD":
             stage.cmd = launch
         elif keyword == "ENTRYPOINT":

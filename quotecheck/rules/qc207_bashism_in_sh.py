@@ -71,6 +71,20 @@ _BASH_SYNTAX_SHELL_UNKNOWN = Template(
     "if it is dash or another POSIX sh, {effect}. Use {instead}, or {how}.")
 
 
+_BASH_SYNTAX_IMAGE_SHELL = Template(
+    "bash-syntax-image-shell",
+    "`{construct}` is bash syntax, and the shell of the base image is not known here",
+    "the image may set a SHELL of its own, and its /bin/sh may be dash, busybox's ash or "
+    "bash; if it is dash or another POSIX sh, {effect}. Use {instead}, or name the shell: "
+    "`SHELL [\"/bin/bash\", \"-c\"]` before the instruction.")
+_DOCKER_INSTRUCTIONS = frozenset({"RUN", "CMD", "ENTRYPOINT", "HEALTHCHECK CMD"})
+
+
+def _image_shell(layer: Layer) -> bool:
+    """The shell form of a Dockerfile instruction on an image whose shell is not known."""
+    return layer.parent == 0 and layer.via in _DOCKER_INSTRUCTIONS
+
+
 def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
     if shell.dialect == "sh":
         severity: Severity = "error"
@@ -78,6 +92,11 @@ def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
         what = "dash" if program == "dash" else "a POSIX sh (dash on Debian and Ubuntu)"
         message = (_BASH_SYNTAX_IN_SH(construct=b.construct, who=shell.who, what=what,
                                     effect=b.effect, instead=b.instead, remedy=shell.remedy))
+    elif _image_shell(layer):
+        # (a Docker image's shell: the image decides, and the Dockerfile does not show it)
+        severity = "info"
+        message = _BASH_SYNTAX_IMAGE_SHELL(construct=b.construct, effect=b.effect,
+                                           instead=b.instead)
     else:
         severity = "warning"
         if shell.remote:

@@ -86,9 +86,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         why = (" and waits for it" if shell != "bash" else
                " (bash replaces itself only with the last simple command of its text, not "
                "with a pipeline, a compound command or a background job)")
-        # (on an image whose shell is not known the layer is marked uncertain: the checker
-        # lowers the finding and says why)
-        note = ""
+        known = layer.dialect != "unknown"
+        note = "" if known else (
+            f" (if the shell of `{image[:60]}` is dash: the image may set a SHELL of its own "
+            "or bring another /bin/sh, which the Dockerfile does not show)")
         fixes: tuple[Fix, ...] = ()
         if single and layer.origin is not None:
             at = layer.origin[0]
@@ -99,7 +100,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding(span, _STAYS(instruction=layer.via, shell=layer.process[0],
                                    program=basename(program), why=why, image=note,
                                    text=text),
-                      layer, (), fixes, "warning")
+                      layer, (), fixes, "warning" if known else "info")
 
 
 RULE = Rule("QC404", "shell-stays-pid-1",

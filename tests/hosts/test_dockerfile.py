@@ -97,3 +97,17 @@ def test_a_file_named_dockerfile_is_read_as_one_and_positions_are_the_files() ->
     assert shell.process == ["/bin/sh", "-c", "python3 train.py"] and shell.via == "CMD"
     [view] = shell.commands
     assert view.source_span == (src.index("python3"), len(src) - 1)
+
+
+def test_the_base_image_decides_what_is_known_of_the_shell() -> None:
+    """Only the official Debian and Ubuntu images (and those built on them) are known to
+    have dash as /bin/sh; any other image may set a SHELL of its own."""
+    def qc207(image: str) -> list[str]:
+        src = f"FROM {image}\nRUN source /etc/profile\n"
+        return [d.severity for d in check_source(src, Options(host="dockerfile")).diagnostics
+                if d.code == "QC207"]
+
+    assert qc207("python:3.12-slim") == ["error"]
+    assert qc207("ubuntu:24.04") == ["error"]
+    assert qc207("registry.example/team/base:ubuntu22.04") == ["info"]
+    assert qc207("alpine:3.20") == ["info"]

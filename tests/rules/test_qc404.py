@@ -79,4 +79,4 @@ def test_bash_list_and_busybox_images() -> None:
     assert found("FROM node:26-alpine\nCMD npm start\n") == []
     # an image whose shell the Dockerfile does not show: information, and it says why
     [(_, _, other)] = found("FROM myorg/base:1\nCMD ./server\n")
-    assert other.severity == "info" and "may set a SHELL" in other.text
+    assert other.severity == "info" and "may set a SHELL of its own" in other.text
