@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from quotecheck.diagnostics import SEVERITY_ORDER, Severity
-from quotecheck.files import HEAD_BYTES, SHELL_EXTENSIONS, local_dialect
+from quotecheck.files import SHELL_EXTENSIONS, local_dialect
 from quotecheck.globs import bad_glob, glob_match
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import LimitError, Limits, limits_from_table
@@ -116,9 +116,9 @@ def build_options(settings: Settings, text: str, path: Path | None, default_seve
     else:
         dialect = local_dialect(text, path)
         if path is None or path.suffix not in SHELL_EXTENSIONS:
-            from quotecheck.hosts.kinds import host_format  # (not for a `.sh` file)
+            from quotecheck.hosts.kinds import HEAD_CHARS, host_format  # (not for `.sh`)
 
-            host = host_format(path, text[:HEAD_BYTES])
+            host = host_format(path, text[:HEAD_CHARS])
     ignore = [*settings.ignores_for(path), *(given.ignore or [])]
     select = given.select if given.select is not None else settings.select
     extend = [*settings.extend_select, *(given.extend_select or [])]

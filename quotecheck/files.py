@@ -61,13 +61,13 @@ def local_dialect(text: str, path: Path | None = None) -> str:
 
 def host_file_format(path: Path) -> str | None:
     """The host format (``hosts/kinds.py``) of a file that is not a shell script, or None."""
-    from quotecheck.hosts.kinds import host_format
+    from quotecheck.hosts.kinds import HEAD_CHARS, host_format
 
     if path.suffix in SHELL_EXTENSIONS:
         return None
     try:
         with path.open("rb") as f:
-            head = f.read(HEAD_BYTES).decode("utf-8", "replace")
+            head = f.read(HEAD_CHARS).decode("utf-8", "replace")
     except OSError:
         head = ""
     return host_format(path, head)

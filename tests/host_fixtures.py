@@ -8,7 +8,8 @@ from pathlib import Path
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # (hosts/kinds.py reads each by its name: `*.py` Python, `*.mk` a Makefile...)
 HOST_FIXTURE_SUFFIXES = {".py": "python", ".mk": "make", ".Dockerfile": "dockerfile",
-                         ".cron": "crontab", ".service": "systemd", ".yml": "github-actions"}
+                         ".cron": "crontab", ".service": "systemd", ".yml": "github-actions",
+                         ".yaml": "kubernetes"}
 
 
 def host_fixtures(family: str = "hosts") -> list[tuple[Path, str]]:
@@ -18,7 +19,7 @@ def host_fixtures(family: str = "hosts") -> list[tuple[Path, str]]:
     out = []
     for p in sorted((FIXTURES / family).rglob("*")):
         if p.is_file() and (p.suffix in HOST_FIXTURE_SUFFIXES or p.parent.name == "cron.d"):
-            format = host_format(p, "")
+            format = host_format(p, p.read_text(errors="replace")[:4096])
             if format is not None:  # (not the snapshots beside them)
                 out.append((p, format))
     return out

@@ -19,10 +19,18 @@ HOST_FILE_NAMES = {"Makefile": "make", "makefile": "make", "GNUmakefile": "make"
 HOST_EXTENSIONS = {".py": "python", ".pyw": "python", ".mk": "make",
                    ".dockerfile": "dockerfile", ".cron": "crontab", ".crontab": "crontab",
                    ".service": "systemd", ".socket": "systemd"}
-HOST_FORMATS = ("python", "make", "dockerfile", "crontab", "systemd", "github-actions")
+HOST_FORMATS = ("python", "make", "dockerfile", "crontab", "systemd", "github-actions",
+                "kubernetes")
 # cron reads only the files of cron.d named like this (crontab(5) on Debian: "they must consist
 # solely of upper- and lower-case letters, digits, underscores, and hyphens").
 _CRON_D_NAME = lazy_compile(r"[A-Za-z0-9_-]+")
+# How much of a file's start ``host_format`` needs (a manifest's `kind:` may come after a
+# licence header, or in its second document).
+HEAD_CHARS = 4096
+# A Kubernetes manifest's first lines (the head of the file is what is read here).
+_API_VERSION = lazy_compile(r"(?m)^apiVersion:")
+_KUBERNETES = lazy_compile(
+    r"(?m)^kind:\s*(?:Pod|Job|CronJob|Deployment|StatefulSet|DaemonSet|ReplicaSet)\s*$")
 # A Python module launches nothing without one of these names: most are not parsed at all.
 _PYTHON_LAUNCH_WORDS = ("subprocess", "system", "popen", "exec", "spawn", "fabric")
 
@@ -42,6 +50,11 @@ def host_format(path: PurePath | None, head: str) -> str | None:
                 (path.parent.name == "workflows" and path.parent.parent.name == ".github")
                 or path.stem == "action"):
             return "github-actions"  # a workflow, or an action's action.yml
+        if path.suffix in (".yml", ".yaml") and _KUBERNETES.search(head) and \
+                _API_VERSION.search(head) and "{{" not in head:
+            # a manifest: `apiVersion:` and a workload `kind:` (a Helm or Jinja template is
+            # no YAML until it is rendered: not read)
+            return "kubernetes"
     from quotecheck.hosts.python import is_python_shebang
 
     first = head.split("\n", 1)[0]
@@ -71,6 +84,10 @@ def read_host(format: str, source: str, path: PurePath | None = None) -> HostFil
         from quotecheck.hosts.github_actions import read_workflow
 
         return read_workflow(source)
+    if format == "kubernetes":
+        from quotecheck.hosts.kubernetes import read_manifests
+
+        return read_manifests(source)
     if format == "systemd":
         from quotecheck.hosts.systemd import read_unit
 

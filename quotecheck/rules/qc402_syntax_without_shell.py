@@ -37,6 +37,8 @@ _ADVICE = {
               "`shlex.quote`.",
     "dockerfile": "Write the shell form (`CMD python3 app.py > /proc/1/fd/1`), or give the "
                   "text to a shell yourself: `CMD [\"/bin/sh\", \"-c\", \"...\"]`.",
+    "kubernetes": "Give the text to a shell: `command: [\"sh\", \"-c\", \"...\"]` (the image "
+                  "must have one), or let the program write its output itself.",
     "systemd": "For output to a file use `StandardOutput=append:/path` "
                "(`StandardError=` likewise); for a pipe or a sequence, "
                "`ExecStart=/bin/sh -c '...'`.",
@@ -75,4 +77,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 RULE = Rule("QC402", "syntax-without-shell",
             "Shell syntax in an argv that no shell reads (a host's list of arguments)",
             "warning", check, tags=("host",),
-            trigger=Trigger(formats=frozenset({"python", "dockerfile", "systemd"})))
+            trigger=Trigger(formats=frozenset({"python", "dockerfile", "systemd",
+                                               "kubernetes"})))

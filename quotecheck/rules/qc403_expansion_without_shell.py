@@ -1,8 +1,9 @@
 """QC403 expansion-without-shell: `$VAR`, `$(cmd)` or `~` in an argv that no shell expands.
 
-A Dockerfile's exec form (``CMD ["python3", "app.py", "--out", "$OUT_DIR"]``) and a Python
-list (``subprocess.run(["ls", "~/logs"])``) go to the program as they are: the program gets
-the characters ``$OUT_DIR`` and ``~/logs``, not a value. systemd expands ``$NAME`` and
+A Dockerfile's exec form (``CMD ["python3", "app.py", "--out", "$OUT_DIR"]``), a Python list
+(``subprocess.run(["ls", "~/logs"])``) and a Kubernetes container's ``command``/``args`` go to
+the program as they are: the program gets the characters ``$OUT_DIR`` and ``~/logs``, not a
+value (the kubelet expands only ``$(NAME)``). systemd expands ``$NAME`` and
 ``${NAME}`` itself (from ``Environment=``), but not ``$(cmd)``, backticks or ``~``. Words handed
 on to something that parses them (ssh's remote shell, ``sh -c``) and the program texts of awk,
 sed, perl and the like, whose own `$` they are, are not this rule's.
@@ -48,6 +49,9 @@ _ADVICE = {
     "systemd": "systemd expands `$NAME` and `${NAME}` from `Environment=`, not commands or "
                "`~`: compute the value in an `EnvironmentFile=`, or run the line through "
                "`/bin/sh -c '...'`.",
+    "kubernetes": "The kubelet expands `$(NAME)` for a variable of the container's `env:`, "
+                  "not `$NAME` or `${NAME}`: write `$(NAME)`, or run the command through "
+                  "`[\"sh\", \"-c\", \"...\"]`.",
 }
 
 
@@ -99,4 +103,4 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 RULE = Rule("QC403", "expansion-without-shell",
             "`$VAR`, `$(cmd)` or `~` in an argv that no shell expands", "warning", check,
             tags=("host",), trigger=Trigger(formats=frozenset({"python", "dockerfile",
-                                                                "systemd"})))
+                                                                "systemd", "kubernetes"})))

@@ -1,0 +1,105 @@
+"""Kubernetes manifests as a host: the argv of each container (Pod, Job, CronJob, Deployment,
+StatefulSet, DaemonSet, ReplicaSet; several documents in one file).
+
+What the kubelet does (kubernetes.io, "Define a Command and Arguments for a Container" and the
+`Container` API reference; quoted in tests/hosts/test_kubernetes.py):
+
+* `command` replaces the image's ENTRYPOINT and `args` its CMD; the container runs
+  `command + args` as its argv, with no shell;
+* `$(VAR_NAME)` is replaced by the value of a variable the container defines (`env:`);
+  `$$(VAR_NAME)` is the text `$(VAR_NAME)`; a reference to an undefined variable stays as
+  written. `$VAR` and `${VAR}` are not expanded: no shell reads the argv.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quotecheck.hosts.model import HostFile, HostText, Launch
+from quotecheck.hosts.python_literals import stand_in
+from quotecheck.hosts.yaml_scalars import scalar_text
+from quotecheck.lazy_regex import lazy_compile
+from quotecheck.parsing.scanner import Problem
+
+# Where a kind keeps its pod template's spec, from the document's root.
+_POD_SPEC_PATHS = (("spec",), ("spec", "template", "spec"),
+                   ("spec", "jobTemplate", "spec", "template", "spec"))
+_REFERENCE = lazy_compile(r"\$\$\(|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+
+
+def _get(node: Any, key: str) -> Any:
+    value = getattr(node, "value", None)
+    if not isinstance(value, list):
+        return None
+    for pair in value:
+        if isinstance(pair, tuple) and getattr(pair[0], "value", None) == key:
+            return pair[1]
+    return None
+
+
+def _items(node: Any) -> list[Any]:
+    value = getattr(node, "value", None)
+    return [x for x in value if not isinstance(x, tuple)] if isinstance(value, list) else []
+
+
+def _expanded(text: HostText, defined: set[str]) -> HostText:
+    """The kubelet's `$(VAR)` expansion: a defined variable is a value known at run time,
+    `$$(` is `$(`, anything else stays."""
+    out = HostText("", ())
+    at = 0
+    value = text.value
+    for m in _REFERENCE.finditer(value):
+        out = out + HostText(value[at:m.start()], tuple(text.offsets[at:m.start()]))
+        if m.group() == "$$(":
+            out = out + HostText("$(", tuple(text.offsets[m.start() + 1:m.end()]))
+        elif m.group(1) in defined:
+            places = [o for o in text.offsets[m.start():m.end()] if o is not None]
+            shown, _ = stand_in("{" + m.group(1) + "}", 0)
+            out = out + HostText(shown, [places[min(k, len(places) - 1)] if places else None
+                                         for k in range(len(shown))], ((0, len(shown)),))
+        else:
+            out = out + HostText(m.group(), tuple(text.offsets[m.start():m.end()]))
+        at = m.end()
+    return out + HostText(value[at:], tuple(text.offsets[at:]))
+
+
+def read_manifests(source: str) -> HostFile:
+    try:
+        import yaml  # type: ignore[import-untyped]  # (PyYAML: only for YAML host files)
+
+        documents = list(yaml.compose_all(source, Loader=yaml.SafeLoader))
+    except Exception as exc:  # a YAML error of any kind: say where, read nothing
+        mark = getattr(exc, "problem_mark", None)
+        at = min(getattr(mark, "index", 0) or 0, len(source))
+        return HostFile("kubernetes", (), (Problem(
+            "QC002", at, min(at + 1, len(source)),
+            f"the YAML does not parse ({str(exc).splitlines()[0][:120]}): its commands are "
+            "not analysed"),))
+    launches: list[Launch] = []
+    for document in documents:
+        kind = getattr(_get(document, "kind"), "value", None)
+        for path in _POD_SPEC_PATHS:
+            spec = document
+            for key in path:
+                spec = _get(spec, key)
+            if spec is None:
+                continue
+            for field in ("initContainers", "containers"):
+                for container in _items(_get(spec, field)):
+                    launch = _container(source, container, kind)
+                    if launch is not None:
+                        launches.append(launch)
+    return HostFile("kubernetes", tuple(sorted(launches, key=lambda x: x.span)))
+
+
+def _container(source: str, container: Any, kind: str | None) -> Launch | None:
+    command = _items(_get(container, "command"))
+    args = _items(_get(container, "args"))
+    words = [*command, *args]
+    if not command or not all(isinstance(getattr(w, "value", None), str) for w in words):
+        return None  # no command: the image's ENTRYPOINT, which the manifest does not show
+    defined = {getattr(_get(e, "name"), "value", "") for e in _items(_get(container, "env"))}
+    argv = tuple(_expanded(scalar_text(source, w), defined) for w in words)
+    name = getattr(_get(container, "name"), "value", None) or "?"
+    span = (words[0].start_mark.index, words[-1].end_mark.index)
+    return Launch(f"container {name} ({kind or 'manifest'})", span, argv=argv)
