@@ -22,9 +22,8 @@ from typing import Any
 
 from quotecheck.hosts.model import HostFile, HostText, HostValue, Launch
 from quotecheck.hosts.python_literals import stand_in
-from quotecheck.hosts.yaml_scalars import scalar_text
+from quotecheck.hosts.yaml_scalars import compose_documents, scalar_text
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.parsing.scanner import Problem
 
 # The runner's shells: the process argv with `{0}` for the script file.
 SHELLS = {
@@ -89,17 +88,10 @@ def with_expressions(text: HostText, source: str) -> HostText:
 
 
 def read_workflow(source: str) -> HostFile:
-    try:
-        import yaml  # type: ignore[import-untyped]  # (PyYAML: only for YAML host files)
-
-        root = yaml.compose(source, Loader=yaml.SafeLoader)
-    except Exception as exc:  # a YAML error of any kind: say where, read nothing
-        mark = getattr(exc, "problem_mark", None)
-        at = min(getattr(mark, "index", 0) or 0, len(source))
-        return HostFile("github-actions", (), (Problem(
-            "QC002", at, min(at + 1, len(source)),
-            f"the YAML does not parse ({str(exc).splitlines()[0][:120]}): its commands are "
-            "not analysed"),))
+    documents = compose_documents(source, "github-actions")
+    if isinstance(documents, HostFile):
+        return documents
+    root = documents[0] if documents else None
     launches: list[Launch] = []
     values: list[HostValue] = []
     workflow_shell = _scalar(_get(_get(_get(root, "defaults"), "run"), "shell"))

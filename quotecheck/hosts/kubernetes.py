@@ -17,9 +17,8 @@ from typing import Any
 
 from quotecheck.hosts.model import HostFile, HostText, Launch
 from quotecheck.hosts.python_literals import stand_in
-from quotecheck.hosts.yaml_scalars import scalar_text
+from quotecheck.hosts.yaml_scalars import compose_documents, scalar_text
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.parsing.scanner import Problem
 
 # Where a kind keeps its pod template's spec, from the document's root.
 _POD_SPEC_PATHS = (("spec",), ("spec", "template", "spec"),
@@ -64,17 +63,9 @@ def _expanded(text: HostText, defined: set[str]) -> HostText:
 
 
 def read_manifests(source: str) -> HostFile:
-    try:
-        import yaml  # type: ignore[import-untyped]  # (PyYAML: only for YAML host files)
-
-        documents = list(yaml.compose_all(source, Loader=yaml.SafeLoader))
-    except Exception as exc:  # a YAML error of any kind: say where, read nothing
-        mark = getattr(exc, "problem_mark", None)
-        at = min(getattr(mark, "index", 0) or 0, len(source))
-        return HostFile("kubernetes", (), (Problem(
-            "QC002", at, min(at + 1, len(source)),
-            f"the YAML does not parse ({str(exc).splitlines()[0][:120]}): its commands are "
-            "not analysed"),))
+    documents = compose_documents(source, "kubernetes")
+    if isinstance(documents, HostFile):
+        return documents
     launches: list[Launch] = []
     for document in documents:
         kind = getattr(_get(document, "kind"), "value", None)

@@ -12,7 +12,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from quotecheck.hosts.model import HostText
+from quotecheck.hosts.model import HostFile, HostText
+from quotecheck.parsing.scanner import Problem
+
+
+def compose_documents(source: str, format: str) -> list[Any] | HostFile:
+    """The node trees of the YAML documents of ``source``, or, where the YAML does not parse,
+    a HostFile of ``format`` that says where and reads nothing."""
+    try:
+        import yaml  # type: ignore[import-untyped]  # (PyYAML: only for YAML host files)
+
+        return list(yaml.compose_all(source, Loader=yaml.SafeLoader))
+    except Exception as exc:  # a YAML error of any kind (and RecursionError on deep nesting)
+        mark = getattr(exc, "problem_mark", None)
+        at = min(getattr(mark, "index", 0) or 0, len(source))
+        return HostFile(format, (), (Problem(
+            "QC002", at, min(at + 1, len(source)),
+            f"the YAML does not parse ({str(exc).splitlines()[0][:120]}): its commands are "
+            "not analysed"),))
 
 
 def scalar_text(source: str, node: Any) -> HostText:
