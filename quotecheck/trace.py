@@ -416,7 +416,7 @@ class _Builder:
             elif launch.shell is not None and launch.text is not None:
                 text = launch.text
                 shell = self.shell_layer(
-                    parent=root.id, where="local",
+                    parent=root.id, where=launch.where,
                     shell_name=launch.shell_name or _shell_program(launch.shell),
                     text=text.value, offsets=text.offsets,
                     process=list(launch.shell) if launch.reads_file else
@@ -431,14 +431,15 @@ class _Builder:
                 read_handoffs(view, self.limits.max_layers)
                 root.commands.append(view)
                 exec_layer = self.new_layer(Layer(
-                    id=-1, parent=root.id, kind="exec", where="local", source_span=launch.span,
-                    via=launch.api, argv=list(view.argv), opened_by=view))
+                    id=-1, parent=root.id, kind="exec", where=launch.where,
+                    source_span=launch.span, via=launch.api, argv=list(view.argv),
+                    opened_by=view))
                 if launch.partial:
                     exec_layer.uncertain = (
                         "uncertain: a part of the argv is a list known only at run time, so "
                         "where each word stands is a guess")
                 if not view.argv[0].dynamic:
-                    self.follow(exec_layer, view, view.argv, 1, None, "local")
+                    self.follow(exec_layer, view, view.argv, 1, None, launch.where)
 
     # -- hand-offs ---------------------------------------------------------------------------
 

@@ -27,5 +27,5 @@ def host_fixtures(family: str = "hosts") -> list[tuple[Path, str]]:
 
 # A rule document's example: ```` ```sh bad L:C ````, or in a host format's own language
 # (```` ```python ````, ```` ```make ````...), read as a file of that format.
-DOC_BLOCK = re.compile(r"^```(sh|python|make|dockerfile|crontab|systemd|github-actions) "
-                       r"(bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
+DOC_BLOCK = re.compile(r"^```(sh|python|make|dockerfile|crontab|systemd|github-actions|"
+                       r"compose) (bad|good)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)

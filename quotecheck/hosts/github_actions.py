@@ -22,8 +22,10 @@ from typing import Any
 
 from quotecheck.hosts.model import HostFile, HostText, HostValue, Launch
 from quotecheck.hosts.python_literals import stand_in
-from quotecheck.hosts.yaml_scalars import compose_documents, scalar_text
+from quotecheck.hosts.yaml_scalars import compose_documents, mapping_value, scalar_text
 from quotecheck.lazy_regex import lazy_compile
+
+_get = mapping_value
 
 # The runner's shells: the process argv with `{0}` for the script file.
 SHELLS = {
@@ -43,17 +45,6 @@ UNTRUSTED_CONTEXTS = lazy_compile(
 # Inputs of a manually run or called workflow: chosen by whoever runs it.
 INPUT_CONTEXTS = lazy_compile(r"\b(?:github\.event\.)?inputs\.")
 _EXPRESSION = lazy_compile(r"\$\{\{(.*?)\}\}", 0)
-
-
-def _get(node: Any, key: str) -> Any:
-    """The value node of ``key`` in a mapping node, or None."""
-    if node is None or getattr(node, "tag", "").endswith(":map") is False:
-        return None
-    for k, v in getattr(node, "value", ()) if isinstance(getattr(node, "value", None),
-                                                         list) else ():
-        if getattr(k, "value", None) == key:
-            return v
-    return None
 
 
 def _scalar(node: Any) -> str | None:

@@ -14,13 +14,15 @@ from quotecheck.hosts.model import HostFile
 from quotecheck.lazy_regex import lazy_compile
 
 HOST_FILE_NAMES = {"Makefile": "make", "makefile": "make", "GNUmakefile": "make",
+                   "compose.yaml": "compose", "compose.yml": "compose",
+                   "docker-compose.yaml": "compose", "docker-compose.yml": "compose",
                    "Dockerfile": "dockerfile", "Containerfile": "dockerfile",
                    "dockerfile": "dockerfile", "crontab": "crontab"}
 HOST_EXTENSIONS = {".py": "python", ".pyw": "python", ".mk": "make",
                    ".dockerfile": "dockerfile", ".cron": "crontab", ".crontab": "crontab",
                    ".service": "systemd", ".socket": "systemd"}
 HOST_FORMATS = ("python", "make", "dockerfile", "crontab", "systemd", "github-actions",
-                "kubernetes")
+                "kubernetes", "compose")
 # cron reads only the files of cron.d named like this (crontab(5) on Debian: "they must consist
 # solely of upper- and lower-case letters, digits, underscores, and hyphens").
 _CRON_D_NAME = lazy_compile(r"[A-Za-z0-9_-]+")
@@ -44,6 +46,9 @@ def host_format(path: PurePath | None, head: str) -> str | None:
             return by_name
         if path.name.startswith(("Dockerfile.", "Containerfile.")):
             return "dockerfile"  # Dockerfile.dev, Dockerfile.gpu
+        if path.name.startswith(("docker-compose.", "compose.")) and \
+                path.suffix in (".yml", ".yaml"):
+            return "compose"  # docker-compose.override.yml, compose.gpu.yaml
         if path.parent.name == "cron.d" and _CRON_D_NAME.fullmatch(path.name):
             return "crontab"
         if path.suffix in (".yml", ".yaml") and (
@@ -84,6 +89,10 @@ def read_host(format: str, source: str, path: PurePath | None = None) -> HostFil
         from quotecheck.hosts.github_actions import read_workflow
 
         return read_workflow(source)
+    if format == "compose":
+        from quotecheck.hosts.compose import read_compose
+
+        return read_compose(source)
     if format == "kubernetes":
         from quotecheck.hosts.kubernetes import read_manifests
 

@@ -17,28 +17,21 @@ from typing import Any
 
 from quotecheck.hosts.model import HostFile, HostText, Launch
 from quotecheck.hosts.python_literals import stand_in
-from quotecheck.hosts.yaml_scalars import compose_documents, scalar_text
+from quotecheck.hosts.yaml_scalars import (
+    compose_documents,
+    mapping_value,
+    scalar_text,
+    sequence_items,
+)
 from quotecheck.lazy_regex import lazy_compile
+
+_get = mapping_value
+_items = sequence_items
 
 # Where a kind keeps its pod template's spec, from the document's root.
 _POD_SPEC_PATHS = (("spec",), ("spec", "template", "spec"),
                    ("spec", "jobTemplate", "spec", "template", "spec"))
 _REFERENCE = lazy_compile(r"\$\$\(|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
-
-
-def _get(node: Any, key: str) -> Any:
-    value = getattr(node, "value", None)
-    if not isinstance(value, list):
-        return None
-    for pair in value:
-        if isinstance(pair, tuple) and getattr(pair[0], "value", None) == key:
-            return pair[1]
-    return None
-
-
-def _items(node: Any) -> list[Any]:
-    value = getattr(node, "value", None)
-    return [x for x in value if not isinstance(x, tuple)] if isinstance(value, list) else []
 
 
 def _expanded(text: HostText, defined: set[str]) -> HostText:
@@ -93,4 +86,5 @@ def _container(source: str, container: Any, kind: str | None) -> Launch | None:
     argv = tuple(_expanded(scalar_text(source, w), defined) for w in words)
     name = getattr(_get(container, "name"), "value", None) or "?"
     span = (words[0].start_mark.index, words[-1].end_mark.index)
-    return Launch(f"container {name} ({kind or 'manifest'})", span, argv=argv)
+    return Launch(f"container {name} ({kind or 'manifest'})", span, argv=argv,
+                  where=f"container:{name}")

@@ -70,6 +70,7 @@ class Launch(FrozenRecord):
     argv: tuple[HostText, ...] = ()
     ssh: bool = False
     destination: str | None = None  # the ssh server, when the host file names it
+    where: str = "local"  # `container:NAME` for a container's command (Compose, Kubernetes)
     partial: bool = False
     # The shell reads ``text`` from a file whose path is the `{0}` of ``shell`` (GitHub
     # Actions), not from its command line.

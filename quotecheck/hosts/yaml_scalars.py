@@ -100,3 +100,20 @@ def _aligned(source: str, start: int, end: int, value: str) -> list[int | None]:
         last = found
         at = found + 1
     return placed
+
+
+def mapping_value(node: Any, key: str) -> Any:
+    """The value node of ``key`` in a mapping node, or None (for any other node too)."""
+    value = getattr(node, "value", None)
+    if not isinstance(value, list):
+        return None
+    for pair in value:
+        if isinstance(pair, tuple) and getattr(pair[0], "value", None) == key:
+            return pair[1]
+    return None
+
+
+def sequence_items(node: Any) -> list[Any]:
+    """The item nodes of a sequence node, or [] (for any other node too)."""
+    value = getattr(node, "value", None)
+    return [x for x in value if not isinstance(x, tuple)] if isinstance(value, list) else []

@@ -78,4 +78,4 @@ RULE = Rule("QC402", "syntax-without-shell",
             "Shell syntax in an argv that no shell reads (a host's list of arguments)",
             "warning", check, tags=("host",),
             trigger=Trigger(formats=frozenset({"python", "dockerfile", "systemd",
-                                               "kubernetes"})))
+                                               "kubernetes", "compose"})))

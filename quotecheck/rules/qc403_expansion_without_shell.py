@@ -103,4 +103,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 RULE = Rule("QC403", "expansion-without-shell",
             "`$VAR`, `$(cmd)` or `~` in an argv that no shell expands", "warning", check,
             tags=("host",), trigger=Trigger(formats=frozenset({"python", "dockerfile",
-                                                                "systemd", "kubernetes"})))
+                                                                "systemd", "kubernetes",
+                                                                "compose"})))

@@ -81,9 +81,11 @@ TABLE: tuple[Entry, ...] = (
     Entry("QC401", "make-swallows-expansion", "qc401_make_swallows_expansion",
           Trigger(formats=frozenset({"make"}))),
     Entry("QC402", "syntax-without-shell", "qc402_syntax_without_shell",
-          Trigger(formats=frozenset({"python", "dockerfile", "systemd", "kubernetes"}))),
+          Trigger(formats=frozenset({"python", "dockerfile", "systemd", "kubernetes",
+                                     "compose"}))),
     Entry("QC403", "expansion-without-shell", "qc403_expansion_without_shell",
-          Trigger(formats=frozenset({"python", "dockerfile", "systemd", "kubernetes"}))),
+          Trigger(formats=frozenset({"python", "dockerfile", "systemd", "kubernetes",
+                                     "compose"}))),
     Entry("QC404", "shell-stays-pid-1", "qc404_shell_stays_pid_1",
           Trigger(formats=frozenset({"dockerfile"}))),
     Entry("QC405", "cron-percent", "qc405_cron_percent", Trigger(formats=frozenset({"crontab"}))),
@@ -91,6 +93,8 @@ TABLE: tuple[Entry, ...] = (
           Trigger(formats=frozenset({"make"}))),
     Entry("QC407", "expression-injection", "qc407_expression_injection",
           Trigger(formats=frozenset({"github-actions"}))),
+    Entry("QC408", "compose-interpolates", "qc408_compose_interpolates",
+          Trigger(formats=frozenset({"compose"}))),
 )
 ENTRIES: dict[str, Entry] = {entry.code: entry for entry in TABLE}
 NAMES: dict[str, str] = {entry.code: entry.name for entry in TABLE}  # code -> rule name

@@ -51,7 +51,7 @@ def test_composite_action() -> None:
     assert launch.text is not None and launch.text.value == "echo hi"
     assert host_format(PurePath("tools/setup/action.yml"), "") == "github-actions"
     assert host_format(PurePath(".github/workflows/ci.yaml"), "") == "github-actions"
-    assert host_format(PurePath("deploy/compose.yml"), "") is None
+    assert host_format(PurePath("deploy/values.yml"), "") is None
 
 
 def test_expressions_are_known_only_at_run_time() -> None:
