@@ -22,7 +22,7 @@ HOST_EXTENSIONS = {".py": "python", ".pyw": "python", ".mk": "make",
                    ".dockerfile": "dockerfile", ".cron": "crontab", ".crontab": "crontab",
                    ".service": "systemd", ".socket": "systemd"}
 HOST_FORMATS = ("python", "make", "dockerfile", "crontab", "systemd", "github-actions",
-                "kubernetes", "compose")
+                "kubernetes", "compose", "ansible")
 # cron reads only the files of cron.d named like this (crontab(5) on Debian: "they must consist
 # solely of upper- and lower-case letters, digits, underscores, and hyphens").
 _CRON_D_NAME = lazy_compile(r"[A-Za-z0-9_-]+")
@@ -33,6 +33,8 @@ HEAD_CHARS = 4096
 _API_VERSION = lazy_compile(r"(?m)^apiVersion:")
 _KUBERNETES = lazy_compile(
     r"(?m)^kind:\s*(?:Pod|Job|CronJob|Deployment|StatefulSet|DaemonSet|ReplicaSet)\s*$")
+# An Ansible playbook: a list of plays, each with its hosts.
+_PLAYBOOK = lazy_compile(r"(?m)^-\s+(?:name:.*\n\s+)?hosts:")
 # A Python module launches nothing without one of these names: most are not parsed at all.
 _PYTHON_LAUNCH_WORDS = ("subprocess", "system", "popen", "exec", "spawn", "fabric")
 
@@ -55,6 +57,9 @@ def host_format(path: PurePath | None, head: str) -> str | None:
                 (path.parent.name == "workflows" and path.parent.parent.name == ".github")
                 or path.stem == "action"):
             return "github-actions"  # a workflow, or an action's action.yml
+        if path.suffix in (".yml", ".yaml") and (
+                path.parent.name in ("tasks", "handlers") or _PLAYBOOK.search(head)):
+            return "ansible"  # a role's tasks or handlers, or a playbook
         if path.suffix in (".yml", ".yaml") and _KUBERNETES.search(head) and \
                 _API_VERSION.search(head) and "{{" not in head:
             # a manifest: `apiVersion:` and a workload `kind:` (a Helm or Jinja template is
@@ -89,6 +94,10 @@ def read_host(format: str, source: str, path: PurePath | None = None) -> HostFil
         from quotecheck.hosts.github_actions import read_workflow
 
         return read_workflow(source)
+    if format == "ansible":
+        from quotecheck.hosts.ansible import read_ansible
+
+        return read_ansible(source)
     if format == "compose":
         from quotecheck.hosts.compose import read_compose
 

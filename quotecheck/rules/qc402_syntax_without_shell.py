@@ -39,6 +39,8 @@ _ADVICE = {
                   "text to a shell yourself: `CMD [\"/bin/sh\", \"-c\", \"...\"]`.",
     "kubernetes": "Give the text to a shell: `command: [\"sh\", \"-c\", \"...\"]` (the image "
                   "must have one), or let the program write its output itself.",
+    "ansible": "The `command` module runs no shell: use `ansible.builtin.shell` for pipes, "
+               "redirections and sequences (with each value `{{ x | quote }}`).",
     "systemd": "For output to a file use `StandardOutput=append:/path` "
                "(`StandardError=` likewise); for a pipe or a sequence, "
                "`ExecStart=/bin/sh -c '...'`.",
@@ -78,4 +80,4 @@ RULE = Rule("QC402", "syntax-without-shell",
             "Shell syntax in an argv that no shell reads (a host's list of arguments)",
             "warning", check, tags=("host",),
             trigger=Trigger(formats=frozenset({"python", "dockerfile", "systemd",
-                                               "kubernetes", "compose"})))
+                                               "kubernetes", "compose", "ansible"})))

@@ -49,6 +49,8 @@ _ADVICE = {
     "systemd": "systemd expands `$NAME` and `${NAME}` from `Environment=`, not commands or "
                "`~`: compute the value in an `EnvironmentFile=`, or run the line through "
                "`/bin/sh -c '...'`.",
+    "ansible": "The `command` module runs no shell: use `ansible.builtin.shell`, or put the "
+               "value in with Jinja (`{{ ansible_env.HOME }}`).",
     "kubernetes": "The kubelet expands `$(NAME)` for a variable of the container's `env:`, "
                   "not `$NAME` or `${NAME}`: write `$(NAME)`, or run the command through "
                   "`[\"sh\", \"-c\", \"...\"]`.",
@@ -104,4 +106,4 @@ RULE = Rule("QC403", "expansion-without-shell",
             "`$VAR`, `$(cmd)` or `~` in an argv that no shell expands", "warning", check,
             tags=("host",), trigger=Trigger(formats=frozenset({"python", "dockerfile",
                                                                 "systemd", "kubernetes",
-                                                                "compose"})))
+                                                                "compose", "ansible"})))

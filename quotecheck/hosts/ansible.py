@@ -1,0 +1,136 @@
+"""Ansible playbooks and task files as a host: the `shell`, `command` and `raw` tasks.
+
+What the modules do (docs.ansible.com, `ansible.builtin.shell`, `.command`, `.raw`; quoted
+in tests/hosts/test_ansible.py; no Ansible here):
+
+* `shell` runs the command "through a shell (`/bin/sh`) on the remote node", or through its
+  `executable`;
+* `command` does not: "variables like `$HOSTNAME` and operations like `"*"`, `"<"`, `">"`,
+  `"|"`, `";"` and `"&"` will not work"; its string is split into words (quotes group), or
+  `argv:` is the argv;
+* `raw` sends the command over ssh as it is: the remote login shell parses it;
+* Jinja `{{ ... }}` is rendered into the text first: a value known only when the play runs;
+  `{{ x | quote }}` is quoted for POSIX sh once.
+
+A free-form command's trailing `chdir=`, `creates=`, `removes=`, `executable=` words are the
+module's parameters, not the command's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quotecheck.hosts.compose import split_words
+from quotecheck.hosts.model import HostFile, HostText, HostValue, Launch
+from quotecheck.hosts.python_literals import stand_in
+from quotecheck.hosts.yaml_scalars import (
+    compose_documents,
+    mapping_value,
+    scalar_text,
+    sequence_items,
+)
+from quotecheck.lazy_regex import lazy_compile
+
+_get = mapping_value
+_items = sequence_items
+
+_MODULES = {name: kind for kind in ("shell", "command", "raw")
+            for name in (kind, f"ansible.builtin.{kind}", f"ansible.legacy.{kind}")}
+_PLAY_LISTS = ("tasks", "pre_tasks", "post_tasks", "handlers")
+_JINJA = lazy_compile(r"\{\{(.*?)\}\}", 0)
+_QUOTE_FILTER = lazy_compile(r"\|\s*quote\s*(?:\}\}|$)")
+_PARAMETER = lazy_compile(r"\s+(?:chdir|creates|removes|executable|warn|stdin)=\S+\s*\Z")
+
+
+def rendered(text: HostText, source: str, values: list[HostValue]) -> HostText:
+    """``text`` with each Jinja expression a value known only when the play runs."""
+    out = HostText("", ())
+    at = 0
+    value = text.value
+    for m in _JINJA.finditer(value):
+        out = out + HostText(value[at:m.start()], tuple(text.offsets[at:m.start()]))
+        places = [o for o in text.offsets[m.start():m.end()] if o is not None]
+        shown, _ = stand_in("{" + m.group(1).split("|")[0].strip() + "}", 0)
+        quoted = bool(_QUOTE_FILTER.search(m.group(1) + "}}"))
+        piece = HostText(shown, [places[min(k, len(places) - 1)] if places else None
+                                 for k in range(len(shown))], ((0, len(shown)),),
+                         ((0, len(shown)),) if quoted else ())
+        if places:
+            values.append(HostValue((places[0], places[-1] + 1),
+                                    source[places[0]:places[-1] + 1], quoted, False))
+        out = out + piece
+        at = m.end()
+    return out + HostText(value[at:], tuple(text.offsets[at:]))
+
+
+def _without_parameters(text: HostText) -> HostText:
+    while True:
+        m = _PARAMETER.search(text.value)
+        if m is None:
+            return text
+        cut = m.start()
+        text = HostText(text.value[:cut], tuple(text.offsets[:cut]),
+                        tuple((a, min(b, cut)) for a, b in text.dynamic_ranges if a < cut),
+                        tuple((a, min(b, cut)) for a, b in text.quoted_ranges if a < cut))
+
+
+def read_ansible(source: str) -> HostFile:
+    documents = compose_documents(source, "ansible")
+    if isinstance(documents, HostFile):
+        return documents
+    launches: list[Launch] = []
+    values: list[HostValue] = []
+    for document in documents:
+        for item in _items(document):
+            hosts = getattr(_get(item, "hosts"), "value", None)
+            where = f"remote:{hosts}" if isinstance(hosts, str) else "remote:?"
+            if hosts is None and _get(item, "tasks") is None:
+                _tasks([item], source, where, launches, values)  # a task file's task
+                continue
+            for key in _PLAY_LISTS:
+                _tasks(_items(_get(item, key)), source, where, launches, values)
+    return HostFile("ansible", tuple(sorted(launches, key=lambda x: x.span)),
+                    values=tuple(values))
+
+
+def _tasks(tasks: list[Any], source: str, where: str, launches: list[Launch],
+           values: list[HostValue]) -> None:
+    for task in tasks:
+        for key in ("block", "rescue", "always"):
+            _tasks(_items(_get(task, key)), source, where, launches, values)
+        pairs = task.value if isinstance(getattr(task, "value", None), list) else []
+        for k, v in (p for p in pairs if isinstance(p, tuple)):
+            kind = _MODULES.get(str(getattr(k, "value", "")))
+            if kind is None:
+                continue
+            launch = _module(kind, v, _get(task, "args"), source, where, values)
+            if launch is not None:
+                launches.append(launch)
+
+
+def _module(kind: str, node: Any, args: Any, source: str, where: str,
+            values: list[HostValue]) -> Launch | None:
+    text_node = node if isinstance(getattr(node, "value", None), str) else \
+        _get(node, "cmd") or _get(node, "_raw_params")
+    executable = getattr(_get(node, "executable") or _get(args, "executable"), "value", None)
+    span = (node.start_mark.index, node.end_mark.index)
+    api = f"ansible {kind}"
+    argv_node = _get(node, "argv")
+    if kind == "command" and argv_node is not None:
+        words = [rendered(scalar_text(source, x), source, values) for x in _items(argv_node)
+                 if isinstance(x.value, str)]
+        return Launch(api, span, argv=tuple(words), where=where) if words else None
+    if text_node is None or not isinstance(text_node.value, str):
+        return None
+    text = rendered(scalar_text(source, text_node), source, values)
+    if kind != "raw":
+        text = _without_parameters(text)
+    if not text.value.strip():
+        return None
+    if kind == "shell":
+        shell = executable if isinstance(executable, str) else "/bin/sh"
+        return Launch(api, span, shell=(shell, "-c"), text=text, where=where)
+    if kind == "raw":
+        destination = where.partition(":")[2]
+        return Launch(api, span, text=text, ssh=True, destination=destination)
+    return Launch(api, span, argv=tuple(split_words(text)), where=where)

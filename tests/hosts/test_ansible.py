@@ -1,0 +1,69 @@
+"""The Ansible reader against the module documentation (docs.ansible.com:
+`ansible.builtin.shell`, `.command`, `.raw`; quoted in each test): no Ansible runs here."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from quotecheck.checker import Options, check_source
+from quotecheck.hosts.ansible import read_ansible
+from quotecheck.hosts.kinds import host_format
+
+PLAY = "- hosts: gpus\n  tasks:\n{tasks}"
+
+
+def launches(tasks: str) -> list[object]:
+    return list(read_ansible(PLAY.format(tasks=tasks)).launches)
+
+
+def test_shell_runs_sh_on_the_remote_node() -> None:
+    # shell: "It is almost exactly like the command module but runs the command through a
+    # shell (/bin/sh) on the remote node"; `executable`: "change the shell used".
+    [plain, bash] = read_ansible(PLAY.format(tasks=(
+        "    - shell: echo $HOME > /tmp/h chdir=/srv\n"
+        "    - ansible.builtin.shell:\n        cmd: echo hi\n        executable: /bin/bash\n"
+    ))).launches
+    assert plain.shell == ("/bin/sh", "-c") and plain.where == "remote:gpus"
+    assert plain.text is not None and plain.text.value == "echo $HOME > /tmp/h"
+    assert bash.shell == ("/bin/bash", "-c")
+
+
+def test_command_runs_no_shell() -> None:
+    # command: "The command(s) will not be processed through the shell, so variables like
+    # $HOSTNAME and operations like "*", "<", ">", "|", ";" and "&" will not work."
+    [free, argv] = read_ansible(PLAY.format(tasks=(
+        "    - command: ls -l '/srv/my app' creates=/x\n"
+        "    - ansible.builtin.command:\n        argv: [ls, '-l', '/srv/my app']\n"
+    ))).launches
+    assert [a.value for a in free.argv] == ["ls", "-l", "/srv/my app"]
+    assert [a.value for a in argv.argv] == ["ls", "-l", "/srv/my app"]
+
+
+def test_raw_goes_to_the_remote_login_shell() -> None:
+    [raw] = read_ansible(PLAY.format(tasks="    - raw: uptime; df -h\n")).launches
+    assert raw.ssh and raw.text is not None and raw.text.value == "uptime; df -h"
+
+
+def test_jinja_is_rendered_first_and_quote_quotes_once() -> None:
+    host = read_ansible(PLAY.format(tasks="    - shell: rm -rf {{ d | quote }} {{ e }}\n"))
+    [launch] = host.launches
+    assert launch.text is not None and launch.text.value == "rm -rf {d} {e}"
+    assert [(v.written, v.quoted) for v in host.values] == [("{{ d | quote }}", True),
+                                                           ("{{ e }}", False)]
+
+
+def test_blocks_handlers_and_role_task_files() -> None:
+    src = ("- name: t\n  block:\n    - command: a\n  rescue:\n    - command: b\n"
+           "- name: u\n  shell: c\n")
+    assert [a.argv[0].value if a.argv else a.text.value  # type: ignore[attr-defined]
+            for a in read_ansible(src).launches] == ["a", "b", "c"]
+    assert host_format(PurePath("roles/web/tasks/main.yml"), "") == "ansible"
+    assert host_format(PurePath("roles/web/handlers/main.yml"), "") == "ansible"
+    assert host_format(PurePath("site.yml"), "- hosts: all\n  tasks: []\n") == "ansible"
+    assert host_format(PurePath("vars.yml"), "a: 1\n") is None
+
+
+def test_a_pipe_in_command_is_found() -> None:
+    src = PLAY.format(tasks="    - command: ls /srv | grep log\n")
+    result = check_source(src, Options(host="ansible"))
+    assert [d.code for d in result.diagnostics] == ["QC402"]
