@@ -37,7 +37,6 @@ _items = sequence_items
 _MODULES = {name: kind for kind in ("shell", "command", "raw")
             for name in (kind, f"ansible.builtin.{kind}", f"ansible.legacy.{kind}")}
 _PLAY_LISTS = ("tasks", "pre_tasks", "post_tasks", "handlers")
-_JINJA = lazy_compile(r"\{\{(.*?)\}\}", 0)
 _QUOTE_FILTER = lazy_compile(r"\|\s*quote\s*(?:\}\}|$)")
 _PARAMETER = lazy_compile(r"\s+(?:chdir|creates|removes|executable|warn|stdin)=\S+\s*\Z")
 
@@ -47,11 +46,12 @@ def rendered(text: HostText, source: str, values: list[HostValue]) -> HostText:
     out = HostText("", ())
     at = 0
     value = text.value
-    for m in _JINJA.finditer(value):
-        out = out + HostText(value[at:m.start()], tuple(text.offsets[at:m.start()]))
-        places = [o for o in text.offsets[m.start():m.end()] if o is not None]
-        shown, _ = stand_in("{" + m.group(1).split("|")[0].strip() + "}", 0)
-        quoted = bool(_QUOTE_FILTER.search(m.group(1) + "}}"))
+    for start, end in jinja_spans(value):
+        inner = value[start + 2:end - 2]
+        out = out + HostText(value[at:start], tuple(text.offsets[at:start]))
+        places = [o for o in text.offsets[start:end] if o is not None]
+        shown, _ = stand_in("{" + inner.split("|")[0].strip() + "}", 0)
+        quoted = bool(_QUOTE_FILTER.search(inner + "}}"))
         piece = HostText(shown, [places[min(k, len(places) - 1)] if places else None
                                  for k in range(len(shown))], ((0, len(shown)),),
                          ((0, len(shown)),) if quoted else ())
@@ -59,8 +59,31 @@ def rendered(text: HostText, source: str, values: list[HostValue]) -> HostText:
             values.append(HostValue((places[0], places[-1] + 1),
                                     source[places[0]:places[-1] + 1], quoted, False))
         out = out + piece
-        at = m.end()
+        at = end
     return out + HostText(value[at:], tuple(text.offsets[at:]))
+
+
+def jinja_spans(value: str) -> list[tuple[int, int]]:
+    """The `{{ ... }}` expressions of ``value``: a `}}` inside a quoted string of the
+    expression (`{{ '{{ .Image }}' }}`) does not end it."""
+    spans: list[tuple[int, int]] = []
+    at = value.find("{{")
+    while at >= 0:
+        i, quote = at + 2, None
+        while i < len(value):
+            ch = value[i]
+            if quote is not None:
+                quote = None if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif value.startswith("}}", i):
+                break
+            i += 1
+        if i >= len(value):
+            break  # not closed: no expression
+        spans.append((at, i + 2))
+        at = value.find("{{", i + 2)
+    return spans
 
 
 def _without_parameters(text: HostText) -> HostText:

@@ -52,6 +52,17 @@ def test_jinja_is_rendered_first_and_quote_quotes_once() -> None:
                                                            ("{{ e }}", False)]
 
 
+def test_a_jinja_string_holding_braces_is_one_expression() -> None:
+    # kubespray: `--format='{{ '{{ .Image }}' }}'` renders to `--format='{{ .Image }}'`.
+    tasks = "    - shell: \"docker ps --format='{{ '{{ .Image }}' }}'\"\n"
+    [launch] = read_ansible(PLAY.format(tasks=tasks)).launches
+    assert launch.text is not None
+    assert launch.text.value.startswith("docker ps --format='{")
+    assert launch.text.value.endswith("}'") and len(launch.text.dynamic_ranges) == 1
+    result = check_source(PLAY.format(tasks=tasks), Options(host="ansible"))
+    assert "QC001" not in [d.code for d in result.diagnostics]  # the shell text parses
+
+
 def test_blocks_handlers_and_role_task_files() -> None:
     src = ("- name: t\n  block:\n    - command: a\n  rescue:\n    - command: b\n"
            "- name: u\n  shell: c\n")
