@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from quotecheck.layers.model import Layer
+from quotecheck.rules._host_layers import shells_starting_in
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -48,11 +49,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     host = ctx.trace.host
     if host is None or host.format != "make":
         return
-    shells = [x for x in ctx.layers if x.kind == "shell" and x.parent == 0]
     by_launch: list[tuple[int | None, Layer]] = []
     for launch in host.launches:
-        layer = next((x for x in shells if x.source_span is not None
-                      and launch.span[0] <= x.source_span[0] < launch.span[1]), None)
+        layer = next((x for x in shells_starting_in(ctx, launch.span) if x.parent == 0), None)
         if layer is not None:
             by_launch.append((launch.group, layer))
     for (group, layer), (next_group, next_layer) in pairwise(by_launch):

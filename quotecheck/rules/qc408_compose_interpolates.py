@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.rules._host_layers import shells_over
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -31,11 +32,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     host = ctx.trace.host
     if host is None or host.format != "compose":
         return
-    shells = [x for x in ctx.layers if x.kind == "shell" and x.origin is not None]
     for ref in host.references:
         if not _PLAIN.fullmatch(ref.written):
             continue  # `${TAG:-dev}`, `${X:?}`: Compose's own syntax, Compose's value meant
-        reader = next((x for x in shells if x.origin is not None
+        reader = next((x for x in shells_over(ctx, ref.span[0]) if x.origin is not None
                        and x.origin.index_of(ref.span[0]) is not None), None)
         if reader is None:
             continue  # an argv word: Compose's value may be the one meant

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from quotecheck.hosts.model import HostValue
 from quotecheck.layers.model import Layer
+from quotecheck.rules._host_layers import shells_over
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Result
@@ -41,13 +42,10 @@ def _shells(ctx: CheckContext, an: Analysis, value: HostValue) -> list[tuple[Lay
     """The shell layers that read the value's first character, outermost first, each with the
     quoting it stands in there."""
     out: list[tuple[Layer, str]] = []
-    for layer in ctx.layers:
-        if layer.kind != "shell":
-            continue
+    for layer in shells_over(ctx, value.span[0]):  # (outermost first)
         info = an.chars(layer).get(value.span[0])
         if info is not None:
             out.append((layer, info.quoting))
-    out.sort(key=lambda item: len(item[0].chain(ctx.layers)))
     return out
 
 
