@@ -59,23 +59,38 @@ def local_dialect(text: str, path: Path | None = None) -> str:
     return _dialect(shell) if shell is not None else "bash"
 
 
-def host_file_format(path: Path) -> str | None:
-    """The host format (``hosts/kinds.py``) of a file that is not a shell script, or None."""
+def _head(path: Path, n: int) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read(n)
+    except OSError:
+        return b""
+
+
+def host_file_format(path: Path, head: bytes | None = None) -> str | None:
+    """The host format (``hosts/kinds.py``) of a file that is not a shell script, or None
+    (``head``: the file's start, when it has been read already)."""
     from quotecheck.hosts.kinds import HEAD_CHARS, host_format
 
     if path.suffix in SHELL_EXTENSIONS:
         return None
-    try:
-        with path.open("rb") as f:
-            head = f.read(HEAD_CHARS).decode("utf-8", "replace")
-    except OSError:
-        head = ""
-    return host_format(path, head)
+    if head is None:
+        head = _head(path, HEAD_CHARS)
+    return host_format(path, head[:HEAD_CHARS].decode("utf-8", "replace"))
 
 
 def is_checked_file(path: Path) -> bool:
-    """A shell script, or a host file whose commands are read (a Python module, a Makefile)."""
-    return is_shell_script(path) or host_file_format(path) is not None
+    """A shell script, or a host file whose commands are read (a Python module, a Makefile);
+    the file's start is read once for both."""
+    if path.suffix in SHELL_EXTENSIONS:
+        return True
+    from quotecheck.hosts.kinds import HEAD_CHARS  # (not for a `.sh` file: start-up)
+
+    head = _head(path, max(HEAD_CHARS, HEAD_BYTES))
+    if path.suffix.lower() not in OTHER_FORMAT_EXTENSIONS and \
+            shebang_shell(head[:HEAD_BYTES]) is not None:
+        return True
+    return host_file_format(path, head) is not None
 
 
 def is_shell_script(path: Path) -> bool:
@@ -83,8 +98,4 @@ def is_shell_script(path: Path) -> bool:
         return True
     if path.suffix.lower() in OTHER_FORMAT_EXTENSIONS:  # `app.py`, `README.md`
         return False
-    try:
-        with path.open("rb") as f:
-            return shebang_shell(f.read(HEAD_BYTES)) is not None
-    except OSError:
-        return False
+    return shebang_shell(_head(path, HEAD_BYTES)) is not None

@@ -21,8 +21,15 @@ from __future__ import annotations
 from typing import Any
 
 from quotecheck.hosts.compose import split_words
-from quotecheck.hosts.model import HostFile, HostText, HostValue, Launch
-from quotecheck.hosts.python_literals import stand_in
+from quotecheck.hosts.model import (
+    HostFile,
+    HostText,
+    HostValue,
+    Launch,
+    cut,
+    run_time_part,
+    splice,
+)
 from quotecheck.hosts.yaml_scalars import (
     compose_documents,
     mapping_value,
@@ -43,24 +50,17 @@ _PARAMETER = lazy_compile(r"\s+(?:chdir|creates|removes|executable|warn|stdin)=\
 
 def rendered(text: HostText, source: str, values: list[HostValue]) -> HostText:
     """``text`` with each Jinja expression a value known only when the play runs."""
-    out = HostText("", ())
-    at = 0
-    value = text.value
-    for start, end in jinja_spans(value):
-        inner = value[start + 2:end - 2]
-        out = out + HostText(value[at:start], tuple(text.offsets[at:start]))
-        places = [o for o in text.offsets[start:end] if o is not None]
-        shown, _ = stand_in("{" + inner.split("|")[0].strip() + "}", 0)
+    pieces: list[tuple[int, int, HostText]] = []
+    for a, b in jinja_spans(text.value):
+        inner = text.value[a + 2:b - 2]
         quoted = bool(_QUOTE_FILTER.search(inner + "}}"))
-        piece = HostText(shown, [places[min(k, len(places) - 1)] if places else None
-                                 for k in range(len(shown))], ((0, len(shown)),),
-                         ((0, len(shown)),) if quoted else ())
+        places = [o for o in text.offsets[a:b] if o is not None]
         if places:
             values.append(HostValue((places[0], places[-1] + 1),
                                     source[places[0]:places[-1] + 1], quoted, False))
-        out = out + piece
-        at = end
-    return out + HostText(value[at:], tuple(text.offsets[at:]))
+        pieces.append((a, b, run_time_part(text, a, b, inner.split("|")[0].strip(),
+                                           quoted=quoted)))
+    return splice(text, pieces)
 
 
 def jinja_spans(value: str) -> list[tuple[int, int]]:
@@ -87,14 +87,9 @@ def jinja_spans(value: str) -> list[tuple[int, int]]:
 
 
 def _without_parameters(text: HostText) -> HostText:
-    while True:
-        m = _PARAMETER.search(text.value)
-        if m is None:
-            return text
-        cut = m.start()
-        text = HostText(text.value[:cut], tuple(text.offsets[:cut]),
-                        tuple((a, min(b, cut)) for a, b in text.dynamic_ranges if a < cut),
-                        tuple((a, min(b, cut)) for a, b in text.quoted_ranges if a < cut))
+    while (m := _PARAMETER.search(text.value)) is not None:
+        text = cut(text, 0, m.start())
+    return text
 
 
 def read_ansible(source: str) -> HostFile:

@@ -17,8 +17,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from quotecheck.hosts.model import HostFile, HostReference, HostText, Launch
-from quotecheck.hosts.python_literals import stand_in
+from quotecheck.hosts.model import (
+    HostFile,
+    HostReference,
+    HostText,
+    Launch,
+    placed,
+    run_time_part,
+    splice,
+)
 from quotecheck.hosts.yaml_scalars import (
     compose_documents,
     mapping_value,
@@ -35,24 +42,19 @@ _INTERPOLATION = lazy_compile(
 def interpolated(text: HostText, references: list[HostReference]) -> HostText:
     """Compose's interpolation of one value: each `$VAR`/`${VAR...}` becomes a value known
     only when Compose runs (recorded in ``references``); `$$` is `$`."""
-    out = HostText("", ())
-    at = 0
-    value = text.value
-    for m in _INTERPOLATION.finditer(value):
-        out = out + HostText(value[at:m.start()], tuple(text.offsets[at:m.start()]))
-        places = [o for o in text.offsets[m.start():m.end()] if o is not None]
+    pieces: list[tuple[int, int, HostText]] = []
+    for m in _INTERPOLATION.finditer(text.value):
+        a, b = m.span()
         if m.group() == "$$":
-            out = out + HostText("$", (places[0] if places else None,))
-        else:
-            name = m.group(1) or m.group(2)
-            if places:
-                references.append(HostReference((places[0], places[-1] + 1), name, m.group(),
-                                                False))
-            shown, _ = stand_in("{" + name + "}", 0)
-            out = out + HostText(shown, [places[min(k, len(places) - 1)] if places else None
-                                         for k in range(len(shown))], ((0, len(shown)),))
-        at = m.end()
-    return out + HostText(value[at:], tuple(text.offsets[at:]))
+            pieces.append((a, b, placed(text, a, b, "$")))
+            continue
+        name = m.group(1) or m.group(2)
+        places = [o for o in text.offsets[a:b] if o is not None]
+        if places:
+            references.append(HostReference((places[0], places[-1] + 1), name, m.group(),
+                                            False))
+        pieces.append((a, b, run_time_part(text, a, b, name)))
+    return splice(text, pieces)
 
 
 def split_words(text: HostText) -> list[HostText]:

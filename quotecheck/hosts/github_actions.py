@@ -20,8 +20,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from quotecheck.hosts.model import HostFile, HostText, HostValue, Launch
-from quotecheck.hosts.python_literals import stand_in
+from quotecheck.hosts.model import (
+    HostFile,
+    HostText,
+    HostValue,
+    Launch,
+    run_time_part,
+    splice,
+)
 from quotecheck.hosts.yaml_scalars import compose_documents, mapping_value, scalar_text
 from quotecheck.lazy_regex import lazy_compile
 
@@ -62,20 +68,11 @@ def _shell_argv(name: str | None) -> tuple[str, ...] | None:
     return words if "{0}" in words else (*words, "{0}")
 
 
-def with_expressions(text: HostText, source: str) -> HostText:
+def with_expressions(text: HostText) -> HostText:
     """``text`` with each `${{ ... }}` replaced by a stand-in known only at run time."""
-    out = HostText("", ())
-    at = 0
-    value = text.value
-    for m in _EXPRESSION.finditer(value):
-        piece = HostText(value[at:m.start()], tuple(text.offsets[at:m.start()]))
-        places = [o for o in text.offsets[m.start():m.end()] if o is not None]
-        shown, _ = stand_in("{" + m.group(1).strip() + "}", 0)
-        offsets: list[int | None] = [places[min(k, len(places) - 1)] if places else None
-                                     for k in range(len(shown))]
-        out = out + piece + HostText(shown, offsets, ((0, len(shown)),))
-        at = m.end()
-    return out + HostText(value[at:], tuple(text.offsets[at:]))
+    return splice(text, ((m.start(), m.end(), run_time_part(text, m.start(), m.end(),
+                                                            m.group(1).strip()))
+                         for m in _EXPRESSION.finditer(text.value)))
 
 
 def read_workflow(source: str) -> HostFile:
@@ -117,7 +114,7 @@ def read_workflow(source: str) -> HostFile:
             if argv is None:
                 continue
             name = _scalar(_get(step, "name")) or _scalar(_get(step, "id")) or f"step {number}"
-            text = with_expressions(scalar_text(source, run), source)
+            text = with_expressions(scalar_text(source, run))
             span = (run.start_mark.index, run.end_mark.index)
             launches.append(Launch(f"run: of {name!r} ({where})", span, shell=argv, text=text,
                                    reads_file=True, uncertain=uncertain))

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quotecheck.hosts.model import HostFile, HostText, Launch
-from quotecheck.hosts.python_literals import stand_in
+from quotecheck.hosts.model import HostFile, HostText, Launch, cut, run_time_part, splice
 from quotecheck.hosts.yaml_scalars import (
     compose_documents,
     mapping_value,
@@ -37,22 +36,14 @@ _REFERENCE = lazy_compile(r"\$\$\(|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 def _expanded(text: HostText, defined: set[str]) -> HostText:
     """The kubelet's `$(VAR)` expansion: a defined variable is a value known at run time,
     `$$(` is `$(`, anything else stays."""
-    out = HostText("", ())
-    at = 0
-    value = text.value
-    for m in _REFERENCE.finditer(value):
-        out = out + HostText(value[at:m.start()], tuple(text.offsets[at:m.start()]))
+    pieces: list[tuple[int, int, HostText]] = []
+    for m in _REFERENCE.finditer(text.value):
+        a, b = m.span()
         if m.group() == "$$(":
-            out = out + HostText("$(", tuple(text.offsets[m.start() + 1:m.end()]))
+            pieces.append((a, b, cut(text, a + 1, b)))
         elif m.group(1) in defined:
-            places = [o for o in text.offsets[m.start():m.end()] if o is not None]
-            shown, _ = stand_in("{" + m.group(1) + "}", 0)
-            out = out + HostText(shown, [places[min(k, len(places) - 1)] if places else None
-                                         for k in range(len(shown))], ((0, len(shown)),))
-        else:
-            out = out + HostText(m.group(), tuple(text.offsets[m.start():m.end()]))
-        at = m.end()
-    return out + HostText(value[at:], tuple(text.offsets[at:]))
+            pieces.append((a, b, run_time_part(text, a, b, m.group(1))))
+    return splice(text, pieces)
 
 
 def read_manifests(source: str) -> HostFile:

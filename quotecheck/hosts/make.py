@@ -20,8 +20,7 @@ known only when make runs.
 
 from __future__ import annotations
 
-from quotecheck.hosts.model import HostFile, HostReference, HostText, Launch
-from quotecheck.hosts.python_literals import stand_in
+from quotecheck.hosts.model import HostFile, HostReference, HostText, Launch, stand_in
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import MAKE_POSIX_SHELLS
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from quotecheck.parsing.scanner import Problem
 from quotecheck.records import FrozenRecord
@@ -39,6 +39,54 @@ class HostText(FrozenRecord):
         return HostText(self.value + other.value, (*self.offsets, *other.offsets),
                         (*self.dynamic_ranges, *((a + n, b + n) for a, b in other.dynamic_ranges)),
                         (*self.quoted_ranges, *((a + n, b + n) for a, b in other.quoted_ranges)))
+
+
+def stand_in(written: str, start: int) -> tuple[str, list[int | None]]:
+    """The text that stands for a value known only at run time: ``{name}``, one shell word
+    with no quote, blank or metacharacter in it, each character placed in the source."""
+    inner = written[1:-1] if written.startswith("{") and written.endswith("}") else \
+        written.lstrip("%")
+    keep = "".join(c if c.isalnum() or c in "._" else "_" for c in inner[:60]) or "_"
+    if written.startswith("{") and written.endswith("}") and len(inner) <= 60:
+        return "{" + keep + "}", list(range(start, start + len(written)))
+    last = start + max(len(written) - 1, 0)
+    return "{" + keep + "}", [start, *(min(start + i, last) for i in range(len(keep))), last]
+
+
+def cut(text: HostText, a: int, b: int) -> HostText:
+    """``text[a:b]``, its run-time and quoted parts with it."""
+    def within(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+        return tuple((max(s, a) - a, min(e, b) - a) for s, e in ranges if s < b and a < e)
+    return HostText(text.value[a:b], tuple(text.offsets[a:b]), within(text.dynamic_ranges),
+                    within(text.quoted_ranges))
+
+
+def placed(text: HostText, a: int, b: int, value: str, *, run_time: bool = False,
+           quoted: bool = False) -> HostText:
+    """``value`` put where ``text[a:b]`` stands in the file: its characters on those of the
+    span, in order, the rest on the last one (a host's `$$`, a field's value, a stand-in)."""
+    places: list[int | None] = [o for o in text.offsets[a:b] if o is not None] or [None]
+    offsets = [places[min(k, len(places) - 1)] for k in range(len(value))]
+    whole = ((0, len(value)),)
+    return HostText(value, offsets, whole if run_time else (), whole if quoted else ())
+
+
+def run_time_part(text: HostText, a: int, b: int, name: str, *,
+                  quoted: bool = False) -> HostText:
+    """The stand-in ``{name}`` of a value known only when the host runs, in place of
+    ``text[a:b]`` (an expression, a variable reference)."""
+    shown, _ = stand_in("{" + name + "}", 0)
+    return placed(text, a, b, shown, run_time=True, quoted=quoted)
+
+
+def splice(text: HostText, pieces: Iterable[tuple[int, int, HostText]]) -> HostText:
+    """``text`` with each span ``[a, b)`` of ``pieces`` (in order, apart) replaced."""
+    out = HostText("", ())
+    at = 0
+    for a, b, piece in pieces:
+        out = out + cut(text, at, a) + piece
+        at = b
+    return out + cut(text, at, len(text.value))
 
 
 def generated(text: str) -> HostText:

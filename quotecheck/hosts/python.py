@@ -22,8 +22,11 @@ from quotecheck.hosts.model import (
     Launch,
     generated,
     join_texts,
+    placed,
+    splice,
+    stand_in,
 )
-from quotecheck.hosts.python_literals import read_literals, stand_in
+from quotecheck.hosts.python_literals import read_literals
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.scanner import Problem
 
@@ -501,21 +504,9 @@ def _quoted(text: HostText, which: list[bool]) -> HostText:
 def _put_in(text: HostText, values: list[HostText | None]) -> HostText:
     """``text`` with each dynamic part whose value is known (``values``, in order) replaced by
     it; the value's characters stand where the field is written."""
-    if not any(v is not None for v in values):
-        return text
-    out = HostText("", ())
-    at = 0
-    for (a, b), value in zip(text.dynamic_ranges, values, strict=True):
-        out = out + _slice(text, at, a)
-        if value is None:
-            out = out + _slice(text, a, b)
-        else:
-            places: list[int | None] = [o for o in text.offsets[a:b] if o is not None]
-            places = places or [None]
-            offsets = [places[min(k, len(places) - 1)] for k in range(len(value.value))]
-            out = out + HostText(value.value, offsets)
-        at = b
-    return out + _slice(text, at, len(text.value))
+    return splice(text, ((a, b, placed(text, a, b, value.value))
+                         for (a, b), value in zip(text.dynamic_ranges, values, strict=True)
+                         if value is not None))
 
 
 def _percent_fields(text: HostText) -> HostText:
@@ -531,33 +522,18 @@ def _format_fields(text: HostText) -> HostText:
 
 def _fields(text: HostText, pattern: object, escaped: str | None, plain: str | None
             ) -> HostText:
-    out = HostText("", ())
-    at = 0
-    value = text.value
-    for m in pattern.finditer(value):  # type: ignore[attr-defined]
-        out = out + _slice(text, at, m.start())
+    pieces: list[tuple[int, int, HostText]] = []
+    for m in pattern.finditer(text.value):  # type: ignore[attr-defined]
+        a, b = m.span()
         written = m.group()
         if written in ("{{", "}}"):
-            out = out + HostText(written[0], (text.offsets[m.start()],))
+            pieces.append((a, b, placed(text, a, b, written[0])))
         elif escaped is not None and written == escaped:
-            out = out + HostText(plain or "", (text.offsets[m.start()],))
+            pieces.append((a, b, placed(text, a, b, plain or "")))
         else:
-            places = [o for o in text.offsets[m.start():m.end()] if o is not None]
-            got, _ = stand_in(written, 0)
-            # (the field's characters may be escapes: place the stand-in on them, in order)
-            offsets: list[int | None] = [places[min(k, len(places) - 1)] if places else None
-                                         for k in range(len(got))]
-            out = out + HostText(got, offsets, ((0, len(got)),))
-        at = m.end()
-    return out + _slice(text, at, len(value))
-
-
-def _slice(text: HostText, a: int, b: int) -> HostText:
-    ranges = tuple((max(s, a) - a, min(e, b) - a) for s, e in text.dynamic_ranges
-                   if s < b and a < e)
-    quoted = tuple((max(s, a) - a, min(e, b) - a) for s, e in text.quoted_ranges
-                   if s < b and a < e)
-    return HostText(text.value[a:b], tuple(text.offsets[a:b]), ranges, quoted)
+            # (the field's characters may be escapes: the stand-in stands on them, in order)
+            pieces.append((a, b, placed(text, a, b, stand_in(written, 0)[0], run_time=True)))
+    return splice(text, pieces)
 
 
 def is_python_shebang(first_line: str) -> bool:

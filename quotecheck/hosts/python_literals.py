@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from quotecheck.hosts.model import HostText
+from quotecheck.hosts.model import HostText, stand_in
 
 _SIMPLE = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n",
            "r": "\r", "t": "\t", "v": "\v"}
@@ -37,18 +37,6 @@ class _Out:
 
     def text(self) -> HostText:
         return HostText("".join(self.chars), self.offsets, tuple(self.ranges))
-
-
-def stand_in(written: str, start: int) -> tuple[str, list[int | None]]:
-    """The text that stands for a value known only at run time: ``{name}``, one shell word
-    with no quote, blank or metacharacter in it, each character placed in the source."""
-    inner = written[1:-1] if written.startswith("{") and written.endswith("}") else \
-        written.lstrip("%")
-    keep = "".join(c if c.isalnum() or c in "._" else "_" for c in inner[:60]) or "_"
-    if written.startswith("{") and written.endswith("}") and len(inner) <= 60:
-        return "{" + keep + "}", list(range(start, start + len(written)))
-    last = start + max(len(written) - 1, 0)
-    return "{" + keep + "}", [start, *(min(start + i, last) for i in range(len(keep))), last]
 
 
 def read_literals(source: str, start: int, end: int) -> HostText | None:

@@ -17,8 +17,7 @@ Redirections, pipes and ``&&`` are no syntax here: they are arguments like any o
 
 from __future__ import annotations
 
-from quotecheck.hosts.model import HostFile, HostText, Launch
-from quotecheck.hosts.python_literals import stand_in
+from quotecheck.hosts.model import HostFile, HostText, Launch, stand_in
 from quotecheck.lazy_regex import lazy_compile
 
 EXEC_KEYS = frozenset({"ExecStart", "ExecStartPre", "ExecStartPost", "ExecCondition",
