@@ -406,6 +406,7 @@ class _Builder:
                     dynamic_text=text.dynamic, dynamic_ranges=list(text.dynamic_ranges),
                     via=launch.api, destination=launch.destination or "?", sends=text.value,
                     sends_dynamic=list(text.dynamic_ranges)))
+                ssh.uncertain = launch.uncertain
                 login = self.remote_shell or UNKNOWN_LOGIN_SHELL
                 self.shell_layer(
                     parent=ssh.id, where=f"remote:{launch.destination or '?'}",
@@ -438,6 +439,8 @@ class _Builder:
                     exec_layer.uncertain = (
                         "uncertain: a part of the argv is a list known only at run time, so "
                         "where each word stands is a guess")
+                elif launch.uncertain:
+                    exec_layer.uncertain = launch.uncertain
                 if not view.argv[0].dynamic:
                     self.follow(exec_layer, view, view.argv, 1, None, launch.where)
 

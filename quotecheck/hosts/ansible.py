@@ -5,9 +5,12 @@ in tests/hosts/test_ansible.py; no Ansible here):
 
 * `shell` runs the command "through a shell (`/bin/sh`) on the remote node", or through its
   `executable`;
-* `command` does not: "variables like `$HOSTNAME` and operations like `"*"`, `"<"`, `">"`,
-  `"|"`, `";"` and `"&"` will not work"; its string is split into words (quotes group), or
-  `argv:` is the argv;
+* `command` does not: operations like `"*"`, `"<"`, `">"`, `"|"`, `";"` and `"&"` will not
+  work; its string is split into words (quotes group), or `argv:` is the argv; then
+  "environment variables are resolved via Python, not shell, see expand_argument_vars and are
+  left unchanged if not matched" (ansible-core's run_command applies `os.path.expandvars`
+  and `os.path.expanduser` to each word, on the target): `$NAME`, `${NAME}` and a leading `~`
+  are values known when the task runs, unless `expand_argument_vars: false`;
 * `raw` sends the command over ssh as it is: the remote login shell parses it;
 * Jinja `{{ ... }}` is rendered into the text first: a value known only when the play runs;
   `{{ x | quote }}` is quoted for POSIX sh once.
@@ -18,6 +21,7 @@ module's parameters, not the command's.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from quotecheck.hosts.compose import split_words
@@ -39,6 +43,8 @@ from quotecheck.hosts.yaml_scalars import (
 from quotecheck.lazy_regex import lazy_compile
 
 _get = mapping_value
+# What posixpath.expandvars replaces (CPython's Lib/posixpath.py: `$` and a word, or `${...}`).
+_PYTHON_VARIABLE = lazy_compile(r"\$(\w+|\{[^}]*\})", re.ASCII)
 _items = sequence_items
 
 _MODULES = {name: kind for kind in ("shell", "command", "raw")
@@ -134,9 +140,14 @@ def _module(kind: str, node: Any, args: Any, source: str, where: str,
     span = (node.start_mark.index, node.end_mark.index)
     api = f"ansible {kind}"
     argv_node = _get(node, "argv")
+    expands = str(getattr(_get(node, "expand_argument_vars") or
+                          _get(args, "expand_argument_vars"), "value", "true")).lower() \
+        not in ("false", "no", "off", "0")
     if kind == "command" and argv_node is not None:
         words = [rendered(scalar_text(source, x), source, values) for x in _items(argv_node)
                  if isinstance(x.value, str)]
+        if expands:
+            words = [_python_expanded(w) for w in words]
         return Launch(api, span, argv=tuple(words), where=where) if words else None
     if text_node is None or not isinstance(text_node.value, str):
         return None
@@ -151,4 +162,21 @@ def _module(kind: str, node: Any, args: Any, source: str, where: str,
     if kind == "raw":
         destination = where.partition(":")[2]
         return Launch(api, span, text=text, ssh=True, destination=destination)
-    return Launch(api, span, argv=tuple(split_words(text)), where=where)
+    words = split_words(text)
+    if expands:
+        words = [_python_expanded(w) for w in words]
+    return Launch(api, span, argv=tuple(words), where=where)
+
+
+def _python_expanded(word: HostText) -> HostText:
+    """``word`` after `os.path.expandvars` and `os.path.expanduser` on the target: each
+    `$NAME`/`${NAME}` and a leading `~user` is a value known only when the task runs (a
+    name the environment lacks stays as written, which is also known only then)."""
+    pieces = [(m.start(), m.end(), run_time_part(word, m.start(), m.end(), m.group().strip("${}")))
+              for m in _PYTHON_VARIABLE.finditer(word.value)]
+    text = splice(word, pieces)
+    if text.value.startswith("~"):
+        end = text.value.find("/")
+        end = len(text.value) if end < 0 else end
+        text = splice(text, [(0, end, run_time_part(text, 0, end, "home"))])
+    return text

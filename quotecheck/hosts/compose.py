@@ -32,6 +32,7 @@ from quotecheck.hosts.yaml_scalars import (
     scalar_text,
 )
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.programs import SHELL_PROGRAMS
 
 _get = mapping_value
 
@@ -128,9 +129,18 @@ def read_compose(source: str) -> HostFile:
             argv = [*(entrypoint or []), *(command or [])] if entrypoint else command
             node = _get(service, "command") or _get(service, "entrypoint")
             if argv and node is not None:
+                # `command:` alone replaces the image's CMD: an ENTRYPOINT of the image (which
+                # the file does not show) gets these words as its arguments, if it has one.
+                # (A command that starts a shell shows that the author relies on it running.)
+                program = argv[0].value.rsplit("/", 1)[-1]
+                uncertain = None if entrypoint or program in SHELL_PROGRAMS else (
+                    "uncertain: with no `entrypoint:` the words go to the image's ENTRYPOINT, "
+                    "which this file does not show, if it has one; they are read here as the "
+                    "argv")
                 launches.append(Launch(f"service {name}", (node.start_mark.index,
                                                             node.end_mark.index),
-                                       argv=tuple(argv), where=f"container:{name}"))
+                                       argv=tuple(argv), where=f"container:{name}",
+                                       uncertain=uncertain))
             test = _get(_get(service, "healthcheck"), "test")
             launch = _healthcheck(test, source, references, name)
             if launch is not None:

@@ -3,9 +3,13 @@
 A rule's edit replaces characters of a layer's text, placed in the host file by the layer's
 source map. In a host file those characters sit inside the host's own syntax: a Python string
 literal (where `"` and `\\` need a backslash), a make recipe (where `$` is `$$`), a crontab
-command (where `%` is `\\%`). An edit is written only where it stays inside one such piece of
-text and its replacement can be spelled there; anything else (an edit reaching across a Python
-list's items, into a make reference, a systemd line's own quoting) is not offered.
+command (where `%` is `\\%`), a YAML scalar (its style's escapes, and below them Compose's and
+the kubelet's `$$`). An edit is written only where it stays inside one such piece of text and
+its replacement can be spelled there; anything else (an edit reaching across a Python list's
+items, into a make reference, a systemd line's own quoting, a GitHub expression) is not
+offered. A YAML edit is read back with PyYAML before it is offered: the scalar must then hold
+exactly the fixed value, of the same type (a plain `true` is no string), and every other
+scalar of the file what it held.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ def host_edit(host: HostFile, source: str, edit: Edit) -> Edit | None:
         return Edit(edit.span, edit.text.replace("%", "\\%"))
     if format == "dockerfile":
         return edit
+    if format in _YAML_LAYERS:
+        return _yaml(host, source, edit)
     return None  # systemd: its own quoting and specifiers, not written here
 
 
@@ -115,3 +121,103 @@ def _odd_backslashes_before(source: str, at: int, floor: int) -> bool:
     while at - n - 1 >= floor and source[at - n - 1] == "\\":
         n += 1
     return n % 2 == 1
+
+
+# What each YAML host does to a scalar's value before a shell or program sees it, as far as an
+# edit's text must be spelled for it: the characters it cannot take, and `$` doubled.
+_YAML_LAYERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "github-actions": (("${{",), ""),
+    "ansible": (("{{", "{%", "{#"), ""),
+    "compose": ((), "all"),  # interpolation: `$$` is one `$`
+    "kubernetes": ((), "before-paren"),  # the kubelet: `$$` is `$`, `$(NAME)` a variable
+}
+
+
+def _yaml(host: HostFile, source: str, edit: Edit) -> Edit | None:
+    from quotecheck.hosts.yaml_scalars import scalar_nodes, scalar_tokens
+
+    refused, dollars = _YAML_LAYERS[host.format]
+    a, b = edit.span
+    if any(x in edit.text for x in refused) or any(
+            r.span[0] < max(a + 1, b) and a < r.span[1]
+            for r in (*host.references, *host.values)):
+        return None
+    documents = _yaml_documents(source)
+    if documents is None:
+        return None
+    nodes = scalar_nodes(documents)
+    inside = [k for k, n in enumerate(nodes)
+              if n.start_mark.index <= a and b <= n.end_mark.index]
+    if not inside:
+        return None
+    k = inside[-1]
+    node = nodes[k]
+    tokens = scalar_tokens(source, node)
+    if tokens is None:
+        return None
+    starts = [t[1] for t in tokens]
+    first = bisect_right(starts, a) - 1
+    if first < 0 or tokens[first][1] != a:
+        if a == b and tokens and a == tokens[-1][2]:
+            first = len(tokens)
+        else:
+            return None  # it starts inside an escape or a folded line break
+    last = first if a == b else bisect_right(starts, b - 1)
+    covered = tokens[first:last]
+    if any(t[0] != source[t[1]:t[2]] and t[0] in " \n" for t in covered):
+        return None  # a folded line break
+    end = covered[-1][2] if covered else a
+    text = _kubelet_dollars(edit.text, source[end:end + 1]) if dollars == "before-paren" \
+        else edit.text.replace("$", "$$") if dollars == "all" else edit.text
+    spelled = _yaml_spelled(text, node.style)
+    if spelled is None:
+        return None
+    value = node.value
+    wanted = value[:first] + text + value[last:]
+    after = _yaml_documents(source[:a] + spelled + source[end:])
+    if after is None:
+        return None
+    again = scalar_nodes(after)
+    if len(again) != len(nodes) or again[k].value != wanted or any(
+            x.tag != y.tag or (i != k and x.value != y.value)
+            for i, (x, y) in enumerate(zip(nodes, again, strict=True))):
+        return None
+    return Edit((a, end), spelled)
+
+
+def _yaml_documents(source: str) -> list[object] | None:
+    from quotecheck.hosts.yaml_scalars import compose_documents
+
+    documents = compose_documents(source, "yaml")
+    return documents if isinstance(documents, list) else None
+
+
+def _kubelet_dollars(text: str, following: str) -> str:
+    """``text`` with each `$` that the kubelet would read with the next character (`$$`,
+    `$(`) doubled."""
+    out = []
+    for i, c in enumerate(text):
+        after = text[i + 1] if i + 1 < len(text) else following
+        out.append("$$" if c == "$" and after in ("$", "(") else c)
+    return "".join(out)
+
+
+def _yaml_spelled(text: str, style: str | None) -> str | None:
+    """``text`` written inside a scalar of ``style``, or None where it cannot be."""
+    if style == '"':
+        out = []
+        for c in text:
+            if c in '\\"':
+                out.append("\\" + c)
+            elif c == "\t":
+                out.append("\\t")
+            elif ord(c) < 0x20 or c == "\x7f":
+                out.append(f"\\x{ord(c):02x}")
+            else:
+                out.append(c)
+        return "".join(out)
+    if any(ord(c) < 0x20 and c != "\t" for c in text):
+        return None
+    if style == "'":
+        return text.replace("'", "''")
+    return text  # plain and block scalars: as written (read back before it is offered)

@@ -14,6 +14,19 @@ What the runner does with a step (docs.github.com, "Workflow syntax for GitHub A
 
 Steps on Windows runners (`runs-on: windows-*`), and `pwsh`, `powershell`, `cmd` and
 `python` shells, run no POSIX shell and are not read.
+
+Steps that use an action sending a script to an ssh server (``SSH_ACTIONS``) are an ssh layer:
+the runner pastes `${{ }}` into the action's input, and the action sends the text as one
+`exec` request, which the remote user's login shell runs. What each does, as read in its source
+(tests/hosts/test_ssh_actions.py cites the files):
+
+* appleboy/ssh-action (drone-ssh 1.8.2, appleboy/drone-ssh 2dd9201, plugin.go): `script:` with
+  its outer blanks trimmed; first, for each name of `envs:` (upper-cased), a line
+  `export NAME='value'` with the runner's value in single quotes; the lines joined with a line
+  feed. With `script_stop: true` (honoured up to v1.2.0; the input is gone from v1.2.1 on), each
+  line is trimmed, blank lines dropped, and after each line not ending in `\\` a line of its own
+  exits with the status of a failed one.
+* garygrossgarten/github-action-ssh: `command:`, trimmed, sent as it is.
 """
 
 from __future__ import annotations
@@ -25,6 +38,10 @@ from quotecheck.hosts.model import (
     HostText,
     HostValue,
     Launch,
+    cut,
+    generated,
+    join_texts,
+    placed,
     run_time_part,
     splice,
 )
@@ -41,16 +58,30 @@ SHELLS = {
 }
 NOT_POSIX = frozenset({"pwsh", "powershell", "cmd", "python"})
 # Contexts whose text someone outside the repository's writers chooses: an issue's or a pull
-# request's title and body, a comment, a branch name, a commit message or author (GitHub's
-# "Security hardening for GitHub Actions", "Understanding the risk of script injections").
+# request's title and body, a comment, the pull request's head branch, a commit message or
+# author (GitHub's "Security hardening for GitHub Actions", "Understanding the risk of script
+# injections"). A pull request's base branch (`pull_request.base.ref`) is the repository's own.
 UNTRUSTED_CONTEXTS = lazy_compile(
-    r"\bgithub\.event\.(?:issue|pull_request|comment|review|review_comment|discussion|"
-    r"discussion_comment|pages|commits|head_commit|workflow_run)\b[\w.*\[\]]*?\."
-    r"(?:title|body|message|name|email|ref|label|default_branch|page_name|head_branch)\b"
-    r"|\bgithub\.head_ref\b")
+    r"\bgithub\.head_ref\b"
+    r"|\bgithub\.event\.(?:issue|pull_request|discussion)\.(?:title|body)\b"
+    r"|\bgithub\.event\.(?:comment|review|review_comment|discussion_comment)\.body\b"
+    r"|\bgithub\.event\.pages\b[\w.*\[\]]*?\.page_name\b"
+    r"|\bgithub\.event\.(?:commits\b[\w.*\[\]]*?|head_commit|workflow_run\.head_commit)"
+    r"\.(?:message|author\.(?:email|name))\b"
+    r"|\bgithub\.event\.(?:pull_request|workflow_run\.pull_requests\b[\w.*\[\]]*?)"
+    r"\.head\.(?:ref|label|repo\.default_branch)\b"
+    r"|\bgithub\.event\.workflow_run\.head_branch\b")
 # Inputs of a manually run or called workflow: chosen by whoever runs it.
 INPUT_CONTEXTS = lazy_compile(r"\b(?:github\.event\.)?inputs\.")
 _EXPRESSION = lazy_compile(r"\$\{\{(.*?)\}\}", 0)
+
+# Actions that send a script input to an ssh server as one exec request: the input's name.
+SSH_ACTIONS = {"appleboy/ssh-action": "script", "garygrossgarten/github-action-ssh": "command"}
+# appleboy/ssh-action's versions that honour `script_stop` (the input went in v1.2.1).
+_SCRIPT_STOP_REFS = lazy_compile(r"v0(?:\.\d+)*|v1\.[01](?:\.\d+)?|v1\.2\.0", 0)
+_SCRIPT_STOP_LINE = ("DRONE_SSH_PREV_COMMAND_EXIT_CODE=$? ; if [ $DRONE_SSH_PREV_COMMAND_EXIT_CODE "
+                     "-ne 0 ]; then exit $DRONE_SSH_PREV_COMMAND_EXIT_CODE; fi;")
+_GO_SPACE = " \t\n\r\v\f\x85\xa0"  # (Go's strings.TrimSpace: Unicode white space)
 
 
 def _scalar(node: Any) -> str | None:
@@ -102,6 +133,10 @@ def read_workflow(source: str) -> HostFile:
         for number, step in enumerate(steps.value, 1):
             run = _get(step, "run")
             if run is None or _scalar(run) is None:
+                launch = _ssh_action(source, step, number, where)
+                if launch is not None and launch.text is not None:
+                    launches.append(launch)
+                    values.extend(_expressions(source, launch.text))
                 continue
             shell = _scalar(_get(step, "shell")) or default_shell
             uncertain = None
@@ -120,6 +155,77 @@ def read_workflow(source: str) -> HostFile:
                                    reads_file=True, uncertain=uncertain))
             values.extend(_expressions(source, text))
     return HostFile("github-actions", tuple(launches), values=tuple(values))
+
+
+def _trimmed(text: HostText) -> HostText:
+    value = text.value
+    a = len(value) - len(value.lstrip(_GO_SPACE))
+    b = len(value.rstrip(_GO_SPACE))
+    return cut(text, a, max(a, b))
+
+
+def _ssh_action(source: str, step: Any, number: int, where: str) -> Launch | None:
+    """The ssh layer of a step that uses one of ``SSH_ACTIONS``, or None."""
+    uses = _scalar(_get(step, "uses")) or ""
+    action, _, ref = uses.partition("@")
+    key = SSH_ACTIONS.get(action.strip().lower())
+    inputs = _get(step, "with")
+    node = _get(inputs, key) if key else None
+    if node is None or _scalar(node) is None:
+        return None
+    name = _scalar(_get(step, "name")) or _scalar(_get(step, "id")) or f"step {number}"
+    script = _trimmed(scalar_text(source, node))
+    uncertain = None
+    if action.strip().lower() == "appleboy/ssh-action":
+        stop = (_scalar(_get(inputs, "script_stop")) or "").strip().lower() == "true"
+        if stop and _SCRIPT_STOP_REFS.fullmatch(ref.strip()):
+            script = _stopping(script)
+        elif stop and not ref.strip().startswith("v"):
+            uncertain = (f"uncertain: `script_stop` is honoured only up to v1.2.0, and `@{ref}` "
+                         "does not say which version runs; it is read here as ignored")
+        script = join_texts([*_exports(source, inputs), script], generated("\n"))
+    text = with_expressions(script)
+    host = _scalar(_get(inputs, "host"))
+    span = (node.start_mark.index, node.end_mark.index)
+    return Launch(f"{key}: of {name!r} ({action.strip()}, {where})", span, text=text, ssh=True,
+                  destination=host.strip() if host else None,
+                  uncertain=uncertain)
+
+
+def _exports(source: str, inputs: Any) -> list[HostText]:
+    """appleboy/ssh-action's `export NAME='value'` line for each name of `envs:`."""
+    node = _get(inputs, "envs")
+    if node is None or _scalar(node) is None or _get(inputs, "envs_format") is not None:
+        return []  # (another format: its lines are not built here)
+    names = scalar_text(source, node)
+    out: list[HostText] = []
+    at = 0
+    for piece in names.value.split(","):
+        a = at + len(piece) - len(piece.lstrip())
+        b = at + len(piece.rstrip())
+        at += len(piece) + 1
+        env = piece.strip()
+        if not env or "${{" in env or not env.replace("_", "a").isalnum():
+            continue
+        out.append(placed(names, a, b, f"export {env.upper()}=")
+                   + run_time_part(names, a, b, env.upper(), quoted=True))
+    return out
+
+
+def _stopping(script: HostText) -> HostText:
+    """``script`` as drone-ssh runs it with `script_stop`: each line trimmed, blank ones
+    dropped, and a line of its own after each that does not end in a backslash."""
+    parts: list[HostText] = []
+    at = 0
+    for line in script.value.split("\n"):
+        piece = _trimmed(cut(script, at, at + len(line)))
+        at += len(line) + 1
+        if not piece.value:
+            continue
+        parts.append(piece)
+        if not piece.value.endswith("\\"):
+            parts.append(generated(_SCRIPT_STOP_LINE))
+    return join_texts(parts, generated("\n"))
 
 
 def _expressions(source: str, text: HostText) -> list[HostValue]:

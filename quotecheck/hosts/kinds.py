@@ -4,6 +4,10 @@ Python: ``*.py``/``*.pyw`` and a ``#!`` line naming python; make: ``Makefile``,
 ``makefile``, ``GNUmakefile``, ``*.mk``; Dockerfile: ``Dockerfile``, ``Containerfile``,
 ``Dockerfile.*``, ``*.Dockerfile``, ``*.dockerfile``; crontab: ``crontab``, ``*.cron``,
 ``*.crontab`` and the files of a ``cron.d`` directory; systemd: ``*.service``, ``*.socket``.
+YAML (``*.yml``, ``*.yaml``): GitHub Actions under ``.github/workflows/`` and ``action.yml``;
+Compose as ``compose.yaml``, ``docker-compose*.yml`` or a top-level ``services:`` with an
+``image:`` or ``build:``; Ansible role ``tasks/``/``handlers/`` and playbooks (a list of plays
+with ``hosts:``); Kubernetes manifests (``apiVersion:`` and ``kind:`` at the top level).
 A file that is neither shell nor one of these is not read (``files.py``)."""
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ _CRON_D_NAME = lazy_compile(r"[A-Za-z0-9_-]+")
 HEAD_CHARS = 4096
 # A Kubernetes manifest's first lines (the head of the file is what is read here).
 _API_VERSION = lazy_compile(r"(?m)^apiVersion:")
-_KUBERNETES = lazy_compile(
-    r"(?m)^kind:\s*(?:Pod|Job|CronJob|Deployment|StatefulSet|DaemonSet|ReplicaSet)\s*$")
+_KUBERNETES = lazy_compile(r"(?m)^kind:\s*[A-Z]\w*\s*$")
+# A Compose file of another name (`stack.yml`, `docker/ml.yml`): services with images or builds.
+_COMPOSE_SERVICES = lazy_compile(r"(?m)^services:\s*$")
+_COMPOSE_SERVICE_KEYS = lazy_compile(r"(?m)^\s+(?:image|build):")
 # An Ansible playbook: a list of plays, each with its hosts.
 _PLAYBOOK = lazy_compile(r"(?m)^-\s+(?:name:.*\n\s+)?hosts:")
 # A Python module launches nothing without one of these names: most are not parsed at all.
@@ -62,9 +68,12 @@ def host_format(path: PurePath | None, head: str) -> str | None:
             return "ansible"  # a role's tasks or handlers, or a playbook
         if path.suffix in (".yml", ".yaml") and _KUBERNETES.search(head) and \
                 _API_VERSION.search(head) and "{{" not in head:
-            # a manifest: `apiVersion:` and a workload `kind:` (a Helm or Jinja template is
-            # no YAML until it is rendered: not read)
+            # a manifest: `apiVersion:` and a `kind:` (its workloads may come in a later
+            # document; a Helm or Jinja template is no YAML until it is rendered: not read)
             return "kubernetes"
+        if path.suffix in (".yml", ".yaml") and _COMPOSE_SERVICES.search(head) and \
+                _COMPOSE_SERVICE_KEYS.search(head):
+            return "compose"
     from quotecheck.hosts.python import is_python_shebang
 
     first = head.split("\n", 1)[0]

@@ -98,10 +98,19 @@ def _direct_child(ctx: CheckContext, layer: Layer) -> bool:
     return p == 0
 
 
+def written_in_file(ctx: CheckContext, layer: Layer) -> bool:
+    """``layer`` is a shell whose text is written in the file as it is: the script's own
+    shell, or in a host file the shell a launch starts (the host's escaping, if any, is put in
+    by hosts/escaping.py when the edit is written)."""
+    if layer.parent is None:
+        return True
+    return layer.kind == "shell" and ctx.layers[layer.parent].kind == "host"
+
+
 def carrier(ctx: CheckContext, layer: Layer, span: tuple[int, int]) -> Carrier | None:
     if "\r" in ctx.source:
         return None  # the layers read a CRLF file as LF: offsets of inserted lines would lie
-    if layer.parent is None:
+    if written_in_file(ctx, layer):
         return Carrier("raw", (0, len(ctx.source)))
     return _root_carrier(ctx, layer, span)
 

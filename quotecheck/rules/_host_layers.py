@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from quotecheck.layers.model import Layer
+from quotecheck.layers.model import CommandView, Layer
 from quotecheck.rules.api import CheckContext
 
 
@@ -50,3 +50,9 @@ def shells_starting_in(ctx: CheckContext, span: tuple[int, int]) -> list[Layer]:
     a = bisect_right(index.starts, span[0] - 1)
     b = bisect_right(index.starts, span[1] - 1)
     return [ctx.layers[layer_id] for _, _, layer_id in index.spans[a:b]]
+
+
+def launched(ctx: CheckContext, view: CommandView) -> Layer | None:
+    """The exec layer a host file's argv launch ``view`` opens (where its uncertainty, such as
+    an image's ENTRYPOINT the file does not show, is kept), or None."""
+    return next((x for x in ctx.layers if x.opened_by is view and x.kind == "exec"), None)

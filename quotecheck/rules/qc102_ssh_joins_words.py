@@ -18,6 +18,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.layers.ssh import SSH_GRAMMAR
 from quotecheck.programs import SHELL_PROGRAMS
+from quotecheck.rules import _fixes
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.crosslayer.joined_words import (
     Issue,
@@ -183,7 +184,8 @@ def _judge(ctx: CheckContext, layer: Layer, joiner: str,
         opener = layer.opened_by
         # The replacement is written for the file's own shell: inside another layer's
         # quotes (`sh -c '... ssh h ...'`) it would need that layer's quoting too.
-        if layer.parent == 0 and (opener is None or not closes_early(ctx, opener)) \
+        if layer.parent is not None and _fixes.written_in_file(ctx, ctx.layers[layer.parent]) \
+                and (opener is None or not closes_early(ctx, opener)) \
                 and not _split_uncertain(opener, words):
             fixes = _fix(ctx, words, local)
     elif not first.dynamic:

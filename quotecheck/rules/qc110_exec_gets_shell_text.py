@@ -19,6 +19,7 @@ from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import IN_PLACE_BUILTINS
 from quotecheck.rules._handoffs import arg_span, code, descendants, sh_quote
+from quotecheck.rules._host_layers import launched as _launched
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import HANDOFFS
 
@@ -103,6 +104,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield _finding(ctx, layer, view, h, index, arg, kind)
 
 
+_YAML_HOSTS = frozenset({"compose", "kubernetes", "ansible", "github-actions"})
+
+
 def _host_programs(ctx: CheckContext) -> Iterator[Finding]:
     """A host file's argv launch whose program is shell text (`subprocess.run("df -h")`
     without shell=True): the host is the exec-style wrapper."""
@@ -124,14 +128,16 @@ def _host_programs(ctx: CheckContext) -> Iterator[Finding]:
         api = next((x.via for x in ctx.layers if x.opened_by is view and x.via), "the call")
         if not arg.dynamic and not _SYNTAX.search(arg.value):
             words = ", ".join(f'"{w}"' for w in arg.value.split())
-            suggestion = f"give the words as a list: `{api}([{words}])`"
+            suggestion = (f"give each word an item of its own: `[{words}, ...]`"
+                          if root.format in _YAML_HOSTS else
+                          f"give the words as a list: `{api}([{words}])`")
         else:
             suggestion = ("give the text to a shell with `shell=True` (each value passed "
                           "through `shlex.quote`), or the words as a list")
         yield Finding(arg.source_span,
                       _RUNS_ARGUMENT_AS_PROGRAM(wrapper=api, code=code(arg.value),
                                                 suggestion=suggestion),
-                      root)
+                      _launched(ctx, view) or root)
 
 
 def _raw(view: CommandView, i: int) -> str:

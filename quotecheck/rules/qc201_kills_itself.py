@@ -41,7 +41,8 @@ def _who(trace: Trace, layer: Layer) -> str:
         return "the shell running this script file"
     parent = trace.layers[layer.parent]
     if parent.kind == "ssh":
-        return f"the remote shell that runs this script on {parent.destination}"
+        on = f" on {parent.destination}" if parent.destination not in (None, "?") else ""
+        return f"the remote shell that runs this script{on}"
     if layer.stdin_script:
         return "the shell reading this script"
     name = shell_program(layer) or "shell"
@@ -64,9 +65,12 @@ def _consequence(trace: Trace, layer: Layer, signal: str, printed_before: bool) 
 
 def _next_command(ctx: CheckContext, layer: Layer, view: CommandView, item: Node) -> tuple[
         CommandView | None, CommandView | None]:
-    """The first command after the kill step, and the first one that prints something."""
+    """The first command after the kill step, and the first one that prints something (of the
+    commands written in the input: not a line a host adds, such as drone-ssh's status check)."""
     first: CommandView | None = None
     for v in script_index(ctx, layer, view.context.script).after(item.span[1]):
+        if v.source_span is None:
+            continue
         if first is None:
             first = v
         if v.argv and v.values[0] in ("echo", "printf"):

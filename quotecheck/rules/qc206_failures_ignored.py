@@ -24,7 +24,7 @@ from quotecheck.rules.runtime.display import Locator, node_text
 from quotecheck.rules.runtime.processes import shell_program
 from quotecheck.rules.runtime.script_index import script_index
 from quotecheck.rules.runtime.script_messages import message_text
-from quotecheck.rules.runtime.shell_options import option_in_effect
+from quotecheck.rules.runtime.shell_options import option_in_effect, option_turned_off
 from quotecheck.rules.runtime.slots import flat_body, local_chain, slot_of, views_by_command
 from quotecheck.rules.runtime.ssh import ssh_layer_above
 from quotecheck.rules.runtime.toolcalls import HARMLESS_SIGNALS, parse_kill
@@ -57,7 +57,8 @@ _EFFECT = {
 def _who(trace: Trace, layer: Layer) -> str:
     parent = trace.layers[layer.parent] if layer.parent is not None else None
     if parent is not None and parent.kind == "ssh":
-        return f"The script the remote shell on {parent.destination} runs"
+        on = f" on {parent.destination}" if parent.destination not in (None, "?") else ""
+        return f"The script the remote shell{on} runs"
     name = shell_program(layer) or "shell"
     if name == "login shell":
         return "The `-c` script of the target user's login shell"
@@ -132,6 +133,20 @@ def _has_later_step(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
     return bool(index.starts) and index.starts[-1] >= view.command.span[1]
 
 
+def _status_tested_next(layer: Layer, view: CommandView) -> bool:
+    """The commands right after ``view`` read `$?` and exit on a failure
+    (`rc=$? ; if [ $rc -ne 0 ]; then exit $rc; fi`, as drone-ssh's `script_stop` writes): the
+    script checks the step itself."""
+    end = view.command.span[1]
+    after = [v for v in layer.commands
+             if v.context.script is view.context.script and v.command.span[0] >= end][:4]
+    if not after or "$?" not in node_text(view.context.script, after[0].command, 200):
+        return False
+    return any(v.effective is not None and v.effective.name in ("exit", "return") and
+               (v.context.guarded or any(isinstance(a, Compound) for a in v.context.ancestors))
+               for v in after)
+
+
 def _status_dropped(trace: Trace, layer: Layer) -> bool:
     """The command that starts this script is followed by `|| true` (or `|| :`): the caller
     decides nothing on how the script ends, a best effort (`ssh h 'cd x; make' || true`)."""
@@ -182,8 +197,10 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
             # `.` is a special builtin: when it cannot read the file, a non-interactive POSIX
             # sh exits (dash does; bash only in POSIX mode). Nothing goes on after it.
             continue
-        if not _has_later_step(ctx, layer, view):
-            continue
+        if not _has_later_step(ctx, layer, view) or _status_tested_next(layer, view) or \
+                option_turned_off(ctx, layer, view.command.span[0], view.context.script,
+                                  "errexit"):
+            continue  # (after `set +e` the author has chosen to go on)
         found.append((view, name))
     if not found:
         return None

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from quotecheck.layers import handoff_types as ho
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import basename
+from quotecheck.rules._host_layers import launched as _launched
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -72,7 +73,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(arg.source_span,
                           _NOT_A_SHELL(word=arg.value, program=f"`{program}`", api=api,
                                        what=what, advice=_ADVICE.get(root.format or "", "")),
-                          ctx.layers[root.id])
+                          _launched(ctx, view) or ctx.layers[root.id])
             break  # one per call: the rest follows from the first
 
 

@@ -22,6 +22,7 @@ from quotecheck.programs import (
     PROGRAM_TEXT_LANGUAGES,
     basename,
 )
+from quotecheck.rules._host_layers import launched as _launched
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -49,8 +50,8 @@ _ADVICE = {
     "systemd": "systemd expands `$NAME` and `${NAME}` from `Environment=`, not commands or "
                "`~`: compute the value in an `EnvironmentFile=`, or run the line through "
                "`/bin/sh -c '...'`.",
-    "ansible": "The `command` module runs no shell: use `ansible.builtin.shell`, or put the "
-               "value in with Jinja (`{{ ansible_env.HOME }}`).",
+    "ansible": "The `command` module runs no shell (it puts in only `$NAME`, `${NAME}` and a "
+               "leading `~`): use `ansible.builtin.shell`, or put the value in with Jinja.",
     "kubernetes": "The kubelet expands `$(NAME)` for a variable of the container's `env:`, "
                   "not `$NAME` or `${NAME}`: write `$(NAME)`, or run the command through "
                   "`[\"sh\", \"-c\", \"...\"]`.",
@@ -98,7 +99,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(arg.source_span,
                           _NOT_EXPANDED(program=f"`{program}`", shown=shown, api=api,
                                         what=what, advice=_ADVICE.get(root.format or "", "")),
-                          root)
+                          _launched(ctx, view) or root)
             break  # one per launch
 
 

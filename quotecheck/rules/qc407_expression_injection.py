@@ -24,6 +24,14 @@ _INJECTION = Template(
     "`env:` (`env: {name}: {written}`) and read `\"${name}\"` in the script.")
 
 
+_REMOTE_INJECTION = Template(
+    "expression-becomes-remote-code",
+    "`{written}` pastes {whose} into the script that {action} runs over ssh",
+    "the runner replaces the expression with its value before the action sends the script, "
+    "and the remote login shell runs the result, so quotes, `;`, `$(...)` and backticks in "
+    "the value are code on {host}: {example} {advice}")
+
+
 def _env_name(written: str) -> str:
     last = written.strip("${} ").split(".")[-1]
     name = "".join(c if c.isalnum() else "_" for c in last).upper()
@@ -50,10 +58,23 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             severity = "info"
         else:
             continue
-        yield Finding(value.span, _INJECTION(written=value.written, whose=whose,
-                                             example=example,
-                                             name=_env_name(value.written)),
-                      root, (), (), severity)
+        name = _env_name(value.written)
+        launch = next((x for x in host.launches if x.ssh and
+                       x.span[0] <= value.span[0] < x.span[1]), None)
+        if launch is None:
+            message = _INJECTION(written=value.written, whose=whose, example=example, name=name)
+        else:
+            action = launch.api.split("(", 1)[-1].split(",")[0]
+            advice = (f"Pass it through the step's `env:` (`env: {name}: {value.written}`), "
+                      f"name it in the action's `envs:` (`envs: {name}`), which sends it in "
+                      f"single quotes, and read `\"${name}\"` in the script."
+                      if action == "appleboy/ssh-action" else
+                      "This action has no way to send a value as data: send it with one "
+                      "that does (appleboy/ssh-action's `envs:`), or in a file.")
+            message = _REMOTE_INJECTION(written=value.written, whose=whose, example=example,
+                                        action=action, host=launch.destination or "the server",
+                                        advice=advice)
+        yield Finding(value.span, message, root, (), (), severity)
 
 
 RULE = Rule("QC407", "expression-injection",

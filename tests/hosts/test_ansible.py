@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quotecheck.checker import Options, check_source
 from quotecheck.hosts.ansible import read_ansible
@@ -78,3 +82,47 @@ def test_a_pipe_in_command_is_found() -> None:
     src = PLAY.format(tasks="    - command: ls /srv | grep log\n")
     result = check_source(src, Options(host="ansible"))
     assert [d.code for d in result.diagnostics] == ["QC402"]
+
+
+def test_command_words_are_expanded_by_python_on_the_target() -> None:
+    # command (ansible-core 2.16+): "environment variables are resolved via Python, not shell,
+    # see expand_argument_vars and are left unchanged if not matched"; expand_argument_vars:
+    # "Expands the arguments that are variables, for example $HOME will be expanded."
+    [free, off] = read_ansible(PLAY.format(tasks=(
+        "    - command: cp ${HOME}/a ~/b $NOPE/c '$X y'\n"
+        "    - command: echo $HOME\n      args:\n        expand_argument_vars: false\n"
+    ))).launches
+    assert [(a.value, a.dynamic) for a in free.argv] == [
+        ("cp", False), ("{HOME}/a", True), ("{home}/b", True), ("{NOPE}/c", True),
+        ("{X} y", True)]
+    assert [(a.value, a.dynamic) for a in off.argv] == [("echo", False), ("$HOME", False)]
+    src = PLAY.format(tasks="    - command: ansible-galaxy install -p ${HOME}/roles x\n")
+    assert "QC403" not in [d.code for d in check_source(src, Options(host="ansible")).diagnostics]
+
+
+@settings(max_examples=200, deadline=None)
+@given(word=st.text(alphabet=st.sampled_from(list("$ab_{}/~.-1é")), max_size=14))
+def test_the_run_time_parts_are_what_python_expands(word: str) -> None:
+    """Python's own os.path.expandvars, with every name defined as a marker, changes exactly
+    the parts the reader holds as run-time values."""
+    import os
+
+    from quotecheck.hosts.ansible import _python_expanded
+    from quotecheck.hosts.model import HostText
+
+    expanded = _python_expanded(HostText(word, range(len(word))))
+    names = {m.group(1)[1:-1] if m.group(1).startswith("{") else m.group(1)
+             for m in re.finditer(r"\$(\w+|\{[^}]*\})", word, re.ASCII)}
+    saved = dict(os.environ)
+    try:
+        os.environ.clear()
+        os.environ.update({n: "\x01" for n in names if n and "=" not in n})
+        reference = os.path.expandvars(word)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    if word.startswith("~"):  # then expanduser: the whole `~user` part is the target's
+        assert expanded.dynamic_ranges[0][0] == 0
+        return
+    assert reference.count("\x01") == len(expanded.dynamic_ranges) or any(
+        not n or "=" in n for n in names)

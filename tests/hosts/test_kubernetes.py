@@ -45,6 +45,12 @@ def test_only_defined_variables_in_parentheses_are_expanded() -> None:
                    ("$(OTHER)", False), ("$MESSAGE", False)]
 
 
+def test_a_double_dollar_is_one_everywhere() -> None:
+    # "Double $$ are reduced to a single $": not only before `(`; a shell then gets one `$`
+    got = argv('      command: ["sh", "-c"]\n      args: ["echo $$ $$$$HOME $x"]\n')
+    assert got[2] == ("echo $ $$HOME $x", False)
+
+
 def test_no_command_runs_the_images_entrypoint() -> None:
     assert read_manifests(POD.format(body='      args: ["--x"]\n')).launches == ()
 
@@ -58,4 +64,19 @@ def test_templates_of_workloads_and_several_documents() -> None:
     [launch] = read_manifests(job).launches
     assert [a.value for a in launch.argv] == ["sh", "-c", "date"]
     assert host_format(PurePath("k8s/backup.yaml"), job) == "kubernetes"
-    assert host_format(PurePath("k8s/config.yaml"), "apiVersion: v1\nkind: ConfigMap\n") is None
+    # any manifest is read (its workloads may come in a later document); one with no pod
+    # template starts nothing
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\n"
+    assert host_format(PurePath("k8s/config.yaml"), config) == "kubernetes"
+    assert read_manifests(config).launches == ()
+    assert host_format(PurePath("k8s/values.yaml"), "replicas: 2\nimage: x\n") is None
+
+
+def test_pod_templates_of_custom_resources() -> None:
+    # a RayCluster keeps a pod template per group; the kubelet runs its containers as any
+    ray = ("apiVersion: ray.io/v1\nkind: RayCluster\nspec:\n  headGroupSpec:\n"
+           "    template:\n      spec:\n        containers:\n        - name: head\n"
+           "          image: rayproject/ray\n          command: [ray, start, --head]\n")
+    [launch] = read_manifests(ray).launches
+    assert [a.value for a in launch.argv] == ["ray", "start", "--head"]
+    assert launch.where == "container:head"

@@ -27,6 +27,21 @@ def test_a_failed_cd_does_not_stop_the_next_steps(shell: str) -> None:
     assert res.stdout == "" and res.returncode != 0
 
 
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_a_status_test_on_the_next_line_stops_the_script(shell: str) -> None:
+    res = run(shell, "cd /nonexistent/qc206\nrc=$? ; if [ $rc -ne 0 ]; then exit $rc; fi;\npwd")
+    assert res.stdout == "" and res.returncode != 0
+
+
+@pytest.mark.parametrize("src", [
+    "ssh h 'cd /srv/app; echo $?; make'",  # reads the status and goes on
+    "ssh h 'set +e; set -e; set +x; cd /srv/app\n make'",  # set -e is in effect: quiet too
+])
+def test_a_status_read_without_stopping_is_no_check(src: str) -> None:
+    hits = found(src)
+    assert len(hits) == (0 if "set -e;" in src else 1), src
+
+
 def test_tee_hides_the_failure_unless_pipefail() -> None:
     assert run("bash", "set -e; false | tee /dev/null; echo survived").stdout == "survived\n"
     assert run("bash", "set -eo pipefail; false | tee /dev/null; echo survived").stdout == ""
@@ -76,6 +91,11 @@ def test_reported(src: str, pos: tuple[int, int], what: str) -> None:
     "ssh h 'kill -0 $PID; echo checked'",
     "ssh h 'if cd /srv/app; then make; fi'",
     "ssh h 'cd; ls'",  # cd to home does not fail
+    # the script says it goes on after failures
+    "ssh h 'set +e  # go on\ncd /srv/app\nmake prune'",
+    # the next lines test the status and stop (drone-ssh's script_stop writes these)
+    "ssh h 'cd /srv/app\nrc=$? ; if [ $rc -ne 0 ]; then exit $rc; fi;\nmake'",
+    "ssh h 'cd /srv/app; [ $? -eq 0 ] || exit 1; make'",
 ])
 def test_not_reported(src: str) -> None:
     assert found(src) == [], src

@@ -34,6 +34,8 @@ def test_the_title_runs_as_code(tmp_path: Path) -> None:
 @pytest.mark.parametrize("expression", [
     "github.event.pull_request.head.ref", "github.head_ref", "github.event.comment.body",
     "github.event.head_commit.message", "github.event.pull_request.title",
+    "github.event.commits[0].author.name", "github.event.workflow_run.head_branch",
+    "github.event.pull_request.head.repo.default_branch", "github.event.review.body",
 ])
 def test_other_untrusted_contexts(expression: str) -> None:
     [(_, _, d)] = found(WORKFLOW.replace("github.event.issue.title", expression))
@@ -41,7 +43,11 @@ def test_other_untrusted_contexts(expression: str) -> None:
 
 
 @pytest.mark.parametrize("expression", ["github.run_id", "matrix.python", "env.X",
-                                        "secrets.TOKEN", "steps.x.outputs.y"])
+                                        "secrets.TOKEN", "steps.x.outputs.y",
+                                        # the base branch is the repository's own
+                                        "github.event.pull_request.base.ref",
+                                        "github.event.repository.name",
+                                        "github.event.pull_request.number"])
 def test_trusted_contexts(expression: str) -> None:
     assert found(WORKFLOW.replace("github.event.issue.title", expression)) == []
 

@@ -76,15 +76,17 @@ def runs_shell_program(layer: Layer) -> bool:
 
 def describe(trace: Trace, layer: Layer) -> str:
     """`the remote shell on h`, `the \\`sh -c\\` shell`, `eval`..."""
+    host = layer.where.partition(":")[2]
+    host = "" if host == "?" else host  # (not named in the file)
     if is_ssh_shell(trace, layer):
-        dest = layer.where.partition(":")[2] or "the remote host"
+        dest = host or "the remote host"
         if layer.stdin_script:
             return f"the remote login shell on {dest} (reading stdin)"
         return f"the remote shell on {dest}"
     if is_eval(trace, layer):
         return "eval (the same shell parses the text again)"
     prog = program_of(layer)
-    where = " on " + layer.where.partition(":")[2] if layer.where.startswith("remote:") else ""
+    where = " on " + host if layer.where.startswith("remote:") and host else ""
     wrapper = _wrapper_of(layer)
     if wrapper is not None:
         return f"the shell started by `{wrapper}`{where}"

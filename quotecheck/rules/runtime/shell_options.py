@@ -90,3 +90,15 @@ def option_in_effect(ctx: CheckContext, layer: Layer, offset: int, script: Scrip
         if name in flags[k]:
             return flags[k][name]
     return state
+
+
+def option_turned_off(ctx: CheckContext, layer: Layer, offset: int, script: Script,
+                      name: str) -> bool:
+    """A ``set +e`` (``set +o NAME``) of the layer before ``offset`` is the last word on the
+    option there: the script says itself that it goes on after a failure."""
+    positions, flags = _set_points(ctx, layer)
+    upto = bisect_left(positions, layer_position(layer, script, offset))
+    for k in range(upto - 1, -1, -1):
+        if name in flags[k]:
+            return not flags[k][name]
+    return False
