@@ -318,6 +318,21 @@ SCRIPT_INTERPRETERS: Final[frozenset[str]] = frozenset(
 """Programs that run a script file named as their first argument (``bash ./x.sh``,
 ``python3 tools/y.py``)."""
 
+PROJECT_DIRECTORY_PROGRAMS: Final[dict[str, tuple[str, ...]]] = {
+    "make": ("-C", "--directory", "-f", "--file", "--makefile"),
+    "git": ("-C", "--git-dir", "--work-tree", "clone", "init", "config", "--version",
+            "ls-remote"),
+    "docker-compose": ("-f", "--file", "--project-directory"),
+    "npm": ("--prefix", "-g", "--global", "init", "create"),
+    "yarn": ("--cwd", "global", "init", "create"),
+    "cargo": ("--manifest-path", "new", "init", "install"),
+    "mvn": ("-f", "--file"),
+}
+"""Programs that work on a project in the current directory and fail with an error outside
+one (no Makefile, not a git repository, no compose file, no package.json...), with the
+arguments that point them elsewhere or need no project. After a failed `cd`, such a step
+fails by itself instead of working on the wrong directory."""
+
 SED_BARE_COMMANDS: Final[frozenset[str]] = frozenset("=dDgGhHnNpPxzF")
 """sed commands that take nothing after the letter (GNU sed 4.9): the next character must end
 the command (`;`, a newline, `}`, a blank or a `#` comment)."""

@@ -41,6 +41,7 @@ from quotecheck.hosts.yaml_scalars import (
     sequence_items,
 )
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.records import replace
 
 _get = mapping_value
 # What posixpath.expandvars replaces (CPython's Lib/posixpath.py: `$` and a word, or `${...}`).
@@ -129,7 +130,18 @@ def _tasks(tasks: list[Any], source: str, where: str, launches: list[Launch],
                 continue
             launch = _module(kind, v, _get(task, "args"), source, where, values)
             if launch is not None:
+                if _ignores_status(task):
+                    launch = replace(launch, status_ignored=True)
                 launches.append(launch)
+
+
+def _ignores_status(task: Any) -> bool:
+    """`ignore_errors: true` (yes, on...) or `failed_when: false`: the play goes on whatever
+    the task returns."""
+    truthy = ("true", "yes", "on", "1")
+    ignore = str(getattr(_get(task, "ignore_errors"), "value", "")).strip().lower()
+    failed = str(getattr(_get(task, "failed_when"), "value", "")).strip().lower()
+    return ignore in truthy or failed in ("false", "no", "off", "0")
 
 
 def _module(kind: str, node: Any, args: Any, source: str, where: str,

@@ -138,9 +138,9 @@ def _yaml(host: HostFile, source: str, edit: Edit) -> Edit | None:
 
     refused, dollars = _YAML_LAYERS[host.format]
     a, b = edit.span
+    spans = [r.span for r in host.references] + [v.span for v in host.values]
     if any(x in edit.text for x in refused) or any(
-            r.span[0] < max(a + 1, b) and a < r.span[1]
-            for r in (*host.references, *host.values)):
+            lo < max(a + 1, b) and a < hi for lo, hi in spans):
         return None
     documents = _yaml_documents(source)
     if documents is None:

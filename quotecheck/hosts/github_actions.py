@@ -71,8 +71,10 @@ UNTRUSTED_CONTEXTS = lazy_compile(
     r"|\bgithub\.event\.(?:pull_request|workflow_run\.pull_requests\b[\w.*\[\]]*?)"
     r"\.head\.(?:ref|label|repo\.default_branch)\b"
     r"|\bgithub\.event\.workflow_run\.head_branch\b")
-# Inputs of a manually run or called workflow: chosen by whoever runs it.
-INPUT_CONTEXTS = lazy_compile(r"\b(?:github\.event\.)?inputs\.")
+# Inputs of a manually run or called workflow, or of an action: chosen by whoever runs it
+# (free text only for a `workflow_dispatch` input of type string; a `workflow_call` or an
+# action's input is what the repository's own callers pass).
+INPUT_CONTEXTS = lazy_compile(r"\b(?:github\.event\.)?inputs\.([\w-]+)")
 _EXPRESSION = lazy_compile(r"\$\{\{(.*?)\}\}", 0)
 
 # Actions that send a script input to an ssh server as one exec request: the input's name.
@@ -127,6 +129,7 @@ def read_workflow(source: str) -> HostFile:
     runs = _get(root, "runs")
     if runs is not None and _scalar(_get(runs, "using")) == "composite":
         groups.append((_get(runs, "steps"), None, "composite action"))
+    free_inputs = _free_text_inputs(root)
     for steps, default_shell, where in groups:
         if steps is None or not isinstance(steps.value, list):
             continue
@@ -136,7 +139,7 @@ def read_workflow(source: str) -> HostFile:
                 launch = _ssh_action(source, step, number, where)
                 if launch is not None and launch.text is not None:
                     launches.append(launch)
-                    values.extend(_expressions(source, launch.text))
+                    values.extend(_expressions(source, launch.text, free_inputs))
                 continue
             shell = _scalar(_get(step, "shell")) or default_shell
             uncertain = None
@@ -153,7 +156,7 @@ def read_workflow(source: str) -> HostFile:
             span = (run.start_mark.index, run.end_mark.index)
             launches.append(Launch(f"run: of {name!r} ({where})", span, shell=argv, text=text,
                                    reads_file=True, uncertain=uncertain))
-            values.extend(_expressions(source, text))
+            values.extend(_expressions(source, text, free_inputs))
     return HostFile("github-actions", tuple(launches), values=tuple(values))
 
 
@@ -228,8 +231,18 @@ def _stopping(script: HostText) -> HostText:
     return join_texts(parts, generated("\n"))
 
 
-def _expressions(source: str, text: HostText) -> list[HostValue]:
-    """Each `${{ }}` of a script, as written in the file."""
+def _free_text_inputs(root: Any) -> frozenset[str]:
+    """The inputs of a `workflow_dispatch` trigger whose value is free text (type string, the
+    default; not a choice, boolean, number or environment)."""
+    inputs = _get(_get(_get(root, "on"), "workflow_dispatch"), "inputs")
+    pairs = inputs.value if isinstance(getattr(inputs, "value", None), list) else []
+    return frozenset(str(k.value) for k, v in pairs
+                     if (_scalar(_get(v, "type")) or "string").strip() == "string")
+
+
+def _expressions(source: str, text: HostText, free_inputs: frozenset[str]) -> list[HostValue]:
+    """Each `${{ }}` of a script, as written in the file; ``outside``: text someone outside the
+    repository's writers chooses, or a free-text input of a manual run."""
     out: list[HostValue] = []
     for a, b in text.dynamic_ranges:
         places = [o for o in text.offsets[a:b] if o is not None]
@@ -240,6 +253,7 @@ def _expressions(source: str, text: HostText) -> list[HostValue]:
         if start < 0 or end < 0:
             continue
         written = source[start:end + 2]
+        free = any(m.group(1) in free_inputs for m in INPUT_CONTEXTS.finditer(written))
         out.append(HostValue((start, end + 2), written, False,
-                             bool(UNTRUSTED_CONTEXTS.search(written))))
+                             bool(UNTRUSTED_CONTEXTS.search(written)) or free))
     return out

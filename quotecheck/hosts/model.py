@@ -131,6 +131,9 @@ class Launch(FrozenRecord):
     # Why what the shell is, is a guess (a Docker image whose /bin/sh is busybox's, not dash):
     # findings in its layers are lowered one severity and say so.
     uncertain: str | None = None
+    # The host goes on whatever the launch returns (Ansible's `ignore_errors: true`, a
+    # `failed_when: false`): its exit status decides nothing.
+    status_ignored: bool = False
 
 
 class HostReference(FrozenRecord):

@@ -1,13 +1,18 @@
-"""Which shell layers of a host file's trace read a given place of the file: shared by the
-host rules (QC406, QC408) and QC103's judgement of host values, in time that does not grow
-with the square of the file (a Makefile of 20,000 recipe lines has 20,000 shell layers)."""
+"""Where a host file's layers come from: which shell layers read a given place of the file
+(shared by the host rules QC406 and QC408 and QC103's judgement of host values, in time that
+does not grow with the square of the file: a Makefile of 20,000 recipe lines has 20,000 shell
+layers), and which launch of the file starts a layer."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.rules.api import CheckContext
+
+if TYPE_CHECKING:  # (a shell script's check imports no host module)
+    from quotecheck.hosts.model import Launch
 
 
 class _Index:
@@ -56,3 +61,16 @@ def launched(ctx: CheckContext, view: CommandView) -> Layer | None:
     """The exec layer a host file's argv launch ``view`` opens (where its uncertainty, such as
     an image's ENTRYPOINT the file does not show, is kept), or None."""
     return next((x for x in ctx.layers if x.opened_by is view and x.kind == "exec"), None)
+
+
+def launch_of(ctx: CheckContext, layer: Layer) -> Launch | None:
+    """The host file's launch that starts ``layer`` (or the layer above it that the host
+    starts), or None outside a host file."""
+    host = ctx.trace.host
+    while layer.parent is not None and ctx.layers[layer.parent].kind != "host":
+        layer = ctx.layers[layer.parent]
+    if host is None or layer.parent is None or layer.source_span is None:
+        return None
+    at = layer.source_span[0]
+    return next((x for x in host.launches if x.api == layer.via and x.span[0] <= at <= x.span[1]),
+                None)

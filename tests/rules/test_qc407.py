@@ -52,6 +52,25 @@ def test_trusted_contexts(expression: str) -> None:
     assert found(WORKFLOW.replace("github.event.issue.title", expression)) == []
 
 
-def test_inputs_are_information() -> None:
-    [(_, _, d)] = found(WORKFLOW.replace("github.event.issue.title", "inputs.version"))
+DISPATCH = ("on:\n  workflow_dispatch:\n    inputs:\n      version: {{}}\n"
+            "      env:\n        type: choice\n        options: [dev, prod]\n"
+            "  workflow_call:\n    inputs:\n      tag:\n        type: string\n")
+
+
+def test_free_text_inputs_of_a_manual_run_are_information() -> None:
+    # (a string input, the default type: whoever runs the workflow types it)
+    workflow = WORKFLOW.replace("on: issues\n", DISPATCH)
+    [(_, _, d)] = found(workflow.replace("github.event.issue.title", "inputs.version"))
     assert d.severity == "info"
+    [(_, _, d)] = found(workflow.replace("github.event.issue.title", "github.event.inputs.version"))
+    assert d.severity == "info"
+
+
+@pytest.mark.parametrize("expression", [
+    "inputs.env",  # a choice: one of the options written in the file
+    "inputs.tag",  # a workflow_call input: what the repository's own callers pass
+    "inputs.other",  # no such dispatch input (a composite action's, say)
+])
+def test_inputs_that_are_no_free_text_are_not_reported(expression: str) -> None:
+    workflow = WORKFLOW.replace("on: issues\n", DISPATCH)
+    assert found(workflow.replace("github.event.issue.title", expression)) == []
