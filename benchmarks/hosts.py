@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Run quotecheck over the host files of this machine: Python modules and Makefiles.
+"""Run quotecheck over the host files of this machine (Python modules, Makefiles...), or of a
+directory (every host format, YAML included).
 
     python3 benchmarks/hosts.py                    # every one found (deduplicated by content)
     python3 benchmarks/hosts.py --sample 200       # a deterministic sample
     python3 benchmarks/hosts.py --dir SRC          # those under SRC instead (a checkout)
     python3 benchmarks/hosts.py --json benchmarks/results/hosts.json
+    python3 benchmarks/hosts.py --workflow-lines 1000   # one generated workflow, vs ShellCheck
 
 Where: Python files under /usr/lib and the running interpreter's library; every Makefile
 (``Makefile``, ``GNUmakefile``, ``*.mk``) and Dockerfile under /usr, /etc and /opt; the
@@ -59,13 +61,22 @@ def _walk(roots: list[str], wanted: Any) -> list[str]:
 
 
 def _format(path: str) -> str | None:
-    from quotecheck.hosts.kinds import host_format
+    from quotecheck.hosts.kinds import HEAD_CHARS, host_format
 
-    return host_format(Path(path), "")
+    head = ""
+    if path.endswith((".yml", ".yaml")):  # (a manifest or playbook is known by its content)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                head = f.read(HEAD_CHARS)
+        except OSError:
+            return None
+    return host_format(Path(path), head)
 
 
 def collect(directory: str | None = None) -> list[tuple[str, str]]:
     """(path, format) of every host file, deduplicated by content, in a stable order."""
+    from quotecheck.hosts.kinds import HOST_FORMATS
+
     def found_in(roots: list[str], formats: set[str]) -> list[tuple[str, str]]:
         out = []
         for path in _walk(roots, lambda name: True):
@@ -75,8 +86,7 @@ def collect(directory: str | None = None) -> list[tuple[str, str]]:
         return out
 
     if directory is not None:
-        candidates = found_in([directory], {"python", "make", "dockerfile", "crontab",
-                                            "systemd"})
+        candidates = found_in([directory], set(HOST_FORMATS))
     else:
         candidates = [*found_in(_python_roots(), {"python"}),
                       *found_in(list(MAKE_ROOTS), {"make", "dockerfile"}),
@@ -205,6 +215,67 @@ def report(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+# The steps of the generated workflow: a deploy over ssh, a build, a test matrix line.
+_STEP_SCRIPTS = (
+    'ssh -o BatchMode=yes "$DEPLOY_HOST" "cd /srv/app && git pull && make restart"',
+    'docker build -t "app:${{ github.sha }}" . && docker push "app:${{ github.sha }}"',
+    'for f in tests/*.py; do python3 -m pytest -q "$f" || exit 1; done',
+    'tar czf "dist-$(date +%F).tgz" dist/ && ls -l dist/',
+    'curl -fsS "https://example.invalid/hook?ref=${GITHUB_REF##*/}" > /dev/null',
+)
+
+
+def generated_workflow(lines: int) -> tuple[str, str]:
+    """A GitHub Actions workflow of about ``lines`` lines, and the same `run:` scripts as one
+    shell script (what ShellCheck is given for the comparison)."""
+    head = "name: deploy\non: push\njobs:\n  deploy:\n    runs-on: ubuntu-latest\n    steps:\n"
+    out, script, n = [head], [], 6
+    k = 0
+    while n < lines:
+        body = [_STEP_SCRIPTS[(k + i) % len(_STEP_SCRIPTS)] for i in range(4)]
+        out.append(f"      - name: step {k}\n        env:\n          DEPLOY_HOST: gpu{k}\n"
+                   "        run: |\n" + "".join(f"          {b}\n" for b in body))
+        script.extend(b.replace("${{ github.sha }}", "sha") for b in body)
+        n += 8
+        k += 1
+    return "".join(out), "#!/bin/bash\n" + "\n".join(script) + "\n"
+
+
+def time_workflow(lines: int, runs: int = 5) -> str:
+    """Whole-process time of `quotecheck check` on a generated workflow, beside ShellCheck's on
+    its scripts, in the same run (median of ``runs``)."""
+    import shutil
+    import statistics
+    import subprocess
+    import tempfile
+
+    workflow, script = generated_workflow(lines)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / ".github" / "workflows" / "deploy.yml"
+        path.parent.mkdir(parents=True)
+        path.write_text(workflow)
+        sh = Path(tmp) / "steps.sh"
+        sh.write_text(script)
+        commands = {"quotecheck": [sys.executable, "-m", "quotecheck", "check", "--no-config",
+                                   str(path)]}
+        if shutil.which("shellcheck"):
+            commands["shellcheck"] = ["shellcheck", "-f", "gcc", str(sh)]
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(runs):
+            for name, argv in commands.items():
+                start = time.perf_counter()
+                subprocess.run(argv, capture_output=True, timeout=300, cwd=ROOT)
+                times[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    lines_made = workflow.count("\n")
+    text = f"workflow of {lines_made} lines: quotecheck {medians['quotecheck']:.2f} s"
+    if "shellcheck" in medians:
+        text += (f", ShellCheck on its {script.count(chr(10)) - 1} script lines "
+                 f"{medians['shellcheck']:.2f} s "
+                 f"({medians['quotecheck'] / medians['shellcheck']:.1f}x)")
+    return text + f" (median of {runs}, whole process)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", help="check the host files under this directory instead")
@@ -214,7 +285,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--json", help="write every file's record here")
+    parser.add_argument("--workflow-lines", type=int,
+                        help="only time one generated workflow of this many lines")
     args = parser.parse_args(argv)
+    if args.workflow_lines:
+        print(time_workflow(args.workflow_lines))
+        return 0
     jobs = sample(collect(args.dir), args.sample)
     if args.shell_sample:
         jobs = jobs + _shell_jobs(args.shell_sample)

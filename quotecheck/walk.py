@@ -40,12 +40,14 @@ def _relative(path: Path, base: Path | None) -> str:
 
 
 def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True,
-         unreadable: list[OSError] | None = None) -> Iterator[Path]:
+         unreadable: list[OSError] | None = None,
+         unknown_yaml: list[Path] | None = None) -> Iterator[Path]:
     """The shell scripts below ``directory``, in sorted order (without ``follow_symlinks``, a
     symbolic link met in the walk is skipped: it may lead out of the tree). What .gitignore
     leaves out is read by gitignore.py (never by running git); an ignored directory is not
     entered. A directory that cannot be listed is added to ``unreadable`` (its scripts would
-    otherwise be left out without a word)."""
+    otherwise be left out without a word). A YAML file of no host format it knows is added to
+    ``unknown_yaml``: the caller says it was skipped."""
     top = ignores_at(directory) if rules.respect_gitignore else Ignores((), ())
     if top is None:
         return
@@ -65,5 +67,8 @@ def walk(directory: Path, rules: WalkRules, *, follow_symlinks: bool = True,
             if not follow_symlinks and candidate.is_symlink():
                 continue
             if not rules.excluded(candidate) and not ignores.ignored(name, is_dir=False) \
-                    and candidate.is_file() and is_checked_file(candidate):
-                yield candidate
+                    and candidate.is_file():
+                if is_checked_file(candidate):
+                    yield candidate
+                elif unknown_yaml is not None and candidate.suffix in (".yml", ".yaml"):
+                    unknown_yaml.append(candidate)

@@ -83,8 +83,20 @@ def test_host_files_benchmark_runs_without_crash(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     records = json.loads(out.read_text())
     assert {r["format"] for r in records} == {"python", "make", "dockerfile", "crontab",
-                                              "systemd"}
+                                              "systemd", "github-actions", "kubernetes",
+                                              "compose", "ansible"}
     assert all("crash" not in r and not r.get("hang") for r in records)
     [swallowed] = [r for r in records if r["path"].endswith("swallowed.mk")]
     assert swallowed["codes"] == {"QC401": 3}
     assert "crashes 0, hangs 0" in proc.stdout
+
+
+def test_a_generated_workflow_is_timed_beside_shellcheck() -> None:
+    import sys as _sys
+    _sys.path.insert(0, str(BENCH))
+    from hosts import generated_workflow
+
+    workflow, script = generated_workflow(200)
+    assert 195 <= workflow.count("\n") <= 215
+    # the same scripts: each `run:` line is a line of the shell script ShellCheck gets
+    assert script.count("\n") - 1 == workflow.count("        run: |") * 4

@@ -50,6 +50,32 @@ def test_named_files_that_are_not_shell_are_skipped_with_a_note(
     assert all("not a shell script" in line and "skipped" in line for line in lines)
 
 
+def test_a_repository_layout_finds_its_yaml_hosts_and_names_the_others(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `quotecheck check .github/ deploy/ k8s/`: workflows, manifests and playbooks are found by
+    # their place and content; a YAML file of no known kind is skipped, and the note says so.
+    (here / ".github" / "workflows").mkdir(parents=True)
+    (here / ".github" / "workflows" / "ci.yml").write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: ssh -o BatchMode=yes gpu1 ls \"/srv/my app\"\n")
+    (here / "k8s").mkdir()
+    (here / "k8s" / "job.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nspec:\n  template:\n    spec:\n      containers:\n"
+        "      - name: a\n        image: busybox\n        command: [tar, czf, $HOME/a.tgz, x]\n")
+    (here / "deploy").mkdir()
+    (here / "deploy" / "values.yaml").write_text("replicas: 2\nimage: x\n")
+    (here / "deploy" / "site.yml").write_text(
+        "- hosts: gpus\n  tasks:\n    - shell: set -o pipefail && ls | wc -l\n")
+    code, out, err = run(capsys, ".github/", "deploy/", "k8s/")
+    assert code == 1
+    found = {line.split(" ")[0] for line in out.splitlines() if ": " in line}
+    assert {".github/workflows/ci.yml:6:43:", "k8s/job.yaml:9:29:", "deploy/site.yml:3:21:"} \
+        <= found, out
+    assert "3 files checked" in out.splitlines()[-1]
+    [note] = err.splitlines()
+    assert "deploy/: 1 YAML file of no known kind skipped (deploy/values.yaml)" in note
+
+
 def test_only_files_that_are_not_shell_is_no_finding(
         here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (here / "app.json").write_text('{"cmd": "echo $HOME"}\n')

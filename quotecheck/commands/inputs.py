@@ -88,6 +88,14 @@ def not_shell_note(raw: str) -> str:
     return f"{raw}: not a shell script ({why}): skipped; --shell bash checks it anyway"
 
 
+def _unknown_yaml_note(raw: str, found: list[Path]) -> str:
+    n = len(found)
+    shown = ", ".join(str(p) for p in found[:3]) + (f" and {n - 3} more" if n > 3 else "")
+    return (f"{raw}: {n} YAML file{'' if n == 1 else 's'} of no known kind skipped ({shown}); "
+            "read are GitHub Actions workflows, Compose files, Kubernetes manifests and "
+            "Ansible tasks")
+
+
 def pending_inputs(request: Request, stdin: TextIO,
                    max_size: Callable[[Path | None], int] | None = None,
                    walk_rules: Callable[[Path], WalkRules] | None = None,
@@ -128,8 +136,10 @@ def pending_inputs(request: Request, stdin: TextIO,
         if stat.S_ISDIR(mode):
             before = len(inputs)
             unlisted: list[OSError] = []
+            unknown_yaml: list[Path] = []
             for found in walk(path, walk_rules(path) if walk_rules else WalkRules(),
-                              follow_symlinks=walk_symlinks, unreadable=unlisted):
+                              follow_symlinks=walk_symlinks, unreadable=unlisted,
+                              unknown_yaml=unknown_yaml):
                 inputs.append(PendingInput(str(found), found,
                                            partial(read_text_file, found, limit(found))))
             for failure in unlisted:  # an input error: what it holds was not checked
@@ -137,6 +147,8 @@ def pending_inputs(request: Request, stdin: TextIO,
                 unread = LoadedText("", error=f"{where}: {_stat_error(failure)} (directory not "
                                               "walked)")
                 inputs.append(PendingInput(str(where), None, partial(_given, unread)))
+            if unknown_yaml:
+                skipped.append(_unknown_yaml_note(raw, unknown_yaml))
             if len(inputs) == before:
                 skipped.append(f"no shell scripts found in {raw}")
             continue

@@ -107,3 +107,41 @@ def test_a_tab_before_a_continuation_line_keeps_the_order() -> None:
     assert placed.value == node.value
     offsets = [o for o in placed.offsets if o is not None]
     assert offsets == sorted(offsets)
+
+
+def test_libyaml_gives_the_nodes_and_marks_of_the_python_parser() -> None:
+    """compose_documents uses libyaml's parser where PyYAML has it: every node of the YAML
+    fixtures and of the property test's kind of text has the same value, tag, style and place
+    as the pure-Python parser gives."""
+    from pathlib import Path
+
+    from quotecheck.hosts.yaml_scalars import compose_documents
+
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "hosts"
+    texts = [p.read_text() for p in sorted(root.rglob("*.y*ml"))]
+    texts.append(yaml.dump({"run": "a 'b' \"c\"\n\n  d\\e é", "k": [1, "x: y"]}, width=12,
+                           default_style='"'))
+    assert len(texts) > 5
+    for text in texts:
+        fast = compose_documents(text, "yaml")
+        assert isinstance(fast, list)
+        slow = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        fast_nodes, slow_nodes = _all_nodes(fast), _all_nodes(slow)
+        assert len(fast_nodes) == len(slow_nodes)
+        for f, s in zip(fast_nodes, slow_nodes, strict=True):
+            assert (f.tag, f.start_mark.index, f.end_mark.index) == \
+                (s.tag, s.start_mark.index, s.end_mark.index)
+            if isinstance(s.value, str):
+                assert (f.value, f.style) == (s.value, s.style)
+
+
+def _all_nodes(documents: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    stack = list(reversed(documents))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node.value, list):
+            for item in reversed(node.value):
+                stack.extend(reversed(item) if isinstance(item, tuple) else (item,))
+    return out
