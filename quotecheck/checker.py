@@ -23,6 +23,7 @@ from quotecheck.directives import (
     scope_directives,
 )
 from quotecheck.layers.model import Layer, Trace
+from quotecheck.layers.reachability import dead_spans
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import Limits
 from quotecheck.parsing.scanner import Problem
@@ -101,6 +102,9 @@ def check_source(source: str, options: Options | None = None,
     if "\r\n" in source and host is None and any(rule.code == "QC002" for rule in rules):
         diagnostics.append(_crlf_note(source))
     found = run_rules(rules, ctx, options.limits)
+    dead = dead_spans(trace.layers)
+    if dead:  # (code after a top-level `exit`: nothing there happens)
+        found = [d for d in found if not any(lo <= d.span[0] < hi for lo, hi in dead)]
     if "\r\n" in source:
         found = [_crlf_ends(d, source) for d in found]
     diagnostics.extend(found)

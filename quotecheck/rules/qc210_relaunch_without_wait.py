@@ -97,6 +97,27 @@ class Matcher(FrozenRecord):
             raise GaveUp(self, why, len(subject))
         return rx.search(subject) is not None
 
+    def names(self, argv: list[str]) -> bool:
+        """Whether a name pattern (pkill without -f, pgrep, matched against the program's
+        name) selects the program itself, not a longer name that holds it: `pkill app` also
+        selects `appctl`, but starting `appctl` is no restart of `app`. A match not inside a
+        word; a version after it is allowed (`python` in `python3`). A command-line pattern
+        (`-f`, `ps | grep`) names a family on purpose (`train_` in `train_dflash.py`)."""
+        if self.launched is not None or self.exact or self.full or not argv:
+            return True
+        subject = basename(argv[0])[:15]
+        rx = _compile(self.pattern, self.ignore_case, self.fixed)
+        if isinstance(rx, str):
+            return True
+        for m in rx.finditer(subject):
+            a, b = m.span()
+            before = subject[a - 1] if a > 0 else " "
+            after = subject[b] if b < len(subject) else " "
+            if a < b and not (before.isalnum() or before == "_") and \
+                    not (after.isalpha() or after == "_"):
+                return True
+        return False
+
     def describe(self) -> str:
         if self.launched is not None:
             return f"the `{one_line_marked(' '.join(self.launched), 40)}` started with `&`"
@@ -152,6 +173,19 @@ class Event(Record):
     layer: Layer
     view: CommandView
     offset: int
+    # When it runs: its offset, or for a command in a function body the order of a call of
+    # the function followed by its offset (a function defined early and called last runs last)
+    order: tuple[int, ...] = ()
+    # The `if`/`case` branches it runs in, its calls' included: (id of the compound, branch)
+    branches: frozenset[tuple[int, int]] = frozenset()
+    # The functions the layer defines (a name started with `&` runs script code, no program)
+    functions: frozenset[str] = frozenset()
+
+
+def _exclusive(a: Event, b: Event) -> bool:
+    """The two run in different branches of one `if` or `case`: never in the same run."""
+    theirs = dict(b.branches)
+    return any(c in theirs and theirs[c] != arm for c, arm in a.branches)
 
 
 class Kill(Record):
@@ -440,7 +474,8 @@ class _Scan:
                 # Only the latest kills: a relaunch follows its kill closely, and this keeps
                 # the scan linear on scripts with hundreds of kills.
                 hit = next(((k_i, k) for k_i, k in reversed(kills[-RECENT_KILLS:])
-                            if k.event.offset < e.offset and k.event.view is not e.view
+                            if k.event.order < e.order and k.event.view is not e.view
+                            and not _exclusive(k.event, e)
                             and any(self._selects(k, m, e, launch[1]) for m in k.matchers)),
                            None)
                 if hit is not None and e.offset not in reported:
@@ -460,7 +495,7 @@ class _Scan:
         """Whether the kill's ``matcher`` selects the relaunched ``argv``; a pattern not
         matched is recorded for QC002 (once) and selects nothing."""
         try:
-            return matcher.evaluate(argv)
+            return matcher.evaluate(argv) and matcher.names(argv)
         except GaveUp as exc:
             if id(matcher) not in self.gave_up:
                 self.gave_up.add(id(matcher))
@@ -482,8 +517,9 @@ class _Scan:
         if not argv or argv[0].dynamic:
             return None
         values = _values(argv)
-        if basename(values[0]) in NOT_A_LAUNCH:
-            return None
+        if basename(values[0]) in NOT_A_LAUNCH or ((argv is view.argv or argv[0] is view.argv[0]) \
+                and values[0] in e.functions):
+            return None  # (a function runs script code: a subshell a signal ends at once)
         if view.context.conditional and not view.context.background:
             return None  # its status is tested: a probe, not a launch
         return argv[0], values
@@ -662,6 +698,59 @@ def not_evaluated(ctx: CheckContext) -> list[Report]:
     return _analysis(ctx)[1]
 
 
+# How many calls of one function are followed (each runs its body again).
+_CALLS_FOLLOWED = 8
+
+
+def _in_run_order(layer: Layer) -> list[Event]:
+    """The layer's commands as events with the order they run in: a command in a function's
+    body runs where the function is called (once per call), the others where they are."""
+    function_of: dict[int, str] = {}  # id(view) -> the innermost function holding it
+    for view in layer.commands:
+        fn = next((a for a in reversed(view.context.ancestors)
+                   if isinstance(a, Compound) and a.kind == "function" and a.name), None)
+        if fn is not None and fn.name is not None:
+            function_of[id(view)] = fn.name
+    calls: dict[str, list[CommandView]] = {}
+    for view in layer.commands:
+        if view.argv and not view.argv[0].dynamic and view.source_span is not None:
+            name = view.argv[0].value
+            if name in function_of.values() and function_of.get(id(view)) != name:
+                calls.setdefault(name, []).append(view)
+
+    def runs(view: CommandView, depth: int
+             ) -> list[tuple[tuple[int, ...], frozenset[tuple[int, int]]]]:
+        assert view.source_span is not None
+        at = view.source_span[0]
+        arms = _branches(view)
+        name = function_of.get(id(view))
+        if name is None or name not in calls or depth > 4:
+            return [((at,), arms)]
+        return [((*o, at), b | arms) for call in calls[name][:_CALLS_FOLLOWED]
+                for o, b in runs(call, depth + 1)] or [((at,), arms)]
+
+    functions = frozenset(function_of.values())
+    return [Event(layer, view, view.source_span[0], order, arms, functions)
+            for view in layer.commands if view.source_span is not None
+            for order, arms in runs(view, 0)]
+
+
+def _branches(view: CommandView) -> frozenset[tuple[int, int]]:
+    """The `if`/`case` branches (bodies, not conditions) that hold the command."""
+    chain = (*view.context.ancestors, view.command)
+    out: set[tuple[int, int]] = set()
+    for k, node in enumerate(chain[:-1]):
+        if not (isinstance(node, Compound) and node.kind in ("if", "case")):
+            continue
+        inner = chain[k + 1]
+        for arm, (role, part) in enumerate(node.parts):
+            if role != "condition" and (part is inner or (
+                    part.span[0] <= inner.span[0] and inner.span[1] <= part.span[1])):
+                out.add((id(node), arm))
+                break
+    return frozenset(out)
+
+
 def _analysis(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
     # Computed once for QC210 and QC002 (which may run first).
     return ctx.memo.get_or_compute("qc210", ctx.trace, lambda: _analyse(ctx))
@@ -672,15 +761,12 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
     for layer in ctx.layers:
         if layer.kind != "shell":
             continue
-        for view in layer.commands:
-            if view.source_span is None:
-                continue
-            groups.setdefault(layer.where, []).append(Event(layer, view, view.source_span[0]))
+        groups.setdefault(layer.where, []).extend(_in_run_order(layer))
     lines = LineIndex(ctx.source)
     findings: list[Finding] = []
     reports: list[Report] = []
     for events in groups.values():
-        events.sort(key=lambda ev: ev.offset)
+        events.sort(key=lambda ev: ev.order)
         scan = _Scan(ctx, events, lines)
         findings.extend(scan.run())
         reports.extend(scan.reports)

@@ -477,3 +477,25 @@ def test_a_network_readers_line_runs_as_code_with_real_sh() -> None:
     ran = run_shell("bash", "printf 'x;echo INJECTED\\n' | xargs -I{} sh -c 'echo {}'", None,
                     timeout=10)
     assert ran.stdout == "x\nINJECTED\n"
+
+
+# -- a list of options the script wrote, split on purpose ---------------------------------------
+
+def _qc103(src: str) -> list[Diagnostic]:
+    return [d for d in check_source(src, Options(severity="info")).diagnostics
+            if d.code == "QC103"]
+
+
+def test_an_options_list_the_script_wrote_is_split_on_purpose() -> None:
+    # what the remote shell makes of it: the options as the author wrote them, nothing else
+    run = subprocess.run(["sh", "-c", "printf '%s|' -D 10 -x 0"], capture_output=True,
+                         text=True, timeout=10)
+    assert run.stdout == "-D|10|-x|0|"
+    assert _qc103('OPTS="-D 10 -x 0"\nssh -o BatchMode=yes h "cmd $OPTS"\n') == []
+    assert _qc103('ARGS="--epochs 6 --lr 6e-4"\nsh -c "python3 train.py $ARGS"\n') == []
+
+
+@pytest.mark.parametrize("value", ["/srv/my app", "a;b -x", "-x $(id)"])
+def test_a_literal_that_is_no_options_list_is_still_reported(value: str) -> None:
+    [d] = _qc103(f"V='{value}'\nssh -o BatchMode=yes h \"ls $V\"\n")
+    assert d.severity == "error"

@@ -155,3 +155,60 @@ def test_odd_inputs() -> None:
                 "pkill -f '('; python3 '(' &", "pkill -f '[' ; x [", "kill $!; $cmd &",
                 "ps | grep -e; x", "pgrep -f -- ; kill"]:
         found(src)
+
+
+# -- run order and the program a name pattern names -------------------------------------------
+
+
+def test_a_function_runs_where_it_is_called(tmp_path: Path) -> None:
+    """Real bash: the kill in a function defined first runs where the function is called."""
+    from harness.stubs import StubDir
+
+    stubs = StubDir(tmp_path, names=["pkill", "python3"])
+    script = ('stop_old() {\n  pkill -f "python3 app.py"\n}\n'
+              "python3 app.py\nstop_old\n")
+    subprocess.run(["bash", "-c", script], env=stubs.env(), check=True, timeout=10)
+    assert [r[0] for r in stubs.records()] == ["python3", "pkill"]
+    # so the start does not follow the kill: nothing to wait for
+    assert found(script) == []
+    # called before the start, it is a relaunch
+    called_first = script.replace("python3 app.py\nstop_old\n", "stop_old\npython3 app.py &\n")
+    [(line, _, _)] = found(called_first)
+    assert line == 5
+
+
+@pytest.mark.parametrize(("src", "reported"), [
+    ("pkill app\nappctl restore --all\n", False),  # appctl is another program
+    ("pkill java\njavac Main.java\n", False),
+    ("pkill python\nnohup python3 train.py &\n", True),  # python3: a version of it
+    ("pkill app\nnohup app --serve &\n", True),
+    ("pkill -f train_\nnohup python3 train_dflash.py &\n", True),  # a command-line family
+])
+def test_a_name_pattern_restarts_only_the_program_it_names(src: str, reported: bool) -> None:
+    assert bool(found(src)) is reported, src
+
+
+@pytest.mark.parametrize("src", [
+    # the start and the stop are different runs of the script
+    'start() { nohup python3 app.py & }\nstop() { pkill -f app.py; }\n'
+    'case "$1" in\n  stop) stop ;;\n  restart-later) start ;;\nesac\n',
+    'if [ "$1" = stop ]; then pkill -f app.py; else nohup python3 app.py & fi\n',
+])
+def test_a_kill_and_a_start_in_different_branches_never_meet(src: str) -> None:
+    assert found(src) == [], src
+
+
+def test_a_function_started_in_the_background_is_no_program() -> None:
+    # a function's subshell has no trap here: SIGTERM ends it at once, nothing to wait for
+    spinner = 'spin() { while :; do sleep 1; done; }\nspin & P=$!\nkill $P\nspin &\n'
+    assert found(spinner) == []
+    program = 'python3 srv.py & P=$!\nkill $P\npython3 srv.py &\n'
+    assert len(found(program)) == 1
+
+
+def test_a_function_subshell_ends_at_once_on_sigterm() -> None:
+    run = subprocess.run(["bash", "-c", "spin() { while :; do sleep 0.05; done; }\n"
+                          "spin & P=$!\nsleep 0.2\nkill $P\nsleep 0.2\n"
+                          "kill -0 $P 2>/dev/null && echo alive || echo gone"],
+                         capture_output=True, text=True, timeout=20)
+    assert run.stdout.strip() == "gone"

@@ -508,6 +508,15 @@ def _script_argument(exp: Expansion) -> bool:
                    for node in exp.view.context.ancestors)
 
 
+def _options_list(value: str) -> bool:
+    """A value the script wrote as a list of options: plain words split at blanks, one of
+    them an option (`-D 10 -x 0`, `--epochs 6 --lr 6e-4`). Split on purpose, it holds nothing a
+    shell reads as code; a single name with a blank (`/srv/my app`) is not one."""
+    words = value.split()
+    return len(words) > 1 and any(w.startswith("-") and len(w) > 1 for w in words) and all(
+        c.isalnum() or c in "_./:,+%@=-" for w in words for c in w)
+
+
 def _starts_command(where: Layer, exp: Expansion, value: str) -> bool:
     """The known value is where the inner layer's command starts: its command name is the
     value's first word, the command the script itself wrote."""
@@ -585,6 +594,8 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
     if known is not None and known.kind == "exact" and known.unsafe_value is not None:
         if _starts_command(where, exp, known.unsafe_value):
             return None  # `cmd="python ./v.py"; eval $cmd`: the command the script wrote
+        if _options_list(known.unsafe_value):
+            return None  # `OPTS="-D 10 -x 0"`: words the script wrote to be split, no code
         if is_eval(trace, where) and any(c in known.unsafe_value for c in _OPERATOR_CHARS):
             # `XSTDERR="2>/dev/null"; eval apt-get check $XSTDERR`: an operator or redirection
             # the script wrote into the value is why it evals (apt's apt.systemd.daily).
