@@ -171,13 +171,16 @@ ENVIRONMENT_CHANGERS: Final[frozenset[str]] = (
 """The command's environment is not this shell's: another user, container or root. (ssh is a
 layer of its own; srun passes the environment on by default.)"""
 
+MPI_LAUNCHERS: Final[frozenset[str]] = frozenset({"mpirun", "mpiexec", "orterun"})
+"""Start a program as the processes of an MPI job, on the hosts they are given."""
+
 PROCESS_BOUNDARIES: Final[frozenset[str]] = (
     CONTAINER_RUNNERS | NAMESPACE_ENTERERS | {"srun", "ssh"})
 """The command runs on another machine (ssh; srun, on a cluster node) or in another pid
 namespace: the processes it sees (``pkill``, ``ps``) are not this shell's. A user switcher or
 chroot keeps the processes in view."""
 
-TASK_LAUNCHERS: Final[frozenset[str]] = CONTAINER_RUNNERS | {"srun"}
+TASK_LAUNCHERS: Final[frozenset[str]] = CONTAINER_RUNNERS | MPI_LAUNCHERS | {"srun"}
 """Start the command as tasks (a cluster job step) or in a container whose environment each
 task or container sets for itself (``TASK_VARIABLES``)."""
 

@@ -1156,3 +1156,33 @@ def test_nice_numeric_adjustment_and_attached_options() -> None:
     assert opt.attached and opt.value == "2222"
     assert not ssh_of(["ssh", "-p", "2222", "h"]).parsed[0].attached
 
+
+
+# ---------------------------------------------------------------------------------------------
+# MPI launchers: single-dash long options (Open MPI mpirun(1) 4.1: `-np <#>`, `-H <host>`,
+# `-hostfile <file>`, `-x <env>`, `--mca <key> <value>`, `--app <appfile>`; MPICH Hydra
+# `mpiexec -help`: `-n`, `-f`, `-genv <name> <value>`, `-configfile`), `a : b` for several apps
+
+
+@pytest.mark.parametrize(("argv", "program"), [
+    (["mpirun", "-np", "4", "python3", "train.py"], 3),
+    (["mpirun", "-np", "4", "-mca", "btl", "tcp,self", "--hostfile", "h", "-x", "PATH", "sh",
+      "-c", "app"], 10),
+    (["mpirun", "--np=4", "--allow-run-as-root", "--oversubscribe", "./a.out"], 4),
+    (["mpiexec", "-n", "2", "-genv", "A", "B", "-f", "hosts", "python3", "t.py"], 8),
+    (["mpirun", "-np", "2", "--", "-weird-name"], 4),
+])
+def test_mpi_launchers_run_the_program_after_their_options(argv: list[str],
+                                                           program: int) -> None:
+    h = exec_of(argv)
+    assert h.inner == program and not h.uncertain
+    assert h.words[0] == program
+
+
+def test_mpi_several_apps_and_no_app() -> None:
+    h = exec_of(["mpirun", "-np", "1", "server", ":", "-np", "3", "worker"])
+    assert (h.inner, h.end) == (3, 4)  # (the first app only)
+    assert classify(["mpirun", "--app", "appfile"]) is None
+    assert classify(["mpiexec", "-configfile", "cfg"]) is None
+    # an option not in the table: whether it takes a value is not known
+    assert exec_of(["mpirun", "--frobnicate", "x", "prog"]).uncertain

@@ -925,6 +925,65 @@ def parse_kubectl(
     )
 
 
+# MPI launchers read single-dash long options (`-np 4`, `-hostfile f`) as well as `--name`;
+# Open MPI mpirun(1) (4.1) and MPICH's Hydra `mpiexec -help`. A name not listed here is taken
+# for a flag, and the split is marked uncertain.
+_MPI_TWO_VALUES = frozenset({"mca", "gmca", "env", "genv"})
+_MPI_VALUES = frozenset({
+    "np", "n", "c", "H", "host", "hosts", "hostfile", "machinefile", "f", "default-hostfile",
+    "x", "wdir", "wd", "prefix", "map-by", "bind-to", "rank-by", "npernode", "npersocket", "N",
+    "ppn", "output-filename", "timeout", "path", "preload-files", "launcher", "bootstrap",
+    "iface", "genvlist", "envlist", "report-pid", "report-uri", "cpus-per-proc",
+    "cpus-per-rank", "mca-param-file", "tune", "rankfile", "hostlist"})
+_MPI_FLAGS = frozenset({
+    "allow-run-as-root", "oversubscribe", "report-bindings", "tag-output",
+    "timestamp-output", "q", "quiet", "v", "verbose", "display-map", "display-allocation",
+    "use-hwthread-cpus", "nolocal", "noprefix", "d", "l", "prepend-rank", "genvall",
+    "genvnone", "envall", "envnone", "bind-to-core", "bind-to-socket", "byslot", "bynode",
+    "merge-stderr-to-stdout", "enable-recovery", "disable-recovery", "help", "version", "h",
+    "V"})
+# Options after which no program follows: an appfile or a config file names the programs.
+_MPI_NO_PROGRAM = frozenset({"app", "configfile", "help", "version", "h", "V"})
+
+
+def parse_mpi(
+    argv: tuple[str, ...], dynamic: AbstractSet[int], start: int, end: int
+) -> Handoff | None:
+    """`mpirun`/`mpiexec` OPTIONS PROGRAM ARGS: the program runs as each MPI process, on the
+    hosts the options name, with no shell (only the first app of an `a : b` line is read)."""
+    name = basename(argv[start])
+    i = start + 1
+    uncertain = False
+    while i < end:
+        word = argv[i]
+        if i in dynamic:
+            uncertain = True  # (an option or the program: not known before run time)
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        option = word.lstrip("-")
+        if "=" in option:
+            i += 1
+            continue
+        if option in _MPI_NO_PROGRAM:
+            return None
+        if option in _MPI_TWO_VALUES:
+            i += 3
+        elif option in _MPI_VALUES:
+            i += 2
+        else:
+            uncertain = uncertain or option not in _MPI_FLAGS
+            i += 1
+    if i >= end:
+        return None
+    stop = next((k for k in range(i, end) if argv[k] == ":"), end)
+    command = tuple(range(i, stop))
+    return ExecHandoff(argv=argv, wrapper=name, inner=i, end=stop, words=command,
+                       uncertain=uncertain)
+
+
 HANDLERS: dict[str, Handler] = {
     **{name: parse_wrapper for name in WRAPPERS},
     "sudo": parse_sudo,
@@ -934,4 +993,7 @@ HANDLERS: dict[str, Handler] = {
     "docker": parse_container,
     "podman": parse_container,
     "kubectl": parse_kubectl,
+    "mpirun": parse_mpi,
+    "mpiexec": parse_mpi,
+    "orterun": parse_mpi,
 }

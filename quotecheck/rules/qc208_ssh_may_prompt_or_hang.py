@@ -4,9 +4,11 @@
 or the ssh command runs in the background (`&`: a background job that reads the terminal is
 stopped by SIGTTIN), or it runs on a remote machine (inside another ssh's remote command). A
 command typed at a prompt is left alone: its user sees a prompt and can answer or press Ctrl-C.
-In the background, on a remote machine or in a script that CI runs (it lies in a CI folder or
-reads a variable CI sets) nobody can answer (a warning); any other script in the foreground
-may be run by hand at a terminal as well as from cron or CI (info).
+In the background, on a remote machine, in a script that CI runs (it lies in a CI folder or
+reads a variable CI sets) or in a host file whose commands have no terminal (a workflow, a
+crontab, a unit, a Dockerfile, a container's command, an Ansible task) nobody can answer (a
+warning); any other script in the foreground may be run by hand at a terminal as well as from
+cron or CI (info).
 
 Not reported: ssh wrapped in `timeout` (the wait is bounded), an ssh that never connects
 (`-G`, `-V`, `-Q`, `-O`), options that quotecheck cannot read (a `$SSH_OPTS` word among them)
@@ -44,10 +46,20 @@ def connect_timeout(call: SshCall) -> bool:
     return value is not None and value.lower() not in ("", "0", "none")
 
 
+# Host files whose commands run with no terminal: what starts them, for the message.
+_UNATTENDED_HOSTS = {"github-actions": "a GitHub Actions job", "crontab": "a cron job",
+                     "systemd": "a systemd service", "dockerfile": "a container or its build",
+                     "kubernetes": "a container", "compose": "a container",
+                     "ansible": "an Ansible task"}
+
+
 def unattended(ctx: CheckContext, call: SshCall) -> str | None:
     """Why nobody can answer a prompt of this ssh, or None when someone can."""
     if call.view.context.background:
         return "it runs in the background"
+    root = ctx.trace.root
+    if root.kind == "host" and root.format in _UNATTENDED_HOSTS:
+        return f"it runs in {_UNATTENDED_HOSTS[root.format]}, with no terminal"
     if call.shell.where != "local":
         return f"it runs on `{call.shell.where.removeprefix('remote:')}`, with no terminal"
     if is_script_file(ctx):

@@ -378,6 +378,37 @@ def test_a_task_variable_through_a_variable_of_the_script(tmp_path: Path) -> Non
     assert _with_stub_srun(tmp_path, src).splitlines() == ["app --rank"] * 4
 
 
+def _with_stub_mpirun(tmp_path: Path, script: str) -> str:
+    """Run ``script`` with bash, `mpirun` on PATH a stub that starts its program as four
+    processes, each with its own OMPI_COMM_WORLD_RANK (Open MPI mpirun(1), "Environment
+    Variables"), after its options `-np N`, `-x NAME`, `--mca K V`."""
+    stub = tmp_path / "bin" / "mpirun"
+    stub.parent.mkdir(exist_ok=True)
+    stub.write_text('#!/bin/sh\nwhile :; do case "$1" in\n  --mca|-mca) shift 3 ;;\n'
+                    '  -np|-x) shift 2 ;;\n  *) break ;;\nesac; done\n'
+                    'for i in 0 1 2 3; do OMPI_COMM_WORLD_RANK=$i "$@"; done\n')
+    stub.chmod(0o755)
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                          timeout=10, check=True).stdout
+
+
+def test_mpirun_single_dash_options_and_a_rank_through_a_variable(tmp_path: Path) -> None:
+    src = ('ARGS="--rank $OMPI_COMM_WORLD_RANK"\n'
+           'mpirun -np 4 --mca btl tcp,self -x PATH sh -c "echo app $ARGS"\n')
+    [d] = found(src)
+    assert d.message.kind == "task-value-expanded-here" and d.severity == "warning"
+    assert src[d.span[0]:d.span[1]] == "$ARGS"
+    assert _with_stub_mpirun(tmp_path, src).splitlines() == ["app --rank"] * 4
+    # the advice: keep the `$` where ARGS is set; each process then expands its own rank
+    assert "where `ARGS` is set" in d.text
+    fixed = src.replace('ARGS="--rank $OMPI_COMM_WORLD_RANK"',
+                        "ARGS='--rank $OMPI_COMM_WORLD_RANK'")
+    assert _with_stub_mpirun(tmp_path, fixed).splitlines() == [
+        f"app --rank {i}" for i in range(4)]
+    assert not [x for x in found(fixed) if x.message.kind == "task-value-expanded-here"]
+
+
 @pytest.mark.parametrize("src", [
     'srun -n 4 sh -c "echo rank=\\$SLURM_PROCID"',  # each task expands its own
     'bash -c "echo $SLURM_PROCID"',  # no launcher between

@@ -168,3 +168,18 @@ def test_a_run_time_option_value_does_not_hide_the_missing_options(line: str) ->
 ])
 def test_options_that_may_set_them_leave_it_unknown(line: str) -> None:
     assert not Finder(CODE, path="deploy.sh").diagnostics("#!/bin/bash\n" + line + "\n")
+
+
+@pytest.mark.parametrize(("format", "src", "who"), [
+    ("github-actions", "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+     "      - run: ssh gpu1 uptime\n", "GitHub Actions job"),
+    ("crontab", "*/5 * * * * ssh gpu1 uptime\n", "cron job"),
+    ("compose", "services:\n  a:\n    image: x\n    command: sh -c 'ssh gpu1 uptime'\n",
+     "container"),
+])
+def test_a_host_file_whose_commands_have_no_terminal(format: str, src: str, who: str) -> None:
+    from quotecheck.checker import Options, check_source
+
+    [d] = [x for x in check_source(src, Options(host=format, severity="info")).diagnostics
+           if x.code == CODE]
+    assert d.severity == "warning" and who in d.text

@@ -364,7 +364,7 @@ _TASK_VALUE_EXPANDED_HERE = Template(
     "`{shown}` is expanded once, by {local}, before {launcher} starts {inner}",
     "`{variable}` is set by each task or container for itself{given}; expanded here, "
     "every one of them gets this shell's value (usually empty) in `{snippet}`.{through} "
-    "Write `\\{text}` so that {inner} expands it.",
+    "{advice}",
     ";")
 
 
@@ -392,9 +392,14 @@ def _task_variable(ctx: CheckContext, exp: Expansion, where: Layer, sets: list[A
         variable = held[0]
         through = f" `{name}` holds `${variable}` (set before the launch)."
     given = f" (`{launcher}` sets it with `-e`)" if variable not in TASK_VARIABLES else ""
+    # (through a variable of this script, which the inner shell does not have: the variable's
+    # value must keep the `$`)
+    advice = (f"Write `\\${variable}` where `{name}` is set (or set it in single quotes), "
+              f"so that {inner} expands it." if through else
+              f"Write `\\{exp.text}` so that {inner} expands it.")
     msg = _TASK_VALUE_EXPANDED_HERE(shown=exp.shown, local=local, launcher=f"`{launcher}`",
                                     inner=inner, variable=variable, snippet=snippet,
-                                    through=through, text=exp.text, given=given)
+                                    through=through, given=given, advice=advice)
     fixes = escape_fix(ctx, exp) if not through else ()
     return Result("QC101", Finding(exp.span, msg, where, (), fixes, "warning"))
 
