@@ -16,6 +16,7 @@ from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers.model import Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import DECLARATION_BUILTINS
+from quotecheck.records import replace
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
 from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
@@ -37,11 +38,31 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         guarded = guarded_spans(layer)
         by_eval = eval_guards(ctx.trace, layer)
+        platform = _red_hat_family(layer)
         for b in found:
             if within(b.span, by_eval) or (within(b.span, guarded)
                                            and not _parse_time(b, ctx.source)):
                 continue  # only bash runs it (see _bash_guards)
-            yield _finding(layer, shell, b)
+            finding = _finding(layer, shell, b)
+            if platform is not None and shell.dialect == "sh":
+                # (the text says where it runs: there sh is bash, and this works)
+                finding = replace(finding, severity="info", message=finding.message.noted(
+                    f"the script installs with `{platform}`, a Red Hat family system, where "
+                    "/bin/sh is bash and this works; it fails where sh is dash"))
+            yield finding
+
+
+def _red_hat_family(layer: Layer) -> str | None:
+    """The package manager of a Red Hat family system (`yum`, `dnf`) the layer's script runs,
+    when it runs none of another family (`apt-get`, `apk`...): its `sh` is bash there."""
+    names = {v.effective.name for v in layer.commands if v.effective is not None}
+    if names & _OTHER_PACKAGE_MANAGERS:
+        return None
+    return next((n for n in ("dnf", "yum", "microdnf") if n in names), None)
+
+
+_OTHER_PACKAGE_MANAGERS = frozenset({"apt", "apt-get", "aptitude", "dpkg", "apk", "pacman",
+                                     "zypper", "emerge", "brew", "pkg"})
 
 
 # What dash rejects while it parses, before anything runs: a branch that does not run still

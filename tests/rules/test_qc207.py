@@ -405,3 +405,20 @@ def test_a_test_that_other_shells_pass_too_guards_nothing(test: str) -> None:
 def test_a_guard_does_not_reach_a_new_sh_process() -> None:
     src = '#!/bin/sh\nif [ -n "$BASH_VERSION" ]; then\n  sh -c \'echo "${x:1}"\'\nfi\n'
     assert [line for line, _ in where(src)] == [3]
+
+
+@pytest.mark.parametrize(("src", "severity"), [
+    # RHEL and Fedora ship /bin/sh as a link to bash: there `source` works
+    ("#!/bin/sh\nyum install -y httpd\nsource /etc/profile\n", "info"),
+    ("#!/bin/sh\ndnf -y install git\n[[ -d /srv ]] && echo ok\n", "info"),
+    # no platform named, or two families: dash is as likely as bash
+    ("#!/bin/sh\nsource /etc/profile\n", "error"),
+    ("#!/bin/sh\napt-get install -y x || yum install -y x\nsource /etc/profile\n", "error"),
+])
+def test_a_red_hat_family_script_says_where_it_runs(src: str, severity: str) -> None:
+    from quotecheck.checker import Options, check_source
+
+    [d] = [x for x in check_source(src, Options(severity="info")).diagnostics
+           if x.code == "QC207"]
+    assert d.severity == severity, src
+    assert ("Red Hat family" in d.text) is (severity == "info")
