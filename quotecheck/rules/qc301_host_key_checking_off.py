@@ -2,7 +2,9 @@
 
 Found wherever the setting is written: an ssh/scp/sftp `-o` option, an `rsync -e "ssh -o ..."`
 or `GIT_SSH_COMMAND=...` string, an `echo`/heredoc writing an ssh_config file. Each place in
-the input is reported once, from the innermost layer that holds it.
+the input is reported once, from the innermost layer that holds it. Information where the text
+scopes it: a config block for some hosts only (`Host node*`, `Match ...`), or a command whose
+destination is this machine (`localhost`, `127.0.0.1`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from quotecheck.layers.model import Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Word
+from quotecheck.records import replace
 from quotecheck.rules._portability import all_scripts, inherited, words_of
+from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -45,8 +49,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         if r.heredoc is not None and r.heredoc.spec.quoted)]
                 elif isinstance(node, Compound):
                     words = list(node.words)
+                loopback = isinstance(node, SimpleCommand) and any(
+                    _LOOPBACK.fullmatch(w.value) for w in node.words[1:])
                 for word in words:
-                    yield from _scan(ctx, layer, script, word, reported)
+                    yield from _scan(ctx, layer, script, word, reported, loopback)
 
 
 # The settings this rule reads, lower-cased: a text naming neither has nothing to scan.
@@ -60,8 +66,31 @@ def _may_hold_setting(text: str) -> bool:
     return any(name in low for name in SETTING_NAMES)
 
 
+# A destination on this machine (`localhost`, `user@127.0.0.1`, `[::1]`): no one in between.
+_LOOPBACK = lazy_compile(r"(?:[^@\s]+@)?(?:localhost|127(?:\.\d{1,3}){3}|\[?::1\]?)")
+# An ssh_config block header: the settings after it hold only for the hosts it names.
+_BLOCK = lazy_compile(r"(?im)^[ \t]*(Host|Match)[ \t=]+(.+?)[ \t]*$")
+
+
+def _scope(text: str, at: int) -> str | None:
+    """The `Host` patterns or `Match` criteria of the ssh_config block holding ``at`` of a
+    config text, when they are narrower than every host (`Host *`, `Match all`)."""
+    block = None
+    for m in _BLOCK.finditer(text, 0, at):
+        block = m
+    if block is None:
+        return None
+    keyword, what = block.group(1), block.group(2)
+    patterns = what.split()
+    if keyword.lower() == "host" and (not patterns or "*" in patterns):
+        return None
+    if keyword.lower() == "match" and what.strip().lower() == "all":
+        return None
+    return f"{keyword} {what}"
+
+
 def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
-          reported: set[int]) -> Iterator[Finding]:
+          reported: set[int], loopback: bool = False) -> Iterator[Finding]:
     for part in word.parts:
         if part.kind != "literal":
             continue
@@ -75,7 +104,16 @@ def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
                 if start is None or end is None or start in reported:
                     continue
                 reported.add(start)
-                yield _finding(ctx, layer, script, part.offsets, m, what, (start, end + 1))
+                finding = _finding(ctx, layer, script, part.offsets, m, what, (start, end + 1))
+                scope = _scope(part.value, m.start())
+                if scope is not None:
+                    # (the text limits it to the hosts it names: a cluster's own nodes, say)
+                    finding = replace(finding, severity="info", message=finding.message.noted(
+                        f"it holds only for the hosts of `{one_line_escaped(scope, 40)}`"))
+                elif loopback:
+                    finding = replace(finding, severity="info", message=finding.message.noted(
+                        "the host is this machine (loopback): no one sits in between"))
+                yield finding
 
 
 _CHECKING_OFF = Template(

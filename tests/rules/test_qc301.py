@@ -104,3 +104,49 @@ def test_odd_inputs() -> None:
     for src in ["StrictHostKeyChecking", "ssh -o", "x=StrictHostKeyChecking=no", "<<E\nE",
                 "ssh -o 'StrictHostKeyChecking =  \"no\"' h"]:
         found(src)
+
+
+@pytest.mark.parametrize(("src", "why"), [
+    ("cat >> ~/.ssh/config <<EOF\nHost node*\n  StrictHostKeyChecking no\nEOF\n", "Host node*"),
+    ("printf 'Match exec \"test -f /etc/lab\"\\n  StrictHostKeyChecking no\\n' >> ~/.ssh/config\n",
+     "Match exec"),
+    ("ssh -o StrictHostKeyChecking=no -o BatchMode=yes -o ConnectTimeout=5 localhost true\n",
+     "loopback"),
+    ("ssh -o StrictHostKeyChecking=no -o BatchMode=yes -o ConnectTimeout=5 ci@127.0.0.1 true\n",
+     "loopback"),
+])
+def test_a_setting_the_text_scopes_is_information(src: str, why: str) -> None:
+    from quotecheck.checker import Options, check_source
+
+    [d] = [x for x in check_source(src, Options(severity="info")).diagnostics
+           if x.code == "QC301"]
+    assert d.severity == "info" and why in d.text, src
+
+
+@pytest.mark.parametrize("src", [
+    "cat >> ~/.ssh/config <<EOF\nHost *\n  StrictHostKeyChecking no\nEOF\n",
+    "echo 'StrictHostKeyChecking no' >> ~/.ssh/config\n",
+    "ssh -o StrictHostKeyChecking=no -o BatchMode=yes -o ConnectTimeout=5 gpu1 true\n",
+])
+def test_a_setting_for_every_host_stays_a_warning(src: str) -> None:
+    from quotecheck.checker import Options, check_source
+
+    [d] = [x for x in check_source(src, Options(severity="info")).diagnostics
+           if x.code == "QC301"]
+    assert d.severity == "warning", src
+
+
+def test_a_host_block_holds_only_for_its_hosts(tmp_path: Path) -> None:
+    """Real OpenSSH (`ssh -G` resolves a config without connecting): the setting of a
+    `Host node*` block is off for node1 only."""
+    config = tmp_path / "config"
+    config.write_text("Host node*\n  StrictHostKeyChecking no\n")
+
+    def strict(host: str) -> str:
+        out = subprocess.run(["ssh", "-G", "-F", str(config), host], capture_output=True,
+                             text=True, timeout=10, check=True).stdout
+        return next(line.split()[1] for line in out.splitlines()
+                    if line.startswith("stricthostkeychecking "))
+
+    assert strict("node1") == "false"
+    assert strict("gpu1") != "false"
