@@ -32,7 +32,7 @@ from quotecheck.programs import (
     REGISTRY_LOGIN_TOOLS,
     basename,
 )
-from quotecheck.records import FrozenRecord
+from quotecheck.records import FrozenRecord, replace
 from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import ALWAYS
@@ -360,7 +360,14 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         continue
                     reported.add(span[0])
                     origin = _origin(layer, script, arg, s.start, s.end)
-                    yield _argv_finding(ctx, layer, s, value, origin, outer, span)
+                    finding = _argv_finding(ctx, layer, s, value, origin, outer, span)
+                    argument = _script_argument(ctx, value)
+                    if argument is not None and origin != "literal" and \
+                            layer.where == ctx.trace.root.where:
+                        finding = replace(finding, severity="info", message=finding.message
+                                          .extended(_ALREADY_ON_ITS_COMMAND_LINE.format(
+                                              argument)))
+                    yield finding
             if outer:
                 yield from _assignments(ctx, layer, view, outer, reported)
         if outer:
@@ -405,6 +412,38 @@ def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin
         why = _HEADER if s.basis == "header" else _BY_NAME
         return Finding(span, message.extended(why), layer, severity="info")
     return Finding(span, message, layer)
+
+
+_ALREADY_ON_ITS_COMMAND_LINE = (
+    " It comes in as argument {} of the script, so the script's own command line on this "
+    "machine shows it already; pass it in a file or the environment to keep it off both.")
+_VALUE = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*|[1-9])\}?")
+
+
+def _script_argument(ctx: CheckContext, value: str) -> str | None:
+    """The number N when ``value`` is `$N`, or a variable every assignment of which is a
+    plain `$N` (`PASSWORD=$1`): the value the script got on its own command line."""
+    m = _VALUE.fullmatch(value)
+    if m is None:
+        return None
+    name = m.group(1)
+    if name.isdigit():
+        return name
+    found: set[str] = set()
+    for layer in ctx.layers:
+        if layer.kind != "shell":
+            continue
+        for view in layer.commands:
+            for a in view.command.assignments:
+                if a.name != name:
+                    continue
+                parts = [p for p in a.value.parts if p.kind != "literal" or p.value]
+                number = parts[0].name if len(parts) == 1 and \
+                    parts[0].kind in ("parameter", "special") else None
+                if number is None or not number.isdigit():
+                    return None
+                found.add(number)
+    return found.pop() if len(found) == 1 else None
 
 
 # A secret written into the script itself is read by whoever reads the script: mostly a fixed

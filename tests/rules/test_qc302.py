@@ -297,3 +297,29 @@ def test_a_pasted_value_only_its_name_calls_secret_is_information() -> None:
     fed = 'echo "$TOKEN" | ssh h "docker login --password-stdin reg; echo $TOKEN"\n'
     [d] = [d for d in found.diagnostics(fed) if d.message.kind == "secret-pasted-into-string"]
     assert d.severity == "warning"
+
+
+def test_a_script_argument_is_on_the_scripts_own_command_line() -> None:
+    """Real sh: what a script gets as an argument is in its /proc/PID/cmdline already."""
+    run = subprocess.run(["sh", "-c", "tr '\\0' ' ' < /proc/$$/cmdline", "deploy.sh", "s3cret"],
+                         capture_output=True, text=True, timeout=10)
+    assert "s3cret" in run.stdout
+
+
+@pytest.mark.parametrize(("src", "severity"), [
+    ('mysql -u root -p"$1" -e "select 1"\n', "info"),
+    ('P=$2\ncurl -u "admin:$P" https://x.example/\n', "info"),
+    ('P="$2"\ncurl -u "admin:$P" https://x.example/\n', "info"),
+    # reassigned from elsewhere, or read from input: not the script's argument
+    ('P=$2\nP=$(cat /run/secret)\ncurl -u "admin:$P" https://x.example/\n', "warning"),
+    ('read -r P\ncurl -u "admin:$P" https://x.example/\n', "warning"),
+    # on another machine the argument was not on a command line before
+    ('ssh -o BatchMode=yes -o ConnectTimeout=5 h "curl -u admin:$1 https://x.example/"\n',
+     "warning"),
+])
+def test_a_secret_from_the_scripts_arguments(src: str, severity: str) -> None:
+    from quotecheck.checker import Options, check_source
+
+    [d] = [x for x in check_source("#!/bin/sh\n" + src, Options(severity="info")).diagnostics
+           if x.code == "QC302"]
+    assert d.severity == severity, src
