@@ -347,17 +347,22 @@ def test_the_loop_waits_on_the_value_it_was_given_with_real_sh(tmp_path: Path) -
     assert not waits(_fixed(src, d)[len('sh -c "'):-1])
 
 
-def _with_stub_srun(tmp_path: Path, script: str) -> str:
-    """Run ``script`` with bash, `srun` on PATH a stub that starts its command as four tasks,
-    each with its own SLURM_PROCID (srun(1), OUTPUT ENVIRONMENT VARIABLES)."""
-    stub = tmp_path / "bin" / "srun"
+def _with_stub(tmp_path: Path, name: str, body: str, script: str) -> str:
+    """Run ``script`` with bash, a stub ``name`` first on PATH whose sh text is ``body``."""
+    stub = tmp_path / "bin" / name
     stub.parent.mkdir(exist_ok=True)
-    stub.write_text('#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; shift; done\n'
-                    'for i in 0 1 2 3; do SLURM_PROCID=$i "$@"; done\n')
+    stub.write_text("#!/bin/sh\n" + body)
     stub.chmod(0o755)
     env = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
     return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
                           timeout=10, check=True).stdout
+
+
+def _with_stub_srun(tmp_path: Path, script: str) -> str:
+    """`srun` a stub that starts its command as four tasks, each with its own SLURM_PROCID
+    (srun(1), OUTPUT ENVIRONMENT VARIABLES)."""
+    return _with_stub(tmp_path, "srun", 'while [ "${1#-}" != "$1" ]; do shift; shift; done\n'
+                      'for i in 0 1 2 3; do SLURM_PROCID=$i "$@"; done\n', script)
 
 
 def test_a_task_variable_expanded_before_srun_starts_the_tasks(tmp_path: Path) -> None:
@@ -379,18 +384,13 @@ def test_a_task_variable_through_a_variable_of_the_script(tmp_path: Path) -> Non
 
 
 def _with_stub_mpirun(tmp_path: Path, script: str) -> str:
-    """Run ``script`` with bash, `mpirun` on PATH a stub that starts its program as four
-    processes, each with its own OMPI_COMM_WORLD_RANK (Open MPI mpirun(1), "Environment
-    Variables"), after its options `-np N`, `-x NAME`, `--mca K V`."""
-    stub = tmp_path / "bin" / "mpirun"
-    stub.parent.mkdir(exist_ok=True)
-    stub.write_text('#!/bin/sh\nwhile :; do case "$1" in\n  --mca|-mca) shift 3 ;;\n'
-                    '  -np|-x) shift 2 ;;\n  *) break ;;\nesac; done\n'
-                    'for i in 0 1 2 3; do OMPI_COMM_WORLD_RANK=$i "$@"; done\n')
-    stub.chmod(0o755)
-    env = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
-                          timeout=10, check=True).stdout
+    """`mpirun` a stub that starts its program as four processes, each with its own
+    OMPI_COMM_WORLD_RANK (Open MPI mpirun(1), "Environment Variables"), after its options
+    `-np N`, `-x NAME`, `--mca K V`."""
+    return _with_stub(tmp_path, "mpirun", 'while :; do case "$1" in\n'
+                      '  --mca|-mca) shift 3 ;;\n  -np|-x) shift 2 ;;\n  *) break ;;\n'
+                      'esac; done\nfor i in 0 1 2 3; do OMPI_COMM_WORLD_RANK=$i "$@"; done\n',
+                      script)
 
 
 def test_mpirun_single_dash_options_and_a_rank_through_a_variable(tmp_path: Path) -> None:
@@ -419,18 +419,11 @@ def test_task_variables_the_tasks_expand_or_that_no_launcher_splits(src: str) ->
 
 
 def _with_stub_docker(tmp_path: Path, script: str) -> str:
-    """Run ``script`` with bash, `docker` on PATH a stub that runs `run [-e K=V]... IMAGE
-    CMD...` as the docker run reference describes: CMD executed without a shell, with the
-    `-e` variables in its environment."""
-    stub = tmp_path / "bin" / "docker"
-    stub.parent.mkdir(exist_ok=True)
-    stub.write_text('#!/bin/sh\nshift\nset -- "$@"\nvars=""\n'
-                    'while [ "$1" = -e ]; do vars="$vars $2"; shift 2; done\n'
-                    'shift\nexec env $vars "$@"\n')
-    stub.chmod(0o755)
-    env = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
-                          timeout=10, check=True).stdout
+    """`docker` a stub that runs `run [-e K=V]... IMAGE CMD...` as the docker run reference
+    describes: CMD executed without a shell, with the `-e` variables in its environment."""
+    return _with_stub(tmp_path, "docker", 'shift\nset -- "$@"\nvars=""\n'
+                      'while [ "$1" = -e ]; do vars="$vars $2"; shift 2; done\n'
+                      'shift\nexec env $vars "$@"\n', script)
 
 
 @pytest.mark.parametrize("src", [
