@@ -38,7 +38,7 @@ def dead_spans(layers: Sequence[Layer]) -> list[tuple[int, int]]:
         for node in script.body:
             if isinstance(node, CommandList):
                 items.extend(node.items)
-                ops.extend(node.ops[k] if k < len(node.ops) else "\n"
+                ops.extend((node.ops[k] if k < len(node.ops) else None) or "\n"
                            for k in range(len(node.items)))
             else:
                 items.append(node)

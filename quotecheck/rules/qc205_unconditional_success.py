@@ -276,7 +276,38 @@ def _quiet(ctx: CheckContext, layer: Layer, view: CommandView,
         return _dir_tested(view, eff.start)
     if eff.name == "kill":
         return _kill_checked(view, eff.start, views)
+    if eff.name == "chmod":
+        return _written_before(layer, view, eff.start)
     return _own_script(eff)
+
+
+def _written_before(layer: Layer, view: CommandView, start: int) -> bool:
+    """`cat > run.sh <<EOF ... EOF; chmod +x run.sh`: every file the chmod names was written
+    by the script a moment ago (a redirection, `cp`/`mv`/`install`'s target, `curl -o`,
+    `wget -O`, `tee`): the script owns it, and the chmod does not fail unseen."""
+    files = [_written(view, k) for k in range(start + 2, len(view.argv))
+             if not view.values[k].startswith("-")]
+    if not files or view.source_span is None:
+        return False
+    written: set[str] = set()
+    for v in layer.commands:
+        if v.source_span is None or v.source_span[0] >= view.source_span[0]:
+            continue
+        for r in v.command.redirects:
+            if r.op in (">", ">>", ">|", "&>") and r.target is not None:
+                written.add(r.target.raw.translate(_UNQUOTE) if r.target.raw else "")
+        eff = v.effective
+        if eff is None or not eff.argv:
+            continue
+        args = [_written(v, k) for k in range(eff.start + 1, len(v.argv))]
+        if eff.name in ("cp", "mv", "install") and args:
+            written.add(args[-1])
+        elif eff.name == "tee":
+            written.update(a for a in args if not a.startswith("-"))
+        elif eff.name in ("curl", "wget"):
+            flag = ("-o", "--output") if eff.name == "curl" else ("-O", "--output-document")
+            written.update(args[k + 1] for k in range(len(args) - 1) if args[k] in flag)
+    return all(f in written for f in files)
 
 
 def _severity(ctx: CheckContext, layer: Layer, slot: Slot, lo: int, hi: int,

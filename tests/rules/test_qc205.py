@@ -399,3 +399,17 @@ def test_a_fix_never_takes_a_status_read_away(reader: str, claim: str, joined: s
         before_run = run_in(Path(tmp), script, source_there=False)
         assert "rc=1" in before_run[0]
         assert run_in(Path(tmp), after, source_there=False) == before_run, after
+
+
+@pytest.mark.parametrize(("src", "severity"), [
+    # the script wrote the file a moment ago: the chmod does not fail unseen
+    ("cat > /tmp/run.sh <<EOF\necho hi\nEOF\nchmod +x /tmp/run.sh\necho installed\n", "info"),
+    ('curl -fsSL -o "$HOME/bin/tool" https://x.example/t\nchmod 755 "$HOME/bin/tool"\n'
+     'echo "tool installed"\n', "info"),
+    ("cp build/app /usr/local/bin/app\nchmod 755 /usr/local/bin/app\necho installed\n", "info"),
+    # a file the script did not write
+    ("chmod +x /opt/other.sh\necho installed\n", "warning"),
+])
+def test_a_chmod_of_a_file_the_script_just_wrote(src: str, severity: str) -> None:
+    [(_, _, d)] = found(src)
+    assert d.severity == severity, src
