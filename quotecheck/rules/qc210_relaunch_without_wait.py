@@ -26,6 +26,7 @@ from quotecheck.diagnostics import Fix, Related
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
+from quotecheck.parsing.words import Word
 from quotecheck.positions import LineIndex
 from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, PROCESS_KILLERS, basename
 from quotecheck.records import FrozenRecord, Record
@@ -268,14 +269,25 @@ def finder_matchers(views: list[CommandView], pidfiles: dict[str, tuple[str, ...
             am = _AWK_PATTERN.match(values[at]) if at else None
             if am and not am.group(1):
                 out.append(Matcher(am.group(2), True, arg=v.argv[at], tool=name))
-        elif name == "cat" and len(values) == 2 and values[1] in pidfiles:
-            out.append(Matcher(values[1], False, launched=pidfiles[values[1]]))
+        elif name == "cat" and len(values) == 2 and v.argv[1].word is not None and \
+                file_key(v.argv[1].word) in pidfiles:
+            key = file_key(v.argv[1].word)
+            out.append(Matcher(values[1], False, launched=pidfiles[key]))
     for v in views:  # `$(< file)`
         if not v.argv:
             for r in v.command.redirects:
-                if r.op == "<" and r.target is not None and r.target.value in pidfiles:
-                    out.append(Matcher(r.target.value, False, launched=pidfiles[r.target.value]))
+                if r.op == "<" and r.target is not None and file_key(r.target) in pidfiles:
+                    out.append(Matcher(r.target.value, False,
+                                       launched=pidfiles[file_key(r.target)]))
     return out
+
+
+def file_key(word: Word) -> str:
+    """A file's name as a key: its value, or for a name known only at run time the expansion
+    as written (`"$PIDFILE"` and `${PIDFILE}` are the same file wherever the script names it)."""
+    if not word.dynamic:
+        return word.value
+    return word.raw.translate(str.maketrans("", "", "\"'{}"))
 
 
 class _LayerIndex:
@@ -450,15 +462,35 @@ class _Scan:
                 p.kind == "special" and p.name == "!"
                 for a in view.argv[1:] if a.word for p in a.word.parts):
             for r in view.command.redirects:
-                if r.op in (">", ">|") and r.fd in (None, 1) and r.target is not None and (
-                        not r.target.dynamic):
-                    self.pidfiles[r.target.value] = self.last_bg
+                if r.op in (">", ">|") and r.fd in (None, 1) and r.target is not None:
+                    self.pidfiles[file_key(r.target)] = self.last_bg
         if view.context.background and view.argv and not _opens_shell(self.ctx, view):
             argv = _values(_process_argv(self.ctx, view))
             if argv and basename(argv[0]) not in NOT_A_LAUNCH:
                 self.last_bg = tuple(argv)
 
+    def learn_pid_files(self) -> None:
+        """The pid files the script writes (`cmd & echo $! > FILE`), read in the order of the
+        text first: an init script's `restart` runs `stop`, which reads the file, before
+        `start`, which writes it (on an earlier run of the script)."""
+        last_bg = self.last_bg
+        for e in sorted(self.events, key=lambda ev: ev.offset):
+            view = e.view
+            values = _values(view.argv)
+            if values and values[0] in ("echo", "printf") and self.last_bg and any(
+                    p.kind == "special" and p.name == "!"
+                    for a in view.argv[1:] if a.word for p in a.word.parts):
+                for r in view.command.redirects:
+                    if r.op in (">", ">|") and r.fd in (None, 1) and r.target is not None:
+                        self.pidfiles.setdefault(file_key(r.target), self.last_bg)
+            if view.context.background and view.argv and not _opens_shell(self.ctx, view):
+                argv = _values(_process_argv(self.ctx, view))
+                if argv and basename(argv[0]) not in NOT_A_LAUNCH:
+                    self.last_bg = tuple(argv)
+        self.last_bg = last_bg
+
     def run(self) -> Iterator[Finding]:
+        self.learn_pid_files()
         kills: list[tuple[int, Kill]] = []  # (event index, kill)
         reported: set[int] = set()
         # waits[i]: waits among events[:i]; sleeps[i]: index of the last `sleep` before i.
@@ -575,6 +607,15 @@ class _Scan:
                                  shown_short=one_line_marked(" ".join(values), 30))
         related = (Related(kill.span, f"the old process is killed here ({kill.how})"),)
         fixes = () if matcher.launched is not None else self._wait_fix(kill, e, matcher)
+        if kill.signal is not None and kill.signal.upper().removeprefix("SIG") in ("KILL", "9"):
+            # SIGKILL runs no more code of the old process; only the kernel's teardown is left
+            # (ports within milliseconds, measured; GPU memory may take longer): what that
+            # costs depends on what the program holds, which the text does not show.
+            message = message.noted(
+                "the old process gets SIGKILL: it runs no more code, and only what the kernel "
+                "frees as it tears the process down (ports at once, GPU memory later) can "
+                "still be held")
+            return Finding(span, message, e.layer, related, fixes=fixes, severity="info")
         return Finding(span, message, e.layer, related, fixes=fixes)
 
     def _wait_fix(self, kill: Kill, relaunch: Event, matcher: Matcher) -> tuple[Fix, ...]:

@@ -212,3 +212,40 @@ def test_a_function_subshell_ends_at_once_on_sigterm() -> None:
                           "kill -0 $P 2>/dev/null && echo alive || echo gone"],
                          capture_output=True, text=True, timeout=20)
     assert run.stdout.strip() == "gone"
+
+
+INIT_SCRIPT = """PIDFILE=/var/run/app.pid
+start() {
+  nohup /usr/bin/app --serve > /var/log/app.log 2>&1 &
+  echo $! > "$PIDFILE"
+}
+stop() {
+  kill "$(cat "$PIDFILE")"
+}
+case "$1" in
+  start) start ;;
+  stop) stop ;;
+  restart) stop; start ;;
+esac
+"""
+
+
+def test_an_init_scripts_restart_reads_the_pid_file_its_start_writes() -> None:
+    # `restart` kills what an earlier `start` recorded, then starts at once
+    [(line, _, d)] = found(INIT_SCRIPT)
+    assert line == 3 and "line 7" in d.text
+    # without the restart branch the two never run in one go
+    assert found(INIT_SCRIPT.replace("  restart) stop; start ;;\n", "")) == []
+    # waiting for the old one clears it
+    waiting = INIT_SCRIPT.replace(
+        '  kill "$(cat "$PIDFILE")"\n',
+        '  kill "$(cat "$PIDFILE")"\n'
+        '  while kill -0 "$(cat "$PIDFILE")" 2>/dev/null; do sleep 1; done\n')
+    assert found(waiting) == []
+
+
+@pytest.mark.parametrize("kill", ["kill -9", "kill -KILL", "kill -s KILL", "kill -SIGKILL"])
+def test_after_sigkill_the_old_process_runs_no_more_code(kill: str) -> None:
+    src = INIT_SCRIPT.replace('  kill "$(cat', f'  {kill} "$(cat')
+    [(_, _, d)] = found(src)
+    assert d.severity == "info" and "SIGKILL" in d.text
