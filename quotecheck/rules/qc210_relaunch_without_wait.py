@@ -282,6 +282,17 @@ def finder_matchers(views: list[CommandView], pidfiles: dict[str, tuple[str, ...
     return out
 
 
+def _pid_files_written(view: CommandView) -> list[str]:
+    """The files `echo $! > FILE` (or printf) writes `$!` into, as ``file_key``s."""
+    values = _values(view.argv)
+    if not values or values[0] not in ("echo", "printf") or not any(
+            p.kind == "special" and p.name == "!"
+            for a in view.argv[1:] if a.word for p in a.word.parts):
+        return []
+    return [file_key(r.target) for r in view.command.redirects
+            if r.op in (">", ">|") and r.fd in (None, 1) and r.target is not None]
+
+
 def file_key(word: Word) -> str:
     """A file's name as a key: its value, or for a name known only at run time the expansion
     as written (`"$PIDFILE"` and `${PIDFILE}` are the same file wherever the script names it)."""
@@ -457,37 +468,29 @@ class _Scan:
                 self.vars[a.name] = [Matcher("$!", False, launched=self.last_bg)]
             else:
                 self.vars.pop(a.name, None)
-        values = _values(view.argv)
-        if values and values[0] in ("echo", "printf") and self.last_bg and any(
-                p.kind == "special" and p.name == "!"
-                for a in view.argv[1:] if a.word for p in a.word.parts):
-            for r in view.command.redirects:
-                if r.op in (">", ">|") and r.fd in (None, 1) and r.target is not None:
-                    self.pidfiles[file_key(r.target)] = self.last_bg
+        if self.last_bg:
+            for name in _pid_files_written(view):
+                self.pidfiles[name] = self.last_bg
+        self.last_bg = self._background_launch(view) or self.last_bg
+
+    def _background_launch(self, view: CommandView) -> tuple[str, ...] | None:
+        """The argv of the program ``view`` starts with `&`, if it starts one."""
         if view.context.background and view.argv and not _opens_shell(self.ctx, view):
             argv = _values(_process_argv(self.ctx, view))
             if argv and basename(argv[0]) not in NOT_A_LAUNCH:
-                self.last_bg = tuple(argv)
+                return tuple(argv)
+        return None
 
     def learn_pid_files(self) -> None:
         """The pid files the script writes (`cmd & echo $! > FILE`), read in the order of the
         text first: an init script's `restart` runs `stop`, which reads the file, before
         `start`, which writes it (on an earlier run of the script)."""
-        last_bg = self.last_bg
+        last_bg: tuple[str, ...] | None = None
         for e in sorted(self.events, key=lambda ev: ev.offset):
-            view = e.view
-            values = _values(view.argv)
-            if values and values[0] in ("echo", "printf") and self.last_bg and any(
-                    p.kind == "special" and p.name == "!"
-                    for a in view.argv[1:] if a.word for p in a.word.parts):
-                for r in view.command.redirects:
-                    if r.op in (">", ">|") and r.fd in (None, 1) and r.target is not None:
-                        self.pidfiles.setdefault(file_key(r.target), self.last_bg)
-            if view.context.background and view.argv and not _opens_shell(self.ctx, view):
-                argv = _values(_process_argv(self.ctx, view))
-                if argv and basename(argv[0]) not in NOT_A_LAUNCH:
-                    self.last_bg = tuple(argv)
-        self.last_bg = last_bg
+            if last_bg:
+                for name in _pid_files_written(e.view):
+                    self.pidfiles.setdefault(name, last_bg)
+            last_bg = self._background_launch(e.view) or last_bg
 
     def run(self) -> Iterator[Finding]:
         self.learn_pid_files()
