@@ -448,3 +448,56 @@ def test_a_variable_set_for_the_container_expanded_on_the_host(src: str, tmp_pat
 ])
 def test_container_variables_read_where_they_are_meant(src: str) -> None:
     assert not found(src)
+
+
+def test_a_task_variable_in_the_argv_srun_runs(tmp_path: Path) -> None:
+    """No shell in the task expands the argv: every task runs with the launcher's value."""
+    src = "srun -n 4 echo rank=$SLURM_PROCID"
+    [d] = found(src)
+    assert d.severity == "warning" and d.message.kind == "task-value-in-argv"
+    assert src[d.span[0]:d.span[1]] == "$SLURM_PROCID"
+    assert _with_stub_srun(tmp_path, src).split() == ["rank="] * 4
+    advised = "srun -n 4 sh -c 'echo rank=\"$SLURM_PROCID\"'"
+    assert "`srun ... sh -c 'echo ... \"$SLURM_PROCID\"'`" in d.text
+    assert _with_stub_srun(tmp_path, advised).split() == [f"rank={i}" for i in range(4)]
+    assert not found(advised)
+
+
+def _with_stub_kubectl(tmp_path: Path, script: str) -> str:
+    """`kubectl` a stub for `exec POD -- CMD...`: CMD runs without a shell, in an environment
+    of the pod's own (its HOSTNAME the pod's name, HOME=/root, VAR=in-pod)."""
+    return _with_stub(tmp_path, "kubectl", 'shift\npod=$1\nshift 2\n'
+                      'exec env -i HOSTNAME="$pod" HOME=/root VAR=in-pod PATH=/usr/bin:/bin '
+                      '"$@"\n', script)
+
+
+@pytest.mark.parametrize(("src", "kind", "pod_says"), [
+    ("kubectl exec web-0 -- echo $VAR", "printed-here", "in-pod"),
+    ('kubectl exec web-0 -- echo "$HOSTNAME"', "host-value-in-container", "web-0"),
+    ("kubectl exec web-0 -- echo $HOME", "host-value-in-container", "/root"),
+])
+def test_a_value_of_the_pod_expanded_on_this_machine(tmp_path: Path, src: str, kind: str,
+                                                     pod_says: str) -> None:
+    [d] = found(src)
+    assert d.severity == "warning" and d.message.kind == kind
+    host_env = "HOSTNAME=this-host HOME=/home/me VAR=host-value"
+    here = _with_stub_kubectl(tmp_path, f"{host_env}; export HOSTNAME HOME VAR; {src}").strip()
+    assert here != pod_says  # what the command got is this machine's
+    name = src[d.span[0]:d.span[1]].strip('"$')
+    program = src.split("-- ", 1)[1].split(" $", 1)[0].split(' "', 1)[0]
+    advised = f"kubectl exec web-0 -- sh -c '{program} \"${name}\"'"
+    assert _with_stub_kubectl(tmp_path, f"{host_env}; {advised}").strip() == pod_says
+    assert not found(advised)
+
+
+@pytest.mark.parametrize("src", [
+    "docker run -v $HOME:$HOME -w $HOME img ls $HOME",  # this home, mounted at the same path
+    "MSG=hi\ndocker exec c echo $MSG",  # the script's own value
+    "docker exec c echo $PATH",  # a printer of a name every machine has: not only the container's
+    "srun hostname",
+    "SLURM_PROCID=0\nsrun echo $SLURM_PROCID",
+    "docker exec c ls $DATA_DIR",  # a setting of the caller's, used on purpose
+    "sudo ls $HOME",  # the same machine: the user's home on purpose
+])
+def test_argv_values_meant_for_this_side(src: str) -> None:
+    assert not [d for d in found(src) if d.code == "QC101"]

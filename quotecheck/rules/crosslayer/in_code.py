@@ -9,7 +9,12 @@ from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.handoff_types import ExecHandoff
 from quotecheck.layers.model import Layer, Trace
 from quotecheck.parsing.tree import Compound, iter_nodes
-from quotecheck.programs import CONTAINER_RUNNERS, TASK_LAUNCHERS, TASK_VARIABLES
+from quotecheck.programs import (
+    CONTAINER_RUNNERS,
+    TASK_LAUNCHERS,
+    TASK_VARIABLES,
+    WORD_PRINTERS,
+)
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import (
     escape_fix,
@@ -451,30 +456,99 @@ _CONTAINER_VALUE_IN_ARGV = Template(
     "the container's. To read the container's, let a shell there expand it: "
     "`... sh -c '{program} \"${name}\"'`.",
     ";")
+_TASK_VALUE_IN_ARGV = Template(
+    "task-value-in-argv",
+    "`{shown}` is expanded once, by {local}, before `{launcher}` starts its tasks",
+    "every task gets this shell's value of `{name}` (usually empty), not its own. To read "
+    "each task's, let a shell there expand it: `{launcher} ... sh -c '{program} ... "
+    "\"${name}\"'`.",
+    ";")
+_HOST_VALUE_IN_CONTAINER = Template(
+    "host-value-in-container",
+    "`{shown}` is this machine's, expanded by {local} before `{launcher}` runs `{program}` in "
+    "the container",
+    "the container has a `{name}` of its own ({theirs}). To use the container's, let a shell "
+    "there expand it: `... sh -c '{program} ... \"${name}\"'`; to mean this machine's, "
+    "write the value the container should see.",
+    ";")
+_PRINTED_HERE = Template(
+    "printed-here",
+    "`{program}` in the container prints {local}'s `{shown}`, not the container's",
+    "the script never sets `{name}`, and the container is asked only to print it, so the "
+    "value meant is the container's own; {local} expands it before `{launcher}` runs. Let a "
+    "shell there expand it: `... sh -c '{program} \"${name}\"'`.",
+    ";")
+# Variables every container sets for itself, to values the host's never equal: its host name
+# (the container id or pod name) and the home directory of its user (`/root` in most images).
+CONTAINER_OWN_VARIABLES = frozenset({"HOSTNAME", "HOME"})
 
 
 def container_env_results(ctx: CheckContext, an: Analysis, layer: Layer) -> list[Result]:
-    """`docker run -e X=1 img echo $X`: the container's variable read in the argv the
-    container runs, which no shell there expands."""
-    env = container_env(layer)
-    if not env or layer.parent is None or not layer.argv or \
+    """A variable of the container or task read in the argv a launcher runs, which no shell
+    there expands: `docker run -e X=1 img echo $X`, `srun echo $SLURM_PROCID`,
+    `kubectl exec pod -- echo $VAR`."""
+    launcher = _task_launcher(layer)
+    if launcher is None or layer.parent is None or not layer.argv or \
             any(x.kind == "shell" for x in ctx.trace.children(layer)):
         return []  # a shell there reads the text: judged as its expansions (_task_variable)
     outer = ctx.trace.layers[layer.parent]
     sets = an.assigned(outer)
+    env = container_env(layer)
+    container = launcher in CONTAINER_RUNNERS
+    h = layer.handoff
+    options = h.options if isinstance(h, ExecHandoff) else ()
+    option_text = " ".join(o.value or "" for o in options)
+    # `-e X` and `-e X=$X` hand this shell's value on: the container's is the same
+    passed = {o.value.split("=", 1)[0] for o in options if o.name in ("-e", "--env") and o.value}
     program = basename(layer.argv[0].value)
+    printer = container and not layer.argv[0].dynamic and program in WORD_PRINTERS
+    local = f"the {outer.label()}"
     out: list[Result] = []
     for arg in layer.argv:
         for part in arg.word.parts if arg.word is not None else ():
             name = part.name
-            if part.kind != "parameter" or part.quoting == "single" or name not in env or \
-                    name in sets:
+            if part.kind != "parameter" or part.quoting == "single" or name is None or \
+                    name in sets or not (name[0].isalpha() or name[0] == "_"):
+                continue
+            if name in env:
+                msg = _CONTAINER_VALUE_IN_ARGV(shown=part.value, local=local, option=env[name],
+                                               name=name, program=program)
+            elif (name in TASK_VARIABLES and launcher not in CONTAINER_RUNNERS) or \
+                    (container and name in CONTAINER_OWN_VARIABLES and \
+                    f"${name}" not in option_text and f"${{{name}}}" not in option_text):
+                # (`-v $HOME:$HOME` mounts this shell's home at the same path on purpose)
+                if container:
+                    theirs = "the container's id or the pod's name" if name == "HOSTNAME" \
+                        else "the home of the container's user, `/root` in most images"
+                    msg = _HOST_VALUE_IN_CONTAINER(shown=part.value, local=local,
+                                                   launcher=launcher, program=program,
+                                                   name=name, theirs=theirs)
+                else:
+                    msg = _TASK_VALUE_IN_ARGV(shown=part.value, local=local, launcher=launcher,
+                                              name=name, program=program)
+            elif printer and name not in ENVIRONMENT_NAMES and name not in passed:
+                msg = _PRINTED_HERE(program=program, local=local, shown=part.value, name=name,
+                                    launcher=launcher)
+            else:
                 continue
             span = ctx.span_in_source(outer, part.span[0], part.span[1])
-            msg = _CONTAINER_VALUE_IN_ARGV(shown=part.value, local=f"the {outer.label()}",
-                                           option=env[name], name=name, program=program)
             out.append(Result("QC101", Finding(span, msg, layer, (), (), "warning")))
     return out
+
+
+def _task_launcher(layer: Layer) -> str | None:
+    """The task launcher (``TASK_LAUNCHERS``) whose argv ``layer`` is."""
+    h = layer.handoff
+    if not isinstance(h, ExecHandoff):
+        return None
+    if h.wrapper in TASK_LAUNCHERS:
+        return h.wrapper
+    view = layer.opened_by
+    if view is not None and view.argv and not view.argv[0].dynamic:
+        program = basename(view.argv[0].value)
+        if program in TASK_LAUNCHERS:
+            return program
+    return None
 
 
 def _loop_condition(ctx: CheckContext, where: Layer, exp: Expansion) -> str | None:
