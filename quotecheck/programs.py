@@ -281,6 +281,10 @@ CI_FOLDERS: Final[frozenset[str]] = frozenset({
     ".github", ".gitlab", ".circleci", ".buildkite", ".ci", "ci", "jenkins"})
 """Folders whose scripts CI jobs run."""
 
+CRON_FOLDERS: Final[frozenset[str]] = frozenset({
+    "cron.d", "cron.hourly", "cron.daily", "cron.weekly", "cron.monthly", "periodic"})
+"""Folders whose scripts cron (or run-parts, or BSD periodic) runs, with no terminal."""
+
 
 # -- steps whose failure is common and easy to miss ----------------------------------------------
 

@@ -5,10 +5,11 @@ or the ssh command runs in the background (`&`: a background job that reads the 
 stopped by SIGTTIN), or it runs on a remote machine (inside another ssh's remote command). A
 command typed at a prompt is left alone: its user sees a prompt and can answer or press Ctrl-C.
 In the background, on a remote machine, in a script that CI runs (it lies in a CI folder or
-reads a variable CI sets) or in a host file whose commands have no terminal (a workflow, a
-crontab, a unit, a Dockerfile, a container's command, an Ansible task) nobody can answer (a
-warning); any other script in the foreground may be run by hand at a terminal as well as from
-cron or CI (info).
+reads a variable CI sets) or cron runs (it lies in a cron folder, or its comments give its
+crontab line or say that cron runs it), or in a host file whose commands have no terminal (a
+workflow, a crontab, a unit, a Dockerfile, a container's command, an Ansible task) nobody can
+answer (a warning); any other script in the foreground may be run by hand at a terminal as well
+as from cron or CI (info).
 
 Not reported: ssh wrapped in `timeout` (the wait is bounded), an ssh that never connects
 (`-G`, `-V`, `-Q`, `-O`), options that quotecheck cannot read (a `$SSH_OPTS` word among them)
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.programs import CI_FOLDERS, CI_VARIABLES
+from quotecheck.programs import CI_FOLDERS, CI_VARIABLES, CRON_FOLDERS
 from quotecheck.rules._portability import (
     SshCall,
     connects,
@@ -64,8 +65,8 @@ def unattended(ctx: CheckContext, call: SshCall) -> str | None:
         return f"it runs on `{call.shell.where.removeprefix('remote:')}`, with no terminal"
     if is_script_file(ctx):
         # The same for every ssh of the input: read once.
-        return ctx.memo.get_or_compute("qc208-in-ci", ctx.trace, lambda: _in_ci(ctx)) \
-            or _IN_A_SCRIPT
+        return ctx.memo.get_or_compute("qc208-no-terminal", ctx.trace,
+                                       lambda: _in_ci(ctx) or _from_cron(ctx)) or _IN_A_SCRIPT
     return None
 
 
@@ -85,6 +86,25 @@ def _in_ci(ctx: CheckContext) -> str | None:
     m = _CI_READ.search(code)
     if m is not None:
         return f"it reads `${m.group(1)}`: a CI job, no terminal"
+    return None
+
+
+# A comment that gives the script's crontab line (`# */5 * * * * /opt/bin/sync.sh`) or says
+# that cron runs it (`# run from cron`, `# cron job`, `# add to crontab`).
+_CRON_COMMENT = lazy_compile(
+    r"(?im)^\s*#.*?(?:(?:^|\s)(?:[0-9*/,-]+\s+){4}[0-9*/,-]+\s+\S"
+    r"|\b(?:crontab|cron\s*job|(?:from|by|via|in|with)\s+cron)\b)")
+
+
+def _from_cron(ctx: CheckContext) -> str | None:
+    """Why the script is run by cron: it lies in a cron folder, or its comments say so."""
+    process = ctx.trace.root.process
+    path = process[1] if process and len(process) >= 2 else ""
+    folder = next((part for part in path.split("/")[:-1] if part in CRON_FOLDERS), None)
+    if folder is not None:
+        return f"it is in `{folder}/`: cron runs it, no terminal"
+    if _CRON_COMMENT.search(ctx.source):
+        return "its comments say that cron runs it: no terminal"
     return None
 
 

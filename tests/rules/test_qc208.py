@@ -152,6 +152,31 @@ def test_a_script_that_only_mentions_ci_stays_info(path: str, src: str) -> None:
     assert [d.severity for d in Finder(CODE, path=path).diagnostics(src)] == ["info"]
 
 
+@pytest.mark.parametrize("path, src, why", [
+    ("etc/cron.daily/backup", "#!/bin/sh\nssh db1 pg_dumpall > /srv/all.sql\n",
+     "it is in `cron.daily/`: cron runs it"),
+    ("backup.sh", "#!/bin/sh\n# 0 3 * * * /opt/backup.sh\nssh db1 pg_dumpall > /srv/a.sql\n",
+     "its comments say that cron runs it"),
+    ("sync.sh", "#!/bin/bash\n# Run from cron every hour.\nrsync -e ssh a b:\nssh b ls\n",
+     "its comments say that cron runs it"),
+    ("sync.sh", "#!/bin/bash\n# add this to the crontab of root\nssh b ls\n",
+     "its comments say that cron runs it"),
+])
+def test_a_script_that_cron_runs_is_a_warning(path: str, src: str, why: str) -> None:
+    [d] = Finder(CODE, path=path).diagnostics(src)
+    assert d.severity == "warning"
+    assert why in d.message.value("why")
+
+
+@pytest.mark.parametrize("path, src", [
+    ("sync.sh", "#!/bin/bash\n# usage: sync.sh HOST (needs cronie on the host)\nssh b ls\n"),
+    ("sync.sh", "#!/bin/bash\n# 3 nodes, 2 disks\nssh b ls\n"),
+    ("cron/setup.sh", "#!/bin/bash\nssh b ls\n"),  # a folder about cron, not run by it
+])
+def test_a_script_that_only_mentions_cron_stays_info(path: str, src: str) -> None:
+    assert [d.severity for d in Finder(CODE, path=path).diagnostics(src)] == ["info"]
+
+
 @pytest.mark.parametrize("line", [
     "ssh -l root -i ~/.ssh/id_deploy web1 uptime",  # a run-time value, of -i: still known
     'ssh -p "$PORT" -i "$KEY" web1 uptime',
