@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.crosslayer.decide import findings
-from quotecheck.rules.triggers import HANDOFFS
+from quotecheck.rules.triggers import Trigger
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -17,6 +17,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 
 RULE = Rule("QC104", "heredoc-expands-locally",
-            "An unquoted heredoc sends a script to an inner shell after expanding it locally",
+            "An unquoted heredoc sends or writes code for another shell after expanding it locally",
             "warning", check, fix="unsafe",
-            trigger=HANDOFFS)
+            # (a heredoc no shell reads now may still be code a later one runs)
+            trigger=Trigger(handoffs=True, text=("<<",)))

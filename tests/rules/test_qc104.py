@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from _support import CROSSLAYER, Finder, at, fixture_test
 from harness.shells import run_shell
@@ -180,3 +182,56 @@ def test_a_local_value_that_breaks_the_remote_code_is_qc103() -> None:
            if d.code == "QC103"]
     assert d.severity == "error" and "`$FILE` is `my file.txt` (line 1)" in d.text
     assert not d.fixes
+
+
+def _apply(src: str, d: object) -> str:
+    edit = d.fixes[0].edits[0]  # type: ignore[attr-defined]
+    return src[:edit.span[0]] + edit.text + src[edit.span[1]:]
+
+
+def test_a_written_script_that_sets_its_own_variable(tmp_path: Path) -> None:
+    """`cat > F <<EOF` runs no shell now; the body's `for f in` shows `$f` is the written
+    script's. Real bash writes the file, real sh runs it."""
+    out = tmp_path / "list.sh"
+    src = f"cat > {out} <<EOF\nfor f in a b; do echo $f; done\nEOF\n"
+    [d] = found(src)
+    assert d.severity == "error" and d.message.kind == "written-code-expanded-now"
+    assert src[d.span[0]:d.span[1]] == "$f" and "`for f in a b; do echo $f; done`" in d.text
+    run_shell("bash", src, None, timeout=10)
+    assert run_shell("sh", out.read_text(), None, timeout=10).stdout == "\n\n"
+    fixed = _apply(src, d)
+    assert not found(fixed)
+    run_shell("bash", fixed, None, timeout=10)
+    assert run_shell("sh", out.read_text(), None, timeout=10).stdout == "a\nb\n"
+
+
+def test_a_command_inside_the_written_scripts_own_if_runs_now(tmp_path: Path) -> None:
+    conf, out = tmp_path / "name", tmp_path / "set-name.sh"
+    src = (f"cat > {out} <<EOF\nif [ -f {conf} ]; then\n  name=$(cat {conf})\nfi\n"
+           'echo "name=\\$name"\nEOF\n')
+    [d] = found(src)
+    assert d.severity == "warning" and "`if` block" in d.text
+    run_shell("bash", src, None, timeout=10)  # written before the file exists, as at build time
+    conf.write_text("web-01\n")
+    assert run_shell("sh", out.read_text(), None, timeout=10).stdout == "name=\n"
+    run_shell("bash", src.replace("=$(", "=\\$("), None, timeout=10)  # the advice
+    assert run_shell("sh", out.read_text(), None, timeout=10).stdout == "name=web-01\n"
+
+
+@pytest.mark.parametrize("src", [
+    # a help text shown to the user: prose with "(if ...)", no code
+    "usage() {\ncat <<EOF\n$(tput bold)Usage$(tput sgr0): run (if none are given, all)\nEOF\n}\n",
+    # a value handed over into the written script, then read: the same value both times
+    'cat > env.sh <<EOF\nLOCATION="$LOCATION"\necho ${LOCATION}\nEOF\n',
+    # a value baked in at the top level on purpose
+    "cat > build-info.sh <<EOF\nBUILT=$(date +%F)\necho built $BUILT_BY\nEOF\n",
+    # the script sets it before: the local value is meant
+    "n=4\ncat > run.sh <<EOF\nn=$n\nfor i in 1; do echo $n; done\nEOF\n",
+    # a manifest with values of this shell, no code of its own
+    "kubectl apply -f - <<EOF\nimage: $IMAGE\nargs: [--workers, $(nproc)]\nEOF\n",
+    # the same name read in its own assignment: this shell's value extended
+    "cat > /etc/profile.d/x.sh <<EOF\nexport PATH=$PATH:/opt/x/bin\nEOF\n",
+    'x=$(cat <<EOF\nfor f in a; do echo $f; done\nEOF\n)\n',  # a value; what it becomes is unknown
+])
+def test_written_text_that_is_not_code_for_later(src: str) -> None:
+    assert not found(src)

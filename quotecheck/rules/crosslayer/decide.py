@@ -31,6 +31,7 @@ from quotecheck.rules.crosslayer.expansions import Code, Expansion, Landing, Res
 from quotecheck.rules.crosslayer.in_code import code_result, container_env_results
 from quotecheck.rules.crosslayer.in_heredoc import heredoc_result
 from quotecheck.rules.crosslayer.in_program import program_result
+from quotecheck.rules.crosslayer.in_written_text import written_text_result
 from quotecheck.rules.crosslayer.joined_words import joined_word_issue
 from quotecheck.rules.crosslayer.placeholders import placeholder_results
 from quotecheck.rules.crosslayer.sure_fixes import escape_is_sure
@@ -114,7 +115,9 @@ def judge(ctx: CheckContext, an: Analysis, exp: Expansion) -> Result | None:
         for land in landings(an, exp, shells):
             if land.layer.stdin_script:
                 return heredoc_result(ctx, an, exp, land, below)
-        return None
+        if any(x.stdin_script for x in shells):
+            return None  # a shell reads the body now, but not this part of it
+        return written_text_result(ctx, an, exp)
     # QC105: the text lands in a program (awk, sed, perl, jq, python).
     for layer in [exp.layer, *below]:
         for prog in an.programs(layer):
