@@ -310,6 +310,13 @@ class _Expander:
                     known = inner.value
         elif plain in MAKE_DEFINED:
             pass
+        elif not parenthesised and name.isspace():
+            # `$ ` (a sed address `3,$ p`, a prompt `"$ "`), a `$` before a tab, or one that
+            # ends a line of a .ONESHELL recipe: make reads a variable named by that blank,
+            # which no Makefile can set (`empty variable name`), and drops both characters.
+            # A shell would have kept the `$`: that is what was meant.
+            defined = False
+            known = ""
         elif (len(plain) == 1 and not parenthesised) or any(c.isspace() for c in plain.strip()):
             # `$H` of `$HOME`, `$0`, `$(date +%s)`: names nobody sets (a one-letter variable
             # is written `$(O)`, and may come from the command line or an included file), and

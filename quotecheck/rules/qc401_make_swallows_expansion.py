@@ -24,6 +24,12 @@ _SWALLOWED = Template(
 
 def _what(name: str, written: str, source: str, end: int) -> tuple[str, str]:
     """What the author most likely meant, and what make does instead."""
+    if written[1:].isspace():
+        blank = "a newline" if written[1:] == "\n" else \
+            "a tab" if written[1:] == "\t" else "a blank"
+        return (f"make reads the `$` and {blank} after it as a variable named by that "
+                "character, which no Makefile can set, and drops both: the program never "
+                "gets the `$` (a sed address `3,$`, an end-of-line anchor, a prompt).", "$")
     if written.startswith("$(") or written.startswith("${"):
         return (f"`{written}` is a reference to a make variable named `{name}`, which is not "
                 "set: the command does not run, its output is not there.", written)
@@ -49,7 +55,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         what, meant = _what(ref.name, ref.written, source, b)
         escaped = "$" + meant
         fix = Fix("Escape the `$` for make", (Edit((a, a), "$"),), "safe")
-        yield Finding((a, b), _SWALLOWED(written=ref.written, what=what, shell=meant,
+        written = ref.written.replace("\n", "\\n").replace("\t", "\\t")
+        yield Finding((a, b), _SWALLOWED(written=written, what=what, shell=meant,
                                          escaped=escaped),
                       ctx.trace.root, (), (fix,), "error")
 

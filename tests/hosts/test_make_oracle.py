@@ -84,6 +84,9 @@ CASES = [
     "p:\n\t@true\nq:\n\t@true\n",
     "define BODY\nline one\nendef\nall:\n\techo '$(BODY)'\n",
     "all:\n\tssh h 'echo $$USER; cd /tmp && ls'\n\tprintf '%s\\n' \"a  b\"\n",
+    # a `$` before a blank, a tab or (with .ONESHELL) a line's end: make drops both
+    "all:\n\tsed -e '3,$ s/^/# /' -e 's/a$\tb//' f\n",
+    ".ONESHELL:\nall:\n\tgrep 'ok$\n\t' f\n",
 ]
 
 

@@ -61,6 +61,35 @@ def test_references_make_can_resolve_are_not_reported(recipe: str) -> None:
     assert found(f"OUT = build\nall: a.c\n\t{recipe}\n") == []
 
 
+def test_a_dollar_before_a_blank_is_dropped_with_the_blank_and_the_fix_keeps_it(
+        tmp_path: Path) -> None:
+    # openfortivpn's install-config: make reads `$ ` as a variable named by the blank, so sed
+    # gets the address `3,s/^/# /` and stops; with `$$ ` real sed comments out lines 3 to the end.
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make")
+    makefile = "all:\n\tsed -i -e '3,$ s/^/# /' conf\n"
+    assert _shell_gets(makefile, tmp_path).strip() == "sed -i -e '3,s/^/# /' conf"
+    [(line, col, d)] = found(makefile)
+    assert (line, col, makefile[d.span[0]:d.span[1]], d.severity) == (2, 15, "$ ", "error")
+    (tmp_path / "conf").write_text("a\nb\nc\nd\n")
+    broken = subprocess.run([make, "-s"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=30, check=False)
+    assert broken.returncode != 0 and (tmp_path / "conf").read_text() == "a\nb\nc\nd\n"
+    fixed = fix_source(makefile, Options(host="make")).text
+    assert found(fixed) == []
+    (tmp_path / "Makefile").write_text(fixed)
+    subprocess.run([make, "-s"], cwd=tmp_path, capture_output=True, timeout=30, check=True)
+    assert (tmp_path / "conf").read_text() == "a\nb\n# c\n# d\n"
+
+
+def test_a_dollar_that_ends_a_oneshell_line_is_dropped_with_the_newline(tmp_path: Path) -> None:
+    makefile = ".ONESHELL:\nall:\n\tgrep -c 'ok$\n\t' f\n"
+    assert _shell_gets(makefile, tmp_path).strip() == "grep -c 'ok' f"
+    [(line, _col, d)] = found(makefile)
+    assert line == 3 and d.message.value("written") == "$\\n"
+
+
 def test_a_dollar_before_another_character_is_not_reported(tmp_path: Path) -> None:
     # `$\` in a sed pattern: make drops it (what remains still works here), and whether the
     # shell's `$` was meant is not clear: doubling it would hand sed `$\/`.
