@@ -208,6 +208,12 @@ gawk, original-awk and bwk-awk the one true awk)."""
 GREP_PROGRAMS: Final[tuple[str, ...]] = ("grep", "egrep", "fgrep")
 """GNU grep and its two fixed-syntax names (``egrep`` is ``grep -E``, ``fgrep`` is ``grep -F``)."""
 
+MACHINE_FACTS: Final[frozenset[str]] = frozenset({
+    "uname", "hostname", "whoami", "id", "arch", "nproc", "hostid", "lsb_release", "logname",
+    "getconf", "sw_vers", "hostnamectl"})
+"""Print a fact about the machine (or user) that runs them: its system, name, user, cores.
+Run on one machine to decide what another does, they answer for the wrong one."""
+
 WORD_PRINTERS: Final[frozenset[str]] = frozenset({"echo", "printf"})
 """Print their arguments: `eval echo "$x"` runs only to have the shell expand `$x`'s words."""
 

@@ -501,3 +501,66 @@ def test_a_value_of_the_pod_expanded_on_this_machine(tmp_path: Path, src: str, k
 ])
 def test_argv_values_meant_for_this_side(src: str) -> None:
     assert not [d for d in found(src) if d.code == "QC101"]
+
+
+def _with_stub_ssh(tmp_path: Path, script: str, cwd: Path) -> str:
+    """`ssh HOST WORDS...` a stub that does what sshd does with the words: joins them with
+    blanks and runs the string with `sh -c` (here, on this machine, from the home directory)."""
+    stub = tmp_path / "bin" / "ssh"
+    stub.parent.mkdir(exist_ok=True)
+    stub.write_text('#!/bin/sh\nshift\ncd "$HOME" && exec sh -c "$*"\n')
+    stub.chmod(0o755)
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=10, check=True).stdout
+
+
+@pytest.mark.parametrize("src", [
+    "ssh h \"cd /tmp && sed -n 's#^#$(pwd) #p' /etc/hostname\"",  # single-quoted there
+    'ssh h "cd /tmp; echo \\"$PWD\\""',
+])
+def test_this_directory_read_after_the_inner_cd(tmp_path: Path, src: str) -> None:
+    [d] = [x for x in found(src) if x.code == "QC101"]
+    assert d.message.kind == "directory-before-cd" and d.severity == "warning"
+    here = tmp_path / "here"
+    here.mkdir()
+    assert _with_stub_ssh(tmp_path, src, here).split()[0] == str(here)  # not /tmp
+    token = src[d.span[0]:d.span[1]]
+    if "single quotes" in d.text:  # the advice: out of the inner single quotes
+        assert "`'...'\"\\$(pwd)\"'...'`" in d.text
+        fixed = src.replace(token, "'\\\"\\" + token + "\\\"'")
+    else:
+        fixed = src.replace(token, "\\" + token)
+    assert _with_stub_ssh(tmp_path, fixed, here).split()[0] == "/tmp"
+    assert not [x for x in found(fixed) if x.code == "QC101"]
+
+
+def test_a_fact_of_this_machine_tested_by_the_remote_if(tmp_path: Path) -> None:
+    src = 'ssh h "if [ \\"$(id -un)\\" = nobody-here ]; then echo remote-user; fi"'
+    [d] = [x for x in found(src) if x.code == "QC101"]
+    assert d.message.kind == "machine-fact-tested-here" and "the `if` of" in d.text
+    # what the remote shell gets: this machine's answer, pasted in
+    stub = tmp_path / "bin" / "ssh"
+    stub.parent.mkdir()
+    record = tmp_path / "argv"
+    stub.write_text(f'#!/bin/sh\nshift\nprintf "%s" "$*" > {record}\n')
+    stub.chmod(0o755)
+    subprocess.run(["bash", "-c", src], env={"PATH": f"{stub.parent}:/usr/bin:/bin"},
+                   check=True, timeout=10)
+    me = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True).stdout.strip()
+    assert record.read_text().startswith(f'if [ "{me}" = nobody-here ]')
+    fixed = src.replace("$(id", "\\$(id")
+    subprocess.run(["bash", "-c", fixed], env={"PATH": f"{stub.parent}:/usr/bin:/bin"},
+                   check=True, timeout=10)
+    assert record.read_text().startswith('if [ "$(id -un)" = nobody-here ]')
+    assert not [x for x in found(fixed) if x.code == "QC101"]
+
+
+@pytest.mark.parametrize("src", [
+    'ssh h "cd \\"$(pwd)\\" && make"',  # the cd's own argument: this directory, mirrored
+    'ssh h "echo built on \\"$(hostname)\\""',  # a value, not a test
+    'sh -c "if [ \\"$(uname)\\" = Linux ]; then ps; fi"',  # the same machine
+    'ssh h "tar czf /tmp/b.tgz -C \\"$PWD\\" ."',
+])
+def test_this_machines_facts_sent_as_values(src: str) -> None:
+    assert not [x for x in found(src) if x.code == "QC101"]

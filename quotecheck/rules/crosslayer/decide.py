@@ -26,9 +26,10 @@ from collections.abc import Iterator
 
 from quotecheck.layers.model import Layer
 from quotecheck.rules.api import CheckContext, Finding
+from quotecheck.rules.crosslayer.advice import outer_label
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Code, Expansion, Landing, Result, expansions_of
-from quotecheck.rules.crosslayer.in_code import code_result, container_env_results
+from quotecheck.rules.crosslayer.in_code import code_result, container_env_results, decided_here
 from quotecheck.rules.crosslayer.in_heredoc import heredoc_result
 from quotecheck.rules.crosslayer.in_program import program_result
 from quotecheck.rules.crosslayer.in_written_text import written_text_result
@@ -118,14 +119,17 @@ def judge(ctx: CheckContext, an: Analysis, exp: Expansion) -> Result | None:
         if any(x.stdin_script for x in shells):
             return None  # a shell reads the body now, but not this part of it
         return written_text_result(ctx, an, exp)
+    lands = landings(an, exp, shells)
     # QC105: the text lands in a program (awk, sed, perl, jq, python).
     for layer in [exp.layer, *below]:
         for prog in an.programs(layer):
             if prog.view is not None and layer is exp.layer and prog.view is not exp.view:
                 continue
             if any(s in prog.sources for s in exp.sources):
-                return program_result(ctx, an, exp, prog)
-    lands = landings(an, exp, shells)
+                found = program_result(ctx, an, exp, prog)
+                if found is None and lands:  # `cd d && sed "s#x#$(pwd)#"` sent on
+                    found = decided_here(ctx, an, exp, lands[0], outer_label(exp))
+                return found
     if not lands or joined_word_issue(an, exp):
         return None
     damage = next((land for land in lands if land.unquoted), None)

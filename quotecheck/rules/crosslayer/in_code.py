@@ -8,9 +8,11 @@ from bisect import bisect_right
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.handoff_types import ExecHandoff
 from quotecheck.layers.model import Layer, Trace
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.programs import (
     CONTAINER_RUNNERS,
+    MACHINE_FACTS,
     TASK_LAUNCHERS,
     TASK_VARIABLES,
     WORD_PRINTERS,
@@ -183,6 +185,10 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
             task = _task_variable(ctx, exp, where, sets, snippet, local, inner, set_here)
             if task is not None:
                 return task
+            if name == "PWD" and not sets and not set_here:
+                decided = decided_here(ctx, an, exp, first, local)
+                if decided is not None:
+                    return decided
             if damage is None:
                 return None
             if (not sets and not set_here and name in ENVIRONMENT_NAMES and env_differs
@@ -196,7 +202,12 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
             return _qc103(ctx, an, exp, damage, snippet)
         return None
     if kind in ("command", "backtick"):
-        if part_is_quoted_output(exp.part, exp.script) or damage is None:
+        if part_is_quoted_output(exp.part, exp.script):
+            return None
+        decided = decided_here(ctx, an, exp, first, local)
+        if decided is not None:
+            return decided
+        if damage is None:
             return None
         if damage.command_word:
             return None  # generated code: `eval "$(ssh-agent -s)"`, `ssh h "$(declare -f f)"`
@@ -551,6 +562,79 @@ def _task_launcher(layer: Layer) -> str | None:
     return None
 
 
+_MACHINE_FACT_TESTED_HERE = Template(
+    "machine-fact-tested-here",
+    "`{shown}` runs on this machine ({local}), so the `{test}` of {inner} tests this "
+    "machine, not its own",
+    "the branch {inner} takes is decided here, with this machine's answer pasted into "
+    "`{snippet}`. Write `\\{text}` so that the command runs where the test is made.",
+    ";")
+_DIRECTORY_BEFORE_CD = Template(
+    "directory-before-cd",
+    "`{shown}` is this shell's directory, expanded by {local} before {inner} runs its `cd`",
+    "`{snippet}` gets the directory this script is in, not the one {inner} has just changed "
+    "to. {advice}",
+    ";")
+_INNER_CD = lazy_compile(r"(?:^|[;&|(\n]|\bthen|\bdo)\s*cd\s+\S")
+_SEPARATOR = lazy_compile(r"[;&|\n]")
+
+
+def _cd_before(text: str, at: int) -> bool:
+    """A `cd` command of the text ends before offset ``at`` (not the `cd` whose argument
+    ``at`` is in)."""
+    return any(_SEPARATOR.search(text, m.end(), at) for m in _INNER_CD.finditer(text, 0, at))
+
+
+def decided_here(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
+                  local: str) -> Result | None:
+    """A fact of this machine read where another shell decides with it, in any quoting: a
+    `$(uname)` in the condition of an inner `if` on another machine, or `$(pwd)`/`$PWD`
+    after the inner script's own `cd`."""
+    words = (substitution_words(exp.script, exp.part) if exp.name is None else None) or []
+    program = basename(words[0]) if words else ""
+    pwd = exp.name == "PWD" or (program == "pwd" and len(words) == 1)
+    if not pwd and program not in MACHINE_FACTS:
+        return None
+    for layer in [first.layer, *(x for x in an.subtree([first.layer.id])
+                                 if x.kind == "shell" and x is not first.layer)]:
+        if exp.sources[0] not in an.chars(layer):
+            continue
+        inner = describe(ctx.trace, layer)
+        snippet = line_around(layer, exp.sources)
+        at = next((i for i in (text_index(layer, s) for s in exp.sources) if i is not None),
+                  None)
+        if at is None:
+            continue
+        if pwd and _cd_before(layer.text or "", at):
+            quoted = an.chars(layer)[exp.sources[0]].quoting == "single"
+            advice = (f"There it sits in single quotes, where no shell expands it: close them "
+                      f"around it, `'...'\"\\{exp.text}\"'...'`, so that {inner} expands it "
+                      "after the `cd`." if quoted else
+                      f"Write `\\{exp.text}` so that it is expanded after the `cd`.")
+            msg = _DIRECTORY_BEFORE_CD(shown=exp.shown, local=local, inner=inner,
+                                       snippet=snippet, advice=advice)
+        elif not pwd and environment_differs(ctx.trace, exp.layer, layer) and \
+                (test := _condition(ctx, layer, at)) is not None:
+            msg = _MACHINE_FACT_TESTED_HERE(shown=exp.shown, local=local, test=test,
+                                            inner=inner, snippet=snippet, text=exp.text)
+        else:
+            continue
+        return Result("QC101", Finding(exp.span, msg, layer, (), (), "warning"))
+    return None
+
+
+def _condition(ctx: CheckContext, where: Layer, at: int) -> str | None:
+    """`if`, `while` or `until` when offset ``at`` of ``where``'s text is in such a
+    condition."""
+    starts, spans = ctx.memo.get_or_compute("conditions", where, lambda: _conditions(where))
+    k = bisect_right(starts, at) - 1
+    while k >= 0:
+        if at < spans[k][0][1]:
+            return spans[k][1]
+        k -= 1
+    return None
+
+
 def _loop_condition(ctx: CheckContext, where: Layer, exp: Expansion) -> str | None:
     """`while` or `until` when ``exp`` landed in the condition of such a loop of ``where``'s
     script: a test meant to be made again on every round."""
@@ -558,7 +642,7 @@ def _loop_condition(ctx: CheckContext, where: Layer, exp: Expansion) -> str | No
     if at is None:
         return None
     starts, spans = ctx.memo.get_or_compute("loop-conditions", where,
-                                            lambda: _loop_conditions(where))
+                                            lambda: _conditions(where, ("while", "until")))
     # The last condition starting at or before it (conditions do not overlap but by nesting,
     # and a loop inside another loop's condition is not written).
     k = bisect_right(starts, at) - 1
@@ -567,12 +651,14 @@ def _loop_condition(ctx: CheckContext, where: Layer, exp: Expansion) -> str | No
     return None
 
 
-def _loop_conditions(where: Layer) -> tuple[list[int], list[tuple[tuple[int, int], str]]]:
-    """The conditions of ``where``'s while/until loops by start (read once per layer)."""
+def _conditions(where: Layer, kinds: tuple[str, ...] = ("if", "while", "until")
+                ) -> tuple[list[int], list[tuple[tuple[int, int], str]]]:
+    """The conditions of ``where``'s compounds of these kinds by start (read once per
+    layer)."""
     if where.script is None:
         return [], []
     spans = sorted((part.span, node.kind) for node in iter_nodes(where.script.body)
-                   if isinstance(node, Compound) and node.kind in ("while", "until")
+                   if isinstance(node, Compound) and node.kind in kinds
                    for role, part in node.parts if role == "condition")
     return [span[0] for span, _ in spans], spans
 
