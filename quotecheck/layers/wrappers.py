@@ -89,6 +89,9 @@ WRAPPERS: dict[str, WrapperSpec] = {
            long_values="kill-after signal"),
         operands_before=1,
     ),
+    # timelimit(1) (Debian and FreeBSD): [-pq] [-S killsig] [-s warnsig] [-T killtime]
+    # [-t warntime] command [arguments].
+    "timelimit": WrapperSpec(_g("pq", "SsTt")),
     # coreutils nice(1): -n N / --adjustment=N, and the obsolete -N (verified).
     "nice": WrapperSpec(_g("", "n", long_values="adjustment", numeric=True)),
     # util-linux setsid(1): -c -f -w.

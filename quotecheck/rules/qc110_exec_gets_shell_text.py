@@ -96,12 +96,49 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if h.placeholder and h.placeholder in arg.value:
                 continue
             kind = _problem(arg)
+            if kind is None and not arg.dynamic and arg.value in _STUBBED:
+                yield _stubbed(ctx, layer, view, h, index, arg)
+                continue
             if kind is None:
                 continue
             if kind == "builtin" and h.wrapper == "time" and view.values[0] == "time" \
                     and layer.dialect != "sh":
                 continue  # bash's `time` keyword times builtins too
             yield _finding(ctx, layer, view, h, index, arg, kind)
+
+
+# Builtins that some systems also ship as programs that work: RHEL's bash package and macOS
+# have /usr/bin/command, a script that runs the builtin; Debian, Ubuntu and Alpine have none.
+_STUBBED = frozenset({"command"})
+_RUNS_BUILTIN_AS_PROGRAM = Template(
+    "runs-builtin-as-program",
+    "{wrapper} runs {code} with execve(), but {code} is a shell builtin",
+    "Debian, Ubuntu and Alpine have no program by that name, so {wrapper2} fails with status "
+    "127 and {rest} never runs; only systems that ship a stub script for it (RHEL, macOS) run "
+    "it. {instead}.")
+
+
+def _stubbed(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ExecHandoff,
+             index: int, arg: Arg) -> Finding:
+    wrapper = h.wrapper if not h.action else f"{h.wrapper} {h.action}"
+    after = view.values[index + 1] if index + 1 < len(view.values) else ""
+    if after and not after.startswith("-"):
+        rest = code(after)
+        instead = (f"{h.wrapper} already runs a program without a shell: drop {code(arg.value)}, "
+                   + code(" ".join(_raw(view, i) for i in range(len(view.argv)) if i != index),
+                          120))
+    else:  # `command -v x`: the builtin's own work, which needs a shell
+        rest = "the command"
+        words = [_raw(view, i) for i in range(index, len(view.argv))]
+        shell = " ".join([*(_raw(view, i) for i in range(index)), "sh", "-c",
+                          sh_quote(" ".join(words))])
+        instead = f"Give it to a shell: {code(shell, 120)}"
+    target = next((x for x in descendants(ctx, view) if x.kind == "exec"), layer)
+    return Finding(arg_span(ctx, layer, view, arg),
+                   _RUNS_BUILTIN_AS_PROGRAM(wrapper=wrapper, code=code(arg.value),
+                                            wrapper2=h.wrapper, rest=rest,
+                                            instead=instead),
+                   target, severity="warning")
 
 
 _YAML_HOSTS = frozenset({"compose", "kubernetes", "ansible", "github-actions"})

@@ -174,22 +174,10 @@ _REDIRECT_STAYS_LOCAL = Template(
 
 def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
                       hs: list[ho.Handoff]) -> Iterator[Finding]:
-    values = view.values
-    for h in hs:
-        if isinstance(h, ho.SshHandoff) and h.command and not h.no_command:
-            remote = h.sends(values)
-            dest = values[h.destination] if h.destination is not None else "the host"
-            head = " ".join(values[: h.command[0]])
-            hint_ok = True
-            break
-        if isinstance(h, ho.ExecHandoff) and h.wrapper in CONTAINER_RUNNERS and h.words:
-            remote = " ".join(values[i] for i in h.words)
-            dest = "the container"
-            head = " ".join(values[: h.words[0]])
-            hint_ok = False
-            break
-    else:
+    sent = _sent_text(view, hs)
+    if sent is None:
         return
+    remote, dest, head, hint_ok, key = sent
     for r in view.command.redirects:
         target = _target(r)
         if target is None or r.op not in _OUTPUT_OPS or r.fd == 0:
@@ -197,6 +185,9 @@ def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
         if target.startswith(_FREE_PATHS) or target in ("/dev/null",):
             continue
         evidence = _evidence(target, remote)
+        if evidence is None and key is not None and target.startswith("/") and \
+                "$" not in target:
+            evidence = _used_there(ctx, layer, view, key, target, dest)
         severity: Severity = "warning"
         if evidence is None:
             if not hint_ok or not target.startswith("/"):
@@ -205,7 +196,9 @@ def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
             evidence = "make sure this machine is where it should be written"
         written = _redirect_text(view, r)
         span = script_span(view, *r.span) or view.source_span or (0, 0)
-        inside = code(f"{head} {sh_quote(remote + ' ' + written)}", 160)
+        # (a container runs an argv: the text needs a shell there)
+        shell = "" if hint_ok else "sh -c "
+        inside = code(f"{head} {shell}{sh_quote(remote + ' ' + written)}", 160)
         yield Finding(
             span,
             _REDIRECT_STAYS_LOCAL(code=code(written), where_label=where_label(layer),
@@ -213,6 +206,52 @@ def _remote_redirects(ctx: CheckContext, layer: Layer, view: CommandView,
             layer,
             severity=severity,
         )
+
+
+def _sent_text(view: CommandView, hs: list[ho.Handoff]
+               ) -> tuple[str, str, str, bool, tuple[str, str] | None] | None:
+    """What the command sends to another machine or a container: (the text, how messages name
+    the other side, the words before the text, whether a bare absolute path deserves a hint,
+    a key naming the other side when it is written as a constant)."""
+    values = view.values
+    for h in hs:
+        if isinstance(h, ho.SshHandoff) and h.command and not h.no_command:
+            dest = values[h.destination] if h.destination is not None else "the host"
+            return (h.sends(values), dest, " ".join(values[: h.command[0]]), True,
+                    _key(view, "ssh", h.destination))
+        if isinstance(h, ho.ExecHandoff) and h.wrapper in CONTAINER_RUNNERS and h.words:
+            return (" ".join(values[i] for i in h.words), "the container",
+                    " ".join(values[: h.words[0]]), False, _key(view, h.wrapper, h.target))
+    return None
+
+
+def _key(view: CommandView, kind: str, index: int | None) -> tuple[str, str] | None:
+    """The other side as written (`web1`, `"$container"`): the same word on another command
+    names the same host or container."""
+    if index is None or not 0 <= index < len(view.argv):
+        return None
+    arg = view.argv[index]
+    return (kind, arg.word.raw if arg.word is not None else arg.value)
+
+
+def _used_there(ctx: CheckContext, layer: Layer, view: CommandView, key: tuple[str, str],
+                target: str, dest: str) -> str | None:
+    """Evidence from another command of the script that sends text to the same side and names
+    the path or its directory there (`docker exec c mkdir -p /data` before `docker exec c
+    echo x > /data/f`)."""
+    for other in layer.commands:
+        if other is view or not other.handoffs:
+            continue
+        sent = _sent_text(other, list(other.handoffs))
+        if sent is None or sent[4] != key:
+            continue
+        parent = posixpath.dirname(target.rstrip("/"))
+        names = [target] + ([parent] if parent not in _COMMON_DIRS and parent != "/" else [])
+        if any(re.search(r"(?<![\w/.-])" + re.escape(n) + r"(?![\w.-])", sent[0])
+               for n in names):
+            line = ctx.source.count("\n", 0, (other.source_span or (0, 0))[0]) + 1
+            return f"the script uses that path on {dest} too (line {line})"
+    return None
 
 
 def _evidence(target: str, remote: str) -> str | None:

@@ -102,3 +102,24 @@ def test_real_sudo_s_runs_one_word_as_a_command_name() -> None:
     res = subprocess.run(["sudo", "-n", "-s", "echo hi && echo there"], capture_output=True,
                          text=True, timeout=20, check=False)
     assert res.returncode == 127 and "command not found" in res.stderr and res.stdout == ""
+
+
+def test_a_wrapper_given_the_command_builtin(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`command` is a builtin; Debian has no program of that name, so timeout fails with 127."""
+    if shutil.which("command") is None:
+        assert status("timeout", "5", "command", "true") == 127
+    [(_, col, d)] = found("timeout 60 command claude -p x")
+    assert col == 12 and d.severity == "warning"
+    assert "`timeout 60 claude -p x`" in d.text
+    assert status("timeout", "5", "true") == 0  # the advice runs
+    [(_, _, d)] = found("timeout 5 command -v ls")
+    assert "`timeout 5 sh -c 'command -v ls'`" in d.text
+    assert subprocess.run(["timeout", "5", "sh", "-c", "command -v ls"], capture_output=True,
+                          timeout=10).returncode == 0
+    assert found("command timeout 5 ls") == []  # the shell's own builtin runs timeout
+
+
+def test_timelimit_is_an_exec_wrapper() -> None:
+    [(_, col, d)] = found("timelimit -q -s 9 -t 1 -T 2 cd /srv")
+    assert col == 29 and "builtin" in d.text
+    assert found("timelimit -t 60 make -C /srv") == []

@@ -111,3 +111,36 @@ def test_must_not_fire_on_correct_code() -> None:
                                  "docker exec c > /x"])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     found(src)
+
+
+@pytest.mark.parametrize("src", [
+    'c=db\ndocker exec "$c" mkdir -p /dbdata\ndocker exec "$c" echo x > /dbdata/marker',
+    "ssh web1 mkdir -p /srv/app\nssh web1 'date' > /srv/app/deployed-at",
+])
+def test_a_path_the_script_uses_on_the_other_side(src: str) -> None:
+    last = src.count("\n") + 1
+    [d] = [d for line, _, d in found(src) if line == last]
+    assert d.severity == "warning" and "the script uses that path on" in d.text
+    assert "(line " in d.message.value("evidence")
+
+
+def test_the_same_path_on_another_container_is_no_evidence() -> None:
+    src = "docker exec a mkdir -p /dbdata\ndocker exec b echo x > /dbdata/marker"
+    assert [d.severity for _, _, d in found(src)] == []
+
+
+def test_a_container_redirect_opens_the_file_on_the_host(tmp_path: Path) -> None:
+    """A stub `docker` stands in for the container: the shell opens the target before it runs
+    docker, so the file is made (or fails) on this machine."""
+    stub = tmp_path / "bin" / "docker"
+    stub.parent.mkdir()
+    stub.write_text("#!/bin/sh\nshift 2\nexec \"$@\"\n")
+    stub.chmod(0o755)
+    out = tmp_path / "marker"
+    r = subprocess.run(["bash", "-c", f"docker exec c echo x > {tmp_path}/nodir/marker"],
+                       env={"PATH": f"{stub.parent}:/usr/bin:/bin"}, capture_output=True,
+                       text=True, timeout=10)
+    assert r.returncode != 0 and "No such file or directory" in r.stderr
+    subprocess.run(["bash", "-c", f"docker exec c echo x > {out}"],
+                   env={"PATH": f"{stub.parent}:/usr/bin:/bin"}, check=True, timeout=10)
+    assert out.read_text() == "x\n"  # written here, by this shell
