@@ -413,3 +413,19 @@ def test_a_fix_never_takes_a_status_read_away(reader: str, claim: str, joined: s
 def test_a_chmod_of_a_file_the_script_just_wrote(src: str, severity: str) -> None:
     [(_, _, d)] = found(src)
     assert d.severity == severity, src
+
+
+@pytest.mark.parametrize("claim", ["Volume backuped", "backed up", "saved to /backup",
+                                   "restored", "migrated", "published v1.2"])
+def test_success_claimed_in_other_words(claim: str, tmp_path: Path) -> None:
+    """A failing step (a `docker` stub that fails) and the claim printed anyway."""
+    src = (f"docker run --rm -v /srv:/backup ubuntu tar cf /backup/v.tar /data\n"
+           f'echo "{claim}"\n')
+    [(_, _, d)] = found(src)
+    assert d.severity == "warning" and claim.split()[0] in d.text
+    stub = tmp_path / "docker"
+    stub.write_text("#!/bin/sh\nexit 1\n")
+    stub.chmod(0o755)
+    out = subprocess.run(["bash", "-c", src], capture_output=True, text=True, timeout=10,
+                         env={"PATH": f"{tmp_path}:/usr/bin:/bin"}).stdout
+    assert out == f"{claim}\n"  # printed although the backup failed

@@ -11,7 +11,9 @@ from quotecheck.lazy_regex import lazy_compile
 SUCCESS_WORDS = lazy_compile(
     r"\b(done|ok|okay|success|successful|successfully|succeeded|killed|stopped|started|"
     r"confirmed|complete|completed|deployed|launched|restarted|finished|installed|"
-    r"updated|uploaded|created|passed|ready|running|alive)\b|✓|✔",
+    r"updated|uploaded|created|passed|ready|running|alive|"
+    r"backed up|backuped|saved|copied|synced|synchronized|restored|migrated|published|"
+    r"released|built|downloaded|extracted|archived|mounted|pushed|applied|configured)\b|✓|✔",
     re.IGNORECASE,
 )
 NEGATIVE_WORDS = lazy_compile(
