@@ -289,7 +289,7 @@ def _first_unchecked(ctx: CheckContext, trace: Trace, where: Locator,
                               also=also, one_line_escaped=one_line_escaped(step, 40)))
     span = view.source_span or (0, 0)
     return Finding(span, msg, layer, fixes=_stop_fixes(ctx, layer, [v for v, _ in found]),
-                   severity="info" if shown else _severity(layer))
+                   severity="info" if shown else _severity(ctx, layer))
 
 
 def _stop_fixes(ctx: CheckContext, layer: Layer, views: list[CommandView]) -> tuple[Fix, ...]:
@@ -355,7 +355,7 @@ def _failure_reported_as_success(ctx: CheckContext, trace: Trace, where: Locator
     msg = (_REPORTS_FAILED_THEN_SCRIPT(message=message, at=at, check_text=check_text,
                                        status_sink=_status_sink(trace, layer)))
     return Finding(view.source_span or (0, 0), msg, layer, fixes=_exit_fix(ctx, layer, last),
-                   severity=_severity(layer))
+                   severity=_severity(ctx, layer))
 
 
 def _exit_fix(ctx: CheckContext, layer: Layer, node: Node) -> tuple[Fix, ...]:
@@ -402,14 +402,26 @@ def _tee(ctx: CheckContext, trace: Trace, layer: Layer) -> Iterator[Finding]:
                                  why=why)
         span = (first_view.source_span if first_view is not None and first_view.source_span
                 else view.source_span) or (0, 0)
-        yield Finding(span, msg, layer, severity=_severity(layer))
+        yield Finding(span, msg, layer, severity=_severity(ctx, layer))
 
 
-def _severity(layer: Layer) -> Severity:
-    """A warning where the script runs on another machine (ssh, a container): its failure is
-    seen only as the last status that comes back. On this machine (`sh -c`, `| tee`) info: on
-    the precision corpus 1 of 5 judged such findings was worth the fix."""
-    return "info" if layer.where == "local" else "warning"
+# Host formats that act on the status of the script they run: make stops, a build or a CI step
+# fails, Ansible fails the task, systemd and a container's restart policy see a failed service.
+_STATUS_READERS = frozenset({"make", "dockerfile", "github-actions", "ansible", "systemd",
+                             "compose", "kubernetes"})
+
+
+def _severity(ctx: CheckContext, layer: Layer) -> Severity:
+    """A warning where the status that comes back is all anybody sees of the failure: the
+    script runs on another machine (ssh, a container), or a host file that acts on its status
+    runs it (a recipe, a RUN, a CI step). On this machine otherwise (`sh -c`, `| tee` in a
+    script) info: whoever runs it sees the failure's own message."""
+    if layer.where != "local":
+        return "warning"
+    parent = ctx.layers[layer.parent] if layer.parent is not None else None
+    if parent is not None and parent.kind == "host" and parent.format in _STATUS_READERS:
+        return "warning"
+    return "info"
 
 
 def _first_text(script: Script, node: Node) -> str:

@@ -213,3 +213,35 @@ def test_a_best_effort_script_whose_status_is_dropped() -> None:
     src = 'ssh -o BatchMode=yes -o ConnectTimeout=5 h "cd /srv/app; git pull; make" || true\n'
     assert found(src) == []
     assert found(src.replace(" || true", " || echo 'update failed' >&2"))
+
+
+@pytest.mark.parametrize("path, src, fails", [
+    # make stops at a failed recipe line; `| tee` hands it tee's success instead
+    ("Makefile", "SHELL := /bin/bash\nall:\n\tfalse |& tee build.log\n\techo next step\n",
+     ["make", "-s", "-f", "Makefile"]),
+])
+def test_a_host_that_acts_on_the_status_makes_it_a_warning(path: str, src: str,
+                                                           fails: list[str],
+                                                           tmp_path: Path) -> None:
+    [d] = Finder(CODE, path=path, severity="info", host="make").diagnostics(src)
+    assert d.severity == "warning"
+    (tmp_path / path).write_text(src)
+    r = subprocess.run(fails, cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "next step" in r.stdout  # make never saw the failure
+    fixed = src.replace("SHELL := /bin/bash\n",
+                        "SHELL := /bin/bash\n.SHELLFLAGS := -o pipefail -c\n")
+    (tmp_path / path).write_text(fixed)
+    r = subprocess.run(fails, cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "next step" not in r.stdout
+    assert not Finder(CODE, path=path, severity="info", host="make").diagnostics(fixed)
+
+
+def test_a_dockerfile_run_script_is_a_warning() -> None:
+    src = ("FROM debian\nRUN <<EOF\ncd /opt/app\ncurl -fsSLo app.tgz https://example.org/a.tgz\n"
+           "tar xzf app.tgz\nEOF\n")
+    [d] = Finder(CODE, path="Dockerfile", severity="info", host="dockerfile").diagnostics(src)
+    assert d.severity == "warning"
+    # a script run on this machine, by hand: info
+    [d] = Finder(CODE, path="x.sh", severity="info").diagnostics(
+        "sh -c 'cd /opt/app; tar xzf app.tgz; ./install'")
+    assert d.severity == "info"
