@@ -53,6 +53,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     _LOOPBACK.fullmatch(w.value) for w in node.words[1:])
                 for word in words:
                     yield from _scan(ctx, layer, script, word, reported, loopback)
+    yield from _host_argv(ctx, reported)
 
 
 # The settings this rule reads, lower-cased: a text naming neither has nothing to scan.
@@ -137,18 +138,51 @@ _KNOWN_HOSTS_DISCARDED = Template(
 
 def _finding(ctx: CheckContext, layer: Layer, script: Script, offsets: Sequence[int],
              m: re.Match[str], what: str, span: tuple[int, int]) -> Finding:
+    v0 = script.origin[offsets[m.start(1)]]
+    v1 = script.origin[offsets[m.end(1) - 1]]
+    return _setting_finding(ctx, layer, m, what, span, v0, v1)
+
+
+def _setting_finding(ctx: CheckContext, layer: Layer, m: re.Match[str], what: str,
+                     span: tuple[int, int], v0: int | None, v1: int | None) -> Finding:
+    """The finding for setting ``m``, whose value (`no`, `/dev/null`) stands at ``v0..v1`` of
+    the source when known."""
     setting = m.group(0)
     fixes: tuple[Fix, ...] = ()
     if what == "strict":
         message = (_CHECKING_OFF(setting=setting))
-        v0 = script.origin[offsets[m.start(1)]]
-        v1 = script.origin[offsets[m.end(1) - 1]]
         if v0 is not None and v1 is not None and ctx.source[v0:v1 + 1] == m.group(1):
             fixes = (Fix("use StrictHostKeyChecking=accept-new",
                          (Edit((v0, v1 + 1), "accept-new"),), "unsafe"),)
     else:
         message = (_KNOWN_HOSTS_DISCARDED(setting=setting))
     return Finding(span, message, layer, fixes=fixes)
+
+
+def _host_argv(ctx: CheckContext, reported: set[int]) -> Iterator[Finding]:
+    """The settings in an argv a host file runs without a shell (`subprocess.run(["ssh", "-o",
+    "StrictHostKeyChecking=no", ...])`), where no shell layer holds them."""
+    for layer in ctx.layers:
+        if layer.kind != "exec" or layer.parent is None or \
+                ctx.layers[layer.parent].kind != "host":
+            continue
+        loopback = any(_LOOPBACK.fullmatch(a.value) for a in layer.argv[1:] if not a.dynamic)
+        for arg in layer.argv:
+            for pattern, what in ((_STRICT, "strict"), (_KNOWN, "known")):
+                for m in pattern.finditer(arg.value):
+                    if any(a < m.end() and m.start() < b for a, b in arg.dynamic_ranges) or \
+                            len(arg.offsets) < m.end():
+                        continue
+                    start, end = arg.offsets[m.start()], arg.offsets[m.end() - 1]
+                    if start is None or end is None or start in reported:
+                        continue
+                    reported.add(start)
+                    finding = _setting_finding(ctx, layer, m, what, (start, end + 1),
+                                               arg.offsets[m.start(1)], arg.offsets[m.end(1) - 1])
+                    if loopback:
+                        finding = replace(finding, severity="info", message=finding.message.noted(
+                            "the host is this machine (loopback): no one sits in between"))
+                    yield finding
 
 
 RULE = Rule("QC301", "host-key-checking-off",

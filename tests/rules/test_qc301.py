@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from _support import Finder
+
+from quotecheck.checker import Options, check_source
+from quotecheck.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "fixtures" / "dflash" / "restart.sh"
@@ -150,3 +154,25 @@ def test_a_host_block_holds_only_for_its_hosts(tmp_path: Path) -> None:
 
     assert strict("node1") == "false"
     assert strict("gpu1") != "false"
+
+
+def test_in_an_argv_a_python_file_runs(tmp_path: Path) -> None:
+    """No shell holds the setting: it is one element of the argv subprocess.run gets."""
+    src = ('import subprocess\nFLAGS = ["-o", "StrictHostKeyChecking=no", "-o", "BatchMode=yes"]\n'
+           'subprocess.run(["ssh", *FLAGS, "web1", "uptime"], check=True)\n')
+    result = check_source(src, Options(select=[CODE], host="python"), path="deploy.py")
+    [d] = result.diagnostics
+    assert d.severity == "warning" and src[d.span[0]:d.span[1]] == "StrictHostKeyChecking=no"
+    path = tmp_path / "deploy.py"
+    path.write_text(src)
+    assert main(["fix", "--write", "--unsafe-fixes", "--no-config", str(path)]) in (0, 1)
+    fixed = path.read_text()
+    flags = ast.literal_eval(fixed.split("FLAGS = ", 1)[1].split("\n", 1)[0])
+    assert flags == ["-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes"]
+    again = check_source(fixed, Options(select=[CODE], host="python"), path="deploy.py")
+    assert not again.diagnostics
+    local = ('import subprocess\n'
+             'subprocess.run(["ssh", "-o", "StrictHostKeyChecking=no", "localhost", "true"])\n')
+    [d] = check_source(local, Options(select=[CODE], severity="info", host="python"),
+                       path="t.py").diagnostics
+    assert d.severity == "info"
