@@ -223,6 +223,13 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str,
         if dynamic:
             msg = msg.extended(" (The pattern comes from a variable: this holds whenever its value "
                     "matches itself, as a plain name does.)")
+        late = _late_exclusion(sel, view)
+        if late is not None:
+            what, flag = late
+            printed = "the count" if flag == "-c" else "the matched text"
+            msg = msg.extended(f" `{what}` comes after `{tool} {flag}`, so it filters {printed}, "
+                               "not the process lines: put it first (`... | grep -v grep | "
+                               "wc -l`).")
         ere = _as_ere(pattern, flt.syntax)
         icase = " -i" if flt.regex.flags & re.IGNORECASE else ""
         pgrep = (f"`pgrep -f{icase} {shlex.quote(ere)}`" if ere is not None
@@ -241,6 +248,26 @@ def _self_match(ctx: CheckContext, layer: Layer, sel: Selector, use: str,
         span = (arg.source_span if arg is not None and arg.source_span is not None
                 else view.source_span or (0, 0))
         return Finding(span, msg, layer)
+    return None
+
+
+def _late_exclusion(sel: Selector, view: CommandView) -> tuple[str, str] | None:
+    """A `grep -v ...` after ``view`` when ``view`` counts (`-c`) or prints only the matched
+    text (`-o`): it reads that output, so it cannot drop grep's own line (its text, shown, and
+    the flag)."""
+    eff = view.effective
+    call = parse_grep(eff.values, eff.start) if eff is not None and \
+        eff.name in GREP_PROGRAMS else None
+    if call is None or not (call.count or call.only_matching):
+        return None
+    k = next((i for i, v in enumerate(sel.views) if v is view), None)
+    for later in sel.views[k + 1:] if k is not None else ():
+        leff = later.effective
+        if leff is None or leff.name not in GREP_PROGRAMS:
+            continue
+        lcall = parse_grep(leff.values, leff.start)
+        if lcall is not None and lcall.invert:
+            return one_line_escaped(" ".join(leff.argv), 30), "-c" if call.count else "-o"
     return None
 
 

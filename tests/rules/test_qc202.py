@@ -40,6 +40,27 @@ def test_grep_counts_itself_and_the_bracket_does_not() -> None:
     assert found(f"pgrep -c -f {marker}") == []
 
 
+def test_grep_v_grep_after_the_count_filters_the_number() -> None:
+    """aircrack-ng/aircrack-ng#1733 (airmon-ng): `grep -c P | grep -v grep` counts grep's own
+    line first; the `grep -v grep` after it reads the number, which holds no `grep`."""
+    marker = "qc202_count_marker_nobody_runs"
+    late = f"ps -ef | grep -c '{marker}\\|{marker}_b' | grep -v grep\n"
+    first = f"ps -ef | grep '{marker}\\|{marker}_b' | grep -v grep | wc -l\n"
+    assert max(int(run_stdin_script(late)) for _ in range(5)) >= 1
+    assert run_stdin_script(first) == "0"
+    for src, pos in [
+        (f'n=$(ps -ef | grep -c "{marker}" | grep -v grep)', (1, 22)),
+        ('P="wpa_cli\\|dhclient"\nn="$(ps -ef | grep -c "$P" | grep -v grep)"', (2, 23)),
+        ("ps aux | grep -o 'myapp [0-9]*' | grep -v grep | wc -l", (1, 18)),
+        ("if ps aux | grep --count myapp | grep -qv grep; then echo up; fi", (1, 26)),
+    ]:
+        hits = found(src)
+        assert [(line, col) for line, col, _ in hits] == [pos], src
+        assert "comes after `grep -" in hits[0][2].text, src
+    assert found(first.strip()) == []
+    assert found(f"ps -ef | grep -v grep | grep -c {marker}") == []
+
+
 @pytest.mark.parametrize(("src", "pos", "words"), [
     ("ps aux | grep nginx | wc -l", (1, 15), "one too high"),
     ("ps aux | grep -c nginx", (1, 18), "one too high"),

@@ -265,6 +265,10 @@ def extend_selector(sel: Selector, view: CommandView) -> bool:
                 sel.uncertain = True
             sel.filters.append(flt)
         sel.views.append(view)
+        if call.count or call.only_matching:
+            # `grep -c P` prints a number and `grep -o P` the matched text, not the process
+            # lines: a later `grep -v grep` filters that output, not the process list.
+            sel.transformed = True
         return True
     if name in AWK_PROGRAMS:
         h = eff.handoff

@@ -63,6 +63,7 @@ class GrepCall(FrozenRecord):
     quiet: bool
     reads_stdin: bool  # no file operands (or `-`)
     from_file: bool  # -f FILE: patterns unknown
+    only_matching: bool = False  # -o: prints the matched parts, not the lines
 
     def regex(self) -> re.Pattern[str]:
         if self.from_file or not self.patterns:
@@ -80,14 +81,15 @@ def parse_grep(values: Sequence[str], start: int = 0) -> GrepCall | None:
     sc = scan(values, GREP_GRAMMAR, start + 1)
     patterns: list[str] = []
     indices: list[int] = []
-    flags = {"i": False, "v": False, "w": False, "x": False, "c": False, "q": False}
+    flags = {"i": False, "v": False, "w": False, "x": False, "c": False, "q": False,
+             "o": False}
     from_file = False
     long_map = {"--extended-regexp": "-E", "--fixed-strings": "-F", "--basic-regexp": "-G",
                 "--perl-regexp": "-P", "--ignore-case": "-i", "--invert-match": "-v",
                 "--word-regexp": "-w", "--line-regexp": "-x", "--count": "-c",
                 "--quiet": "-q", "--silent": "-q", "--regexp": "-e", "--file": "-f",
                 "--no-ignore-case": "+i", "--files-with-matches": "-l",
-                "--files-without-match": "-L"}
+                "--files-without-match": "-L", "--only-matching": "-o"}
     for opt in sc.options:
         o = long_map.get(opt.name, opt.name)
         if o == "-E":
@@ -102,7 +104,7 @@ def parse_grep(values: Sequence[str], start: int = 0) -> GrepCall | None:
             flags["i"] = True
         elif o == "+i":
             flags["i"] = False
-        elif o in ("-v", "-w", "-x", "-c", "-q"):
+        elif o in ("-v", "-w", "-x", "-c", "-q", "-o"):
             flags[o[1]] = True
         elif o in ("-l", "-L"):
             flags["q"] = True
@@ -120,7 +122,8 @@ def parse_grep(values: Sequence[str], start: int = 0) -> GrepCall | None:
         operands = operands[1:]
     reads_stdin = not operands or all(values[i] == "-" for i in operands)
     return GrepCall(tuple(patterns), tuple(indices), syntax, flags["i"], flags["v"],
-                    flags["w"], flags["x"], flags["c"], flags["q"], reads_stdin, from_file)
+                    flags["w"], flags["x"], flags["c"], flags["q"], reads_stdin, from_file,
+                    flags["o"])
 
 
 class PgrepCall(FrozenRecord):
