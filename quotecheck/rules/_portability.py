@@ -261,8 +261,10 @@ class SshCall(Record):
         self.remote = remote
 
 
-def ssh_calls(ctx: CheckContext) -> list[SshCall]:
-    """Every ssh command of the trace whose argv quotecheck could classify."""
+def ssh_calls(ctx: CheckContext, hosts: bool = False) -> list[SshCall]:
+    """Every ssh command of the trace whose argv quotecheck could classify; with ``hosts``
+    also those a host file runs as an argv, with no shell (`subprocess.run(["ssh", ...])`),
+    whose ``shell`` is then the host file's layer."""
     out: list[SshCall] = []
     layers = ctx.layers
     shells_under: dict[int, Layer] = {}
@@ -284,7 +286,8 @@ def ssh_calls(ctx: CheckContext) -> list[SshCall]:
             shell = p
         else:
             shell = parent
-        if shell is None or shell.kind != "shell" or not argv:
+        if shell is None or shell.kind not in (("shell", "host") if hosts else ("shell",)) \
+                or not argv:
             continue
         found = layer.handoff
         if not isinstance(found, ho.SshHandoff):

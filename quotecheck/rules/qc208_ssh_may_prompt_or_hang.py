@@ -4,12 +4,13 @@
 or the ssh command runs in the background (`&`: a background job that reads the terminal is
 stopped by SIGTTIN), or it runs on a remote machine (inside another ssh's remote command). A
 command typed at a prompt is left alone: its user sees a prompt and can answer or press Ctrl-C.
-In the background, on a remote machine, in a script that CI runs (it lies in a CI folder or
-reads a variable CI sets) or cron runs (it lies in a cron folder, or its comments give its
-crontab line or say that cron runs it), or in a host file whose commands have no terminal (a
-workflow, a crontab, a unit, a Dockerfile, a container's command, an Ansible task) nobody can
-answer (a warning); any other script in the foreground may be run by hand at a terminal as well
-as from cron or CI (info).
+In the background, on a remote machine, in a script that CI runs (it lies in a CI folder,
+reads a variable CI sets, or its comments say so) or cron runs (it lies in a cron folder, or
+its comments give its crontab line or say that cron runs it), or in a host file whose commands
+have no terminal (a workflow, a crontab, a unit, a Dockerfile, a container's command, an
+Ansible task) nobody can answer (a warning); so too where the ssh itself says so with
+`BatchMode=yes` and only the timeout is missing. Any other script in the foreground may be run
+by hand at a terminal as well as from cron or CI (info).
 
 Not reported: ssh wrapped in `timeout` (the wait is bounded), an ssh that never connects
 (`-G`, `-V`, `-Q`, `-O`), options that quotecheck cannot read (a `$SSH_OPTS` word among them)
@@ -63,6 +64,9 @@ def unattended(ctx: CheckContext, call: SshCall) -> str | None:
         return f"it runs in {_UNATTENDED_HOSTS[root.format]}, with no terminal"
     if call.shell.where != "local":
         return f"it runs on `{call.shell.where.removeprefix('remote:')}`, with no terminal"
+    if batch_mode(call):
+        # (only the timeout is missing: the author has said nobody answers this ssh)
+        return "its `BatchMode=yes` says that nobody is there to answer"
     if is_script_file(ctx):
         # The same for every ssh of the input: read once.
         return ctx.memo.get_or_compute("qc208-no-terminal", ctx.trace,
@@ -70,6 +74,13 @@ def unattended(ctx: CheckContext, call: SshCall) -> str | None:
     return None
 
 
+_CI_NAMES = r"(?:CI|Travis|Jenkins|GitLab(?:\s+CI)?|GitHub\s+Actions|CircleCI|Buildkite|Drone)"
+# A comment that says CI runs the script: a CI hook or job, or a Travis hook's name.
+_CI_COMMENT = lazy_compile(
+    r"(?im)^\s*#.*?(?:\b(?:run|runs|called|invoked)\s+(?:by|from|in|on)\s+(?:the\s+)?"
+    + _CI_NAMES + r"\b|\b" + _CI_NAMES + r"\s+(?:hook|job|step|stage)\b"
+    r"|\b(?:after_success|after_failure|before_install|before_script|after_script|"
+    r"before_deploy|after_deploy)\b)")
 _CI_READ = lazy_compile(r"\$\{?(" + "|".join(sorted(CI_VARIABLES)) + r")\b")
 
 
@@ -86,6 +97,8 @@ def _in_ci(ctx: CheckContext) -> str | None:
     m = _CI_READ.search(code)
     if m is not None:
         return f"it reads `${m.group(1)}`: a CI job, no terminal"
+    if _CI_COMMENT.search(ctx.source):
+        return "its comments say that CI runs it: no terminal"
     return None
 
 
@@ -109,7 +122,7 @@ def _from_cron(ctx: CheckContext) -> str | None:
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    for call in ssh_calls(ctx):
+    for call in ssh_calls(ctx, hosts=True):
         if not connects(call) or options_unknown(call) or "timeout" in call.wrappers:
             continue
         if call.option("-F"):
@@ -156,7 +169,9 @@ def _finding(ctx: CheckContext, call: SshCall, why: str, missing: list[str]) -> 
     message = (_MAY_PROMPT_OR_HANG(missing=shown, why=why, risks='; '.join(risks), options=options))
     fixes: tuple[Fix, ...] = ()
     span = call.word.source_span
-    if span is not None and ctx.source[span[0]:span[1]] == call.word.value:
+    # (in a host file's argv the word is a string of its language: no shell words to add)
+    if span is not None and ctx.source[span[0]:span[1]] == call.word.value and \
+            call.shell.kind == "shell":
         fixes = (Fix(f"add `{options}`", (Edit((span[1], span[1]), " " + options),),
                      "unsafe"),)
     # Sure: in the background or on another machine nobody can answer. A script may just as

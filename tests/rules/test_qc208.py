@@ -208,3 +208,28 @@ def test_a_host_file_whose_commands_have_no_terminal(format: str, src: str, who:
     [d] = [x for x in check_source(src, Options(host=format, severity="info")).diagnostics
            if x.code == CODE]
     assert d.severity == "warning" and who in d.text
+
+
+def test_batch_mode_says_nobody_answers_so_a_missing_timeout_is_a_warning() -> None:
+    [d] = Finder(CODE, path="check.sh").diagnostics(
+        "#!/bin/bash\nfor h in r1 r2; do ssh -o BatchMode=yes \"root@$h\" uptime; done\n")
+    assert d.severity == "warning" and d.message.value("why").startswith("its `BatchMode=yes`")
+    assert d.message.value("missing") == "`ConnectTimeout`"
+
+
+def test_an_ssh_argv_a_python_file_runs() -> None:
+    src = ('import subprocess\nSSH = ["ssh", "-oBatchMode=yes"]\n'
+           'subprocess.run(SSH + ["web1", "uptime"])\n')
+    [d] = Finder(CODE, host="python").diagnostics(src)
+    assert d.severity == "warning" and src[d.span[0]:d.span[1]] == "ssh"
+    assert d.fixes == ()  # a Python string: no shell words to add there
+    assert not Finder(CODE, host="python").diagnostics(
+        src.replace('"-oBatchMode=yes"', '"-oBatchMode=yes", "-oConnectTimeout=5"'))
+
+
+@pytest.mark.parametrize("comment", ["# CI after_success hook: list the release",
+                                     "# Runs on Travis after each merge",
+                                     "# Jenkins job: nightly sync"])
+def test_a_script_whose_comments_say_ci_runs_it(comment: str) -> None:
+    [d] = Finder(CODE, path="hook.sh").diagnostics(f"#!/bin/bash\n{comment}\nssh web1 ls\n")
+    assert d.severity == "warning" and "CI runs it" in d.message.value("why")
