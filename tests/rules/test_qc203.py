@@ -35,6 +35,9 @@ CASES: list[tuple[str, bool, bool]] = [
     ("exec > /dev/null 2>&1; sleep 4 &", False, False),
     ("sleep 4 > /dev/null 2>&1 & wait", True, True),  # waits on purpose: not reported
     ("cd /tmp && sleep 4 > /dev/null 2>&1 &", True, False),
+    # the recall set's accepted fixes b012/b014 (each stream redirected, after `cd ... &&`)
+    ("cd /tmp && nohup sleep 4 > /dev/null 2> /dev/null < /dev/null &", True, False),
+    ("cd /tmp && nohup sleep 4 < /dev/null > /dev/null 2>&1 &", True, False),
     ("cd /tmp && exec sleep 4 > /dev/null 2>&1 &", False, False),
     ("( sleep 4 > /dev/null 2>&1 ) &", False, False),
     ("( cd /tmp; sleep 4 > /dev/null 2>&1 ) &", True, False),
