@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from quotecheck.layers import handoff_types as ho
+from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import basename
 from quotecheck.rules._host_layers import launched as _launched
@@ -42,13 +43,36 @@ _ADVICE = {
                   "must have one), or let the program write its output itself.",
     "ansible": "The `command` module runs no shell: use `ansible.builtin.shell` for pipes, "
                "redirections and sequences (with each value `{{ x | quote }}`).",
+    "compose": "Give the text to a shell: `command: [\"sh\", \"-c\", \"a && b\"]` (`$$` for "
+               "each `$` the shell should see), after the wrapper if one runs the program "
+               "(`dockerize -wait tcp://db:5432 sh -c \"a && b\"`).",
     "systemd": "For output to a file use `StandardOutput=append:/path` "
                "(`StandardError=` likewise); for a pipe or a sequence, "
                "`ExecStart=/bin/sh -c '...'`.",
 }
 
+_ANY_PROGRAM = (" (Which program takes these words is not known here, but any one gets "
+                "`{word}` as one of its arguments: a shell's `-c` takes only the first word "
+                "as its script, the rest as `$0`, `$1`...)")
+
 _WHAT = {"|": "the pipe", "||": "the `||`", "&&": "the `&&`", ";": "the second command",
          "&": "the background job"}
+
+
+def argument_layer(ctx: CheckContext, view: CommandView, arg: Arg) -> tuple[Layer, str]:
+    """The layer a finding on an argument word of a host's argv launch stands on, and what to
+    add to its message.
+
+    Where the program that takes the words is a guess (Compose's `command:` goes to an
+    image's ENTRYPOINT that the file does not show), a word after the first is still one
+    argument of whatever program it is: an exec-form ENTRYPOINT gets it as one, and a shell's
+    `-c` reads only the first word as code. A finding about such a word does not stand on
+    the guess: it is put on the host's own layer and says so."""
+    root = ctx.trace.root
+    layer = _launched(ctx, view) or ctx.layers[root.id]
+    if layer.uncertain is None or not view.argv or arg is view.argv[0]:
+        return layer, ""
+    return ctx.layers[root.id], _ANY_PROGRAM.format(word=arg.value)
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -70,10 +94,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             api = next((x.via for x in ctx.layers if x.opened_by is view and x.via), "the call")
             what = _WHAT.get(arg.value, "the redirection")
-            yield Finding(arg.source_span,
-                          _NOT_A_SHELL(word=arg.value, program=f"`{program}`", api=api,
-                                       what=what, advice=_ADVICE.get(root.format or "", "")),
-                          _launched(ctx, view) or ctx.layers[root.id])
+            layer, note = argument_layer(ctx, view, arg)
+            message = _NOT_A_SHELL(word=arg.value, program=f"`{program}`", api=api,
+                                   what=what, advice=_ADVICE.get(root.format or "", ""))
+            yield Finding(arg.source_span, message.extended(note) if note else message, layer)
             break  # one per call: the rest follows from the first
 
 

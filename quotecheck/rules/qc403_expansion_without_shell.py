@@ -35,6 +35,7 @@ from quotecheck.programs import (
 )
 from quotecheck.rules._host_layers import launched as _launched
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.qc402_syntax_without_shell import argument_layer
 from quotecheck.rules.triggers import Trigger
 
 # What a shell would expand: `$NAME`, `${...}`, `$(...)`, backticks; `~` starting a word.
@@ -63,6 +64,9 @@ _ADVICE = {
                "`/bin/sh -c '...'`.",
     "ansible": "The `command` module runs no shell (it puts in only `$NAME`, `${NAME}` and a "
                "leading `~`): use `ansible.builtin.shell`, or put the value in with Jinja.",
+    "compose": "Compose turns `$$NAME` into `$NAME` and no shell in the container expands "
+               "it: run the command through a shell (`command: sh -c 'app \"$$NAME\"'`), or "
+               "write `$NAME` for Compose's own value where that is the one meant.",
     "kubernetes": "The kubelet expands `$(NAME)` for a variable of the container's `env:`, "
                   "not `$NAME` or `${NAME}`: write `$(NAME)`, or run the command through "
                   "`[\"sh\", \"-c\", \"...\"]`.",
@@ -155,10 +159,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             what = ("the command's text, not its output" if m is not None and
                     m.group().startswith(("$(", "`")) else
                     "not the home directory" if m is None else "the name, not the value")
-            yield Finding(arg.source_span,
-                          _NOT_EXPANDED(program=f"`{program}`", shown=shown, api=api,
-                                        what=what, advice=_ADVICE.get(root.format or "", "")),
-                          layer)
+            where, note = argument_layer(ctx, view, arg) if index > start else (layer, "")
+            message = _NOT_EXPANDED(program=f"`{program}`", shown=shown, api=api, what=what,
+                                    advice=_ADVICE.get(root.format or "", ""))
+            yield Finding(arg.source_span, message.extended(note) if note else message, where)
             break  # one per launch
 
 

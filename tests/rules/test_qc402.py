@@ -3,6 +3,7 @@ argument (a stub program records its argv)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -48,3 +49,31 @@ def test_operators_in_argv_lists(call: str) -> None:
 ])
 def test_no_finding_where_something_parses_them(call: str) -> None:
     assert found(f"import os, subprocess\nx = input()\n{call}\n") == []
+
+
+compose = Finder(CODE, host="compose")
+
+
+def _compose(command: str) -> str:
+    return f"services:\n  api:\n    image: graphile/migrate\n    command: {command}\n"
+
+
+def test_compose_words_after_the_first_are_arguments_whatever_the_entrypoint(
+        tmp_path: Path) -> None:
+    # dockerize#73: `command: dockerize -wait tcp://db:5432 migrate && serve --watch`. The
+    # image's ENTRYPOINT, which the file does not show, gets the words as its arguments: an
+    # exec-form one (a stub here) gets `&&` as one of them, and a shell's -c (real dash) runs
+    # only the first word as its script; neither starts `serve`.
+    words = ["dockerize", "-wait", "tcp://db:5432", "migrate", "&&", "serve", "--watch"]
+    stubs = StubDir(tmp_path, names=["dockerize", "serve"])
+    subprocess.run(words, env=stubs.env(), timeout=30, check=True)
+    assert stubs.records() == [words]
+    dash = shutil.which("dash")
+    if dash is not None:
+        subprocess.run([dash, "-c", *words], env=stubs.env(), timeout=30, check=True)
+        assert stubs.records() == [words, ["dockerize"]]
+    [(line, col, d)] = compose(_compose(" ".join(words)))
+    assert (line, col, d.severity) == (4, 52, "warning")
+    assert "any one gets `&&` as one of its arguments" in d.message.explanation
+    assert compose(_compose('dockerize -wait tcp://db:5432 sh -c "migrate && serve"')) == []
+

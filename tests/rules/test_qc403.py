@@ -147,3 +147,11 @@ def test_the_words_after_the_dash_c_string_are_not_expanded(tmp_path: Path) -> N
     assert line == 9 and d.message.value("shown") == "$HOME"
     assert kubernetes(POD.format(
         body='      command: ["sh", "-c", "tar czf \\"$HOME/b.tgz\\" /d"]\n')) == []
+
+
+def test_compose_argument_words_are_not_expanded_whatever_the_entrypoint() -> None:
+    # (`$$OUT` reaches the container as `$OUT`; with no `entrypoint:` the image's ENTRYPOINT
+    # takes the words, and gets this one as an argument all the same)
+    [(line, col, d)] = compose('services:\n  a:\n    image: x\n    command: app --out $$OUT\n')
+    assert (line, col, d.severity) == (4, 24, "warning")
+    assert "any one gets `$OUT`" in d.message.explanation
