@@ -12,7 +12,8 @@ a way that matters (`true`, `:`, `exit 0`, `echo ...`, `uptime`, `hostname`, `un
 `date`): that is how to test a connection, and any failure is ssh's own; ssh without a remote
 command; ssh in the background; `ssh h cmd || true` (the status is dropped: nothing is
 decided on it); a decision whose failure branch treats both kinds of failure alike
-(`_failures_alike`).
+(`_failures_alike`), and `ssh h cmd && next` whose remote command is no yes/no answer: any
+failure skips the next step alike.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ def _failures_alike(call: SshCall, how: str, node: Node | None, view: CommandVie
             last[0] == "kill" and "-0" in last):
         return False
     branch: Node | None = None
+    if how == "&&" and not negated:
+        return True  # `ssh h 'restart app' && echo restarted`: any failure skips it alike
     if how == "if" and isinstance(node, Compound):
         roles = [r for r, _ in node.parts]
         if negated:
@@ -87,7 +90,7 @@ def _failures_alike(call: SshCall, how: str, node: Node | None, view: CommandVie
             branch = next(p for r, p in node.parts if r == "else")
         else:
             return True  # `if ssh ...; then ...; fi`: any failure leads past it alike
-    elif how == "||" and isinstance(node, CommandList) and not negated:
+    elif isinstance(node, CommandList) and (how == "||") != negated:  # (`! ssh ... && x`)
         index = next((k for k, c in enumerate(node.items)
                       if c is view.command or _contains(c, view.command)), None)
         if index is not None and index + 1 < len(node.items):

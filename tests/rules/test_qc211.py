@@ -54,14 +54,14 @@ def test_255_means_three_things(remote: SshServer, stubs: StubDir) -> None:
 
 
 @pytest.mark.parametrize(("src", "kind"), [
-    ('ssh h "systemctl restart app" && echo ok', "`&&`"),
+    ("ssh h test -f /etc/app.conf && echo present", "`&&`"),
     ("ssh h ./deploy.sh || echo unreachable", "`||`"),
     ("if ssh h test -f /etc/app.conf; then echo yes; fi", "`if`"),
     ("if ! ssh h 'test -x ./check'; then echo missing; fi", "`if`"),
     ("if out=$(ssh h grep -c err /var/log/x); then echo \"$out\"; fi", "`if`"),
     ("{ ssh h ./x; } || echo 'cannot connect to h'", "`||`"),
-    ("(ssh h ./y) && echo ok", "`&&`"),
-    ("ssh h a; ssh h b && echo ok", "`&&`"),
+    ("(ssh h 'grep -q ready /run/state') && echo ok", "`&&`"),
+    ("ssh h a; ssh h 'pgrep -x app' && echo running", "`&&`"),
 ])
 def test_branch_on_ssh_status(src: str, kind: str) -> None:
     [(_, _, d)] = found(src)
@@ -118,7 +118,7 @@ def test_not_reported(src: str) -> None:
 
 def test_exit_with_a_code_is_not_a_probe() -> None:
     assert len(found("ssh h 'exit 3' || echo unreachable")) == 1
-    assert len(found("ssh h 'echo a; rm -rf /tmp/x' && echo ok")) == 1
+    assert len(found("ssh h 'echo a; test -d /tmp/x' && echo ok")) == 1
 
 
 @pytest.mark.parametrize("src", [
@@ -129,6 +129,10 @@ def test_exit_with_a_code_is_not_a_probe() -> None:
     "if ! ssh h 'systemctl restart app'; then echo 'restart failed' >&2; exit 1; fi",
     "ssh h ./deploy.sh || { echo 'deploy failed' >&2; exit 1; }",
     "if ssh h ./deploy.sh; then echo deployed; else echo 'deploy failed'; fi",
+    # `&&` runs the next step on success only: any failure skips it alike
+    'ssh h "systemctl restart app" && echo ok',
+    "ssh h 'echo a; rm -rf /tmp/x' && echo ok",
+    "ssh h ./migrate && ssh h ./restart",
     "if out=$(ssh h cat /etc/x); then echo \"$out\"; fi",
 ])
 def test_failures_that_end_alike_are_not_reported(src: str) -> None:
