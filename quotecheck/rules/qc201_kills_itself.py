@@ -16,6 +16,7 @@ from quotecheck.diagnostics import Fix, Related, Severity
 from quotecheck.layers.model import CommandView, Layer, Trace
 from quotecheck.parsing.tree import Node
 from quotecheck.programs import PROCESS_KILLERS
+from quotecheck.records import Record
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
@@ -30,9 +31,10 @@ from quotecheck.rules.runtime.processes import (
     shell_program,
 )
 from quotecheck.rules.runtime.script_index import script_index
-from quotecheck.rules.runtime.selectors import Match
+from quotecheck.rules.runtime.selectors import Match, Selector
 from quotecheck.rules.runtime.toolcalls import exit_status_for
 from quotecheck.rules.runtime.unevaluated import NotEvaluated, Report
+from quotecheck.rules.runtime.word_values import WordValues, word_values
 from quotecheck.rules.triggers import Trigger
 
 
@@ -125,23 +127,59 @@ def _analyse(ctx: CheckContext) -> tuple[list[Finding], list[Report]]:
                 continue
             candidates = running_processes(trace, layer, site.killer, site.replaceable,
                                            site.item)
-            hits: list[tuple[Candidate, Match]] = []
-            for cand in candidates:
-                if sel.pgrep is not None and sel.pgrep.ignore_ancestors:
-                    continue
-                try:
-                    m = sel.match(cand.argv, blocked_ranges(cand.layer, cand.argv))
-                except NotEvaluated as exc:
-                    seen = sel.line_of(cand.argv)
-                    whose = "process name" if seen is not None and seen[1] < 0 else "command line"
-                    reports.extend(Report(what, f"the {whose} of {_who(trace, cand.layer)}",
-                                          "QC201", layer) for what in exc.whats)
-                    continue
-                if m is not None:
-                    hits.append((cand, m))
-            if hits:
-                findings.append(_finding(ctx, trace, where, layer, site, hits))
+            if not sel.open_words:
+                hits = _hits(trace, layer, sel, candidates, reports)
+                if hits:
+                    findings.append(_finding(ctx, trace, where, layer, site, hits))
+                continue
+            # `pkill -f "$p"`: with each value the script gives `$p`.
+            if len(sel.open_words) != 1:
+                continue
+            view, index = sel.open_words[0]
+            known = word_values(ctx, layer, view, index)
+            if known is None:
+                continue
+            matching = [(v, h) for v in known.values
+                        if (h := _hits(trace, layer, sel.with_value(v), candidates, reports))]
+            if not matching:
+                continue
+            value, hits = matching[0]
+            findings.append(_finding(ctx, trace, where, layer, site, hits,
+                                     _Values(known, value, len(matching))))
     return findings, reports
+
+
+class _Values(Record):
+    """The values of the pattern word a finding was computed with."""
+
+    known: WordValues
+    value: str  # the first value that matches
+    matching: int  # how many of the values match
+
+    @property
+    def every(self) -> bool:
+        """The kill hits the shell whichever value it runs with, or runs with each in turn."""
+        return self.known.each or self.matching == len(self.known.values)
+
+
+def _hits(trace: Trace, layer: Layer, sel: Selector, candidates: list[Candidate],
+          reports: list[Report]) -> list[tuple[Candidate, Match]]:
+    """The candidate shells ``sel`` matches (patterns not matched are reported for QC002)."""
+    hits: list[tuple[Candidate, Match]] = []
+    for cand in candidates:
+        if sel.pgrep is not None and sel.pgrep.ignore_ancestors:
+            continue
+        try:
+            m = sel.match(cand.argv, blocked_ranges(cand.layer, cand.argv))
+        except NotEvaluated as exc:
+            seen = sel.line_of(cand.argv)
+            whose = "process name" if seen is not None and seen[1] < 0 else "command line"
+            reports.extend(Report(what, f"the {whose} of {_who(trace, cand.layer)}",
+                                  "QC201", layer) for what in exc.whats)
+            continue
+        if m is not None:
+            hits.append((cand, m))
+    return hits
 
 
 # What the pattern matches and why, then the consequence of the signal and what to do instead
@@ -150,7 +188,8 @@ _MATCHES_ITSELF = Template("matches-itself", "{what} matches {who}", "{evidence}
 
 
 def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
-             site: KillSite, hits: list[tuple[Candidate, Match]]) -> Finding:
+             site: KillSite, hits: list[tuple[Candidate, Match]],
+             known: _Values | None = None) -> Finding:
     sel = site.selector
     cand, m = hits[0]
     flt = m.filter
@@ -178,6 +217,8 @@ def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
         "its own command line holds the script, and "
         f"the pattern finds `{one_line_escaped(m.text, 50)}`{matched_at} in {line}."
     ]
+    if known is not None:
+        parts.insert(0, _values_said(ctx, where, layer, known))
     if flt.tool == "grep" and "[" in flt.pattern and "]" in flt.pattern:
         parts.append("The `[x]` bracket only keeps grep from matching its own command line.")
     for other, om in hits[1:]:
@@ -235,13 +276,32 @@ def _finding(ctx: CheckContext, trace: Trace, where: Locator, layer: Layer,
         site.killer.source_span or (0, 0))
     if arg is None or arg.source_span is None:
         span = flt.view.source_span or span
-    severity: Severity | None = "warning" if (cand.alive == "depends" or sel.partial) else None
+    severity: Severity | None = "warning" if (cand.alive == "depends" or sel.partial or (
+        known is not None and not known.every)) else None
     message = _MATCHES_ITSELF(
         what=what, who=_who(trace, cand.layer), evidence=" ".join(parts), signal=signal,
         others=", ".join(_who(trace, other.layer) for other, _ in hits[1:]),
         holds=cand.note if cand.alive == "depends" else "")
     return Finding(span, message, layer, tuple(related), severity=severity,
                    fixes=_fixes_for(ctx, layer, hits))
+
+
+def _values_said(ctx: CheckContext, where: Locator, layer: Layer, known: _Values) -> str:
+    """Where the pattern's value comes from, as a lead-in: "`$p` takes each of ... in turn
+    (the `for` loop at 2:5); with `validator.sh`,"."""
+    k = known.known
+    shown = ", ".join(f"`{one_line_escaped(v, 30)}`" for v in k.values[:4])
+    more = " ..." if len(k.values) > 4 else ""
+    value = f"`{one_line_escaped(known.value, 30)}`"
+    if k.each and k.loop_at is not None:
+        at = where.at(ctx.span_in_source(layer, k.loop_at, k.loop_at + 1)[0])
+        if len(k.values) == 1:
+            return f"`{k.shown}` is {value} (the `for` loop at {at}):"
+        return (f"`{k.shown}` takes each of {shown}{more} in turn (the `for` loop at {at}); "
+                f"with {value},")
+    if known.every:
+        return f"`{k.shown}` is one of {shown}{more}, and with each of them"
+    return f"`{k.shown}` is one of {shown}{more}, set by the script; when it is {value},"
 
 
 def _fixes_for(ctx: CheckContext, layer: Layer, hits: list[tuple[Candidate, Match]]

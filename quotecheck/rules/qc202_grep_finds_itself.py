@@ -25,10 +25,11 @@ from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.cmdline import render_cmdline
 from quotecheck.rules.runtime.killsites import loop_kill
-from quotecheck.rules.runtime.processes import blocked_ranges, running_processes
+from quotecheck.rules.runtime.processes import Candidate, blocked_ranges, running_processes
 from quotecheck.rules.runtime.regex import UnsupportedPattern, can_match_quickly, translate
 from quotecheck.rules.runtime.selectors import (
     Filter,
+    Match,
     Selector,
     selector_from_stages,
     selector_start,
@@ -36,6 +37,7 @@ from quotecheck.rules.runtime.selectors import (
 from quotecheck.rules.runtime.slots import local_chain, views_by_command
 from quotecheck.rules.runtime.toolcalls import parse_grep
 from quotecheck.rules.runtime.unevaluated import NotEvaluated, Report
+from quotecheck.rules.runtime.word_values import word_values
 from quotecheck.rules.triggers import Trigger
 
 _KINDS = (*GREP_PROGRAMS, *AWK_PROGRAMS)
@@ -155,11 +157,19 @@ def _pgrep_tests(ctx: CheckContext, layer: Layer) -> Iterator[Finding]:
         sel = selector_start(view)
         if sel is None or sel.uncertain or sel.pgrep is None or sel.pgrep.ignore_ancestors:
             continue
-        for cand in running_processes(ctx.trace, layer, view, False, view.command):
-            try:
-                m = sel.match(cand.argv, blocked_ranges(cand.layer, cand.argv))
-            except NotEvaluated:
+        procs = running_processes(ctx.trace, layer, view, False, view.command)
+        tried = [sel]
+        if sel.open_words:
+            # `pgrep -f "$p"`: with each value the script gives `$p`, when the test is wrong
+            # with every value it may run with (or with the one a `for` loop reaches first).
+            known = word_values(ctx, layer, *sel.open_words[0]) \
+                if len(sel.open_words) == 1 else None
+            if known is None:
                 continue
+            tried = [sel.with_value(v) for v in known.values]
+            if not known.each and not all(_matches_any(s, procs) for s in tried):
+                continue
+        for cand, m in ((c, _match(s, c)) for s in tried for c in procs):
             if m is None or not m.text:
                 continue
             pattern = m.filter.pattern
@@ -172,6 +182,17 @@ def _pgrep_tests(ctx: CheckContext, layer: Layer) -> Iterator[Finding]:
                 first=pattern[:1], rest=pattern[1:])
             yield Finding(span, msg, layer)
             break
+
+
+def _match(sel: Selector, cand: Candidate) -> Match | None:
+    try:
+        return sel.match(cand.argv, blocked_ranges(cand.layer, cand.argv))
+    except NotEvaluated:
+        return None
+
+
+def _matches_any(sel: Selector, procs: list[Candidate]) -> bool:
+    return any(_match(sel, c) is not None for c in procs)
 
 
 _LISTS_ITSELF = Template(

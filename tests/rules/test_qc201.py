@@ -9,6 +9,7 @@ bash's exec of a last command).
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 from pathlib import Path
 
@@ -145,6 +146,77 @@ def test_kill_shapes_that_hit_the_remote_shell(script: str) -> None:
 ])
 def test_kills_that_do_not_hit_the_remote_shell(script: str) -> None:
     assert found("ssh h " + _sq(script), remote_shell="bash") == [], script
+
+
+# -- a pattern from a variable the script sets --------------------------------------------------
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_loop_over_patterns_kills_its_shell_with_the_first_one(shell: str) -> None:
+    """solana-labs/solana#7603: `for p in a b; do pkill -f "$p"; done` in a `-c` script. The
+    loop's words are in the shell's own command line, so the first pkill kills the shell: the
+    other patterns and the steps after the loop never run (status 143, SIGTERM)."""
+    tag = f"qc201_loop_{os.getpid()}"
+    script = (f"for p in {tag}_validator {tag}_leader; do echo \"killing $p\"; pkill -f \"$p\"; "
+              "done; echo cleaned")
+    res = subprocess.run([shell, "-c", script], capture_output=True, text=True, timeout=60)
+    assert res.returncode == -15 or res.returncode == 143, res
+    assert res.stdout == f"killing {tag}_validator\n"
+    hits = found("ssh h " + _sq(script), remote_shell=shell)
+    col = len("ssh h '") + script.index('"$p"; done') + 1
+    assert [(line, col) for line, col, _ in hits] == [(1, col)]
+    d = hits[0][2]
+    assert d.severity == "error"
+    assert f"`pkill -f {tag}_validator`" in d.text
+    assert "takes each of" in d.text and "the `for` loop at 1:8" in d.text
+
+
+@pytest.mark.parametrize("script", [
+    "for p in worker.py server.py; do pkill -f \"$p\"; done; ./server.py",
+    "for p in worker.py server.py; do pkill -f $p; done\necho done",
+    "for p in worker.py server.py; do pgrep -f \"$p\" | xargs -r kill; done; echo done",
+    "for p in worker.py server.py; do kill $(pgrep -f \"$p\"); done; echo done",
+    "for p in worker server; do ps aux | grep \"$p\" | awk '{print $2}' | xargs kill; done; "
+    "echo done",
+    "if [ -n \"$X\" ]; then P=worker.py; else P=server.py; fi; pkill -f \"$P\"; echo done",
+])
+def test_pattern_values_the_script_gives(script: str) -> None:
+    hits = found("ssh h " + _sq(script), remote_shell="bash")
+    assert len(hits) == 1, script
+    assert hits[0][2].severity == "error", script
+
+
+def test_pattern_values_of_which_only_some_match_are_a_warning() -> None:
+    """`^python3 app` cannot match `bash -c ...`; `app.py` does: which one runs is not known."""
+    script = ("if [ -n \"$X\" ]; then P='^python3 app'; else P=app.py; fi; pkill -f \"$P\"; "
+              "echo done")
+    hits = found("ssh h " + _sq(script), remote_shell="bash")
+    assert len(hits) == 1
+    assert hits[0][2].severity == "warning"
+    assert "when it is `app.py`" in hits[0][2].text
+
+
+@pytest.mark.parametrize("script", [
+    "for p in '^python3 a' '^python3 b'; do pkill -f \"$p\"; done; echo done",  # anchored
+    "for p in $PATTERNS; do pkill -f \"$p\"; done; echo done",  # not known
+    "for p in a.py b.py; do pkill -A -f \"$p\"; done; echo done",  # ancestors left out
+    "pkill -f \"$1\"; echo done",
+])
+def test_pattern_values_that_do_not_hit_the_shell(script: str) -> None:
+    assert found("ssh h " + _sq(script), remote_shell="bash") == [], script
+
+
+def test_a_loop_that_may_stop_early_is_one_of_its_values() -> None:
+    # `break` may end the loop before `b.py`: only `^x` is sure to run, and it cannot match.
+    script = "for p in '^x' b.py; do pkill -f \"$p\" && break; done; echo done"
+    hits = found("ssh h " + _sq(script), remote_shell="bash")
+    assert len(hits) == 1 and hits[0][2].severity == "warning"
+
+
+def test_pgrep_test_over_loop_values_finds_the_shell() -> None:
+    src = "ssh h 'for p in trainer server; do pgrep -f \"$p\" > /dev/null && echo \"$p up\"; done'"
+    hits = found(src, "QC202", remote_shell="bash")
+    assert len(hits) == 1
 
 
 def test_lone_pkill_depends_on_the_remote_shell() -> None:

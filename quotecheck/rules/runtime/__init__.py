@@ -15,6 +15,8 @@ dash 0.5.12 and OpenSSH 9.2 unless a module says otherwise):
   layer's commands by position, which ``set`` options hold there;
 - ``jobs``, ``fds``, ``ssh``: background jobs, their file descriptors, the ssh session;
 - ``script_messages``: what an echo/printf says and the words that claim success;
+- ``word_values``: the values a pattern word may hold when the script sets them (a `for`
+  loop's words, assignments in branches);
 - ``display``: how commands and positions are written in messages.
 
 Helpers that remember what they found take the check's context (its memo) first.

@@ -82,6 +82,9 @@ class Selector(Record):
     # Filters whose pattern the translator does not model: not applied, so ``match`` raises
     # NotEvaluated where the answer depends on them.
     refused: list[Unevaluated]
+    # Pattern words known only at run time (`pkill -f "$p"`): (the command, the argv index).
+    # Their filters hold the word as written; ``with_value`` gives the selector for a value.
+    open_words: list[tuple[CommandView, int]]
 
     def __init__(
         self,
@@ -94,6 +97,7 @@ class Selector(Record):
         partial: bool = False,
         transformed: bool = False,
         refused: list[Unevaluated] | None = None,
+        open_words: list[tuple[CommandView, int]] | None = None,
     ) -> None:
         self.source = source
         self.filters = filters
@@ -104,6 +108,66 @@ class Selector(Record):
         self.partial = partial
         self.transformed = transformed
         self.refused = [] if refused is None else refused
+        self.open_words = [] if open_words is None else open_words
+
+    @property
+    def exact(self) -> bool:
+        """Every pattern is known before run time, and every stage is understood."""
+        return not self.uncertain and not self.open_words
+
+    def with_value(self, value: str) -> Selector:
+        """This selector with its one open pattern word holding ``value``."""
+        assert len(self.open_words) == 1
+        view, index = self.open_words[0]
+        arg = view.argv[index]
+        out = Selector(self.source, [], list(self.views), self.ps, self.pgrep, self.uncertain,
+                       self.partial, self.transformed,
+                       [r for r in self.refused if r.arg is not arg])
+        done = False
+        for f in self.filters:
+            if f.view is view and f.arg is arg:
+                done = True
+                out._add_with(view, index, value)
+            else:
+                out.filters.append(f)
+        if not done:
+            out._add_with(view, index, value)
+        return out
+
+    def _add_with(self, view: CommandView, index: int, value: str) -> None:
+        """Add the filter of ``view`` with its pattern word ``index`` holding ``value``."""
+        eff = view.effective
+        if eff is None:
+            self.uncertain = True
+            return
+        values = list(eff.values)
+        values[index] = value
+        arg = view.argv[index]
+        if eff.name in ("pgrep", "pkill"):
+            call = parse_pgrep(values, eff.start)
+            if call is None or call.pattern_index != index:
+                self.uncertain = True
+                return
+            self.pgrep = call
+            try:
+                regex = call.regex()
+            except UnsupportedPattern as exc:
+                self.refused.append(Unevaluated(eff.name + (" -f" if call.full else ""), value,
+                                                arg, view, unsupported(str(exc))))
+                return
+            self.filters.append(Filter(eff.name, value, regex, call.invert,
+                                       "extended regex" if call.full else "process name", view,
+                                       arg))
+            return
+        grep = parse_grep(values, eff.start)
+        if grep is None or grep.pattern_indices != (index,):
+            self.uncertain = True
+            return
+        flt = _filter_from_grep(view, grep)
+        if isinstance(flt, Unevaluated):
+            self.refused.append(flt)
+        else:
+            self.filters.append(flt)
 
     def positive(self) -> Filter | None:
         for f in self.filters:
@@ -225,7 +289,7 @@ def selector_start(view: CommandView) -> Selector | None:
         arg = view.argv[call.pattern_index] if call.pattern_index < len(view.argv) else None
         sel = Selector("pgrep" if eff.name == "pgrep" else "pkill", [], [view], pgrep=call)
         if arg is not None and arg.dynamic:
-            sel.uncertain = True
+            sel.open_words.append((view, call.pattern_index))
         try:
             regex = call.regex()
         except UnsupportedPattern as exc:
@@ -262,7 +326,10 @@ def extend_selector(sel: Selector, view: CommandView) -> bool:
             sel.refused.append(flt)
         else:
             if flt.arg is not None and flt.arg.dynamic:
-                sel.uncertain = True
+                if len(call.pattern_indices) == 1:
+                    sel.open_words.append((view, call.pattern_indices[0]))
+                else:
+                    sel.uncertain = True
             sel.filters.append(flt)
         sel.views.append(view)
         if call.count or call.only_matching:
