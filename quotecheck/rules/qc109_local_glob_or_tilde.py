@@ -14,11 +14,12 @@ from collections.abc import Iterable, Iterator
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.words import Part
 from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS, WORD_PRINTERS
 from quotecheck.rules._handoffs import code, descendants, part_span, where_label
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
-from quotecheck.rules.triggers import HANDOFFS
+from quotecheck.rules.triggers import Trigger
 
 _ROOTS = frozenset({"root", "0", "#0"})
 
@@ -70,6 +71,51 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         yield finding
                         break
     yield from _quoted_there(ctx)
+    yield from _remote_path_globs(ctx)
+
+
+# Copy programs whose `HOST:PATH` operands the other side expands (its shell globs the path).
+_REMOTE_PATH_PROGRAMS = frozenset({"scp", "rsync", "sftp"})
+# Options under which bash does not pass an unmatched pattern on: it drops the word or aborts.
+_GLOB_DROPPERS = lazy_compile(r"\bshopt\s+-s\s+(?:\w+\s+)*?(nullglob|failglob)\b")
+_REMOTE_PATH_GLOB = Template(
+    "remote-path-glob",
+    "the pattern in the remote path {shown} is matched by {shell} here, where {option} is on",
+    "no local file matches `HOST:PATH`, so {effect} instead of passing the pattern on for the "
+    "other side to expand. Escape it so that only the remote side reads it: {fixed}.",
+    ";")
+
+
+def _remote_path_globs(ctx: CheckContext) -> Iterator[Finding]:
+    """`scp host:dir/*.html .` where the script turned on nullglob or failglob: the local shell
+    drops the source (or aborts the command) instead of passing the pattern on."""
+    for layer, view in ctx.commands():
+        eff = view.effective
+        text = layer.text or ""
+        if eff is None or eff.name not in _REMOTE_PATH_PROGRAMS or layer.dialect == "sh":
+            continue
+        option = None
+        for m in _GLOB_DROPPERS.finditer(text, 0, view.command.span[0]):
+            option = m.group(1)
+        if option is None:
+            continue
+        for word in view.command.words[1:]:
+            before = ""
+            for part in word.parts:
+                if part.kind == "glob" and part.quoting == "none" and ":" in before and \
+                        "/" not in before.split(":", 1)[0]:
+                    span = part_span(view, part) or view.source_span or (0, 0)
+                    effect = ("the argument is dropped and the copy runs without its source"
+                              if option == "nullglob" else "the command is not run at all")
+                    fixed = code(word.raw.replace(part.value, "\\" + part.value, 1))
+                    yield Finding(span, _REMOTE_PATH_GLOB(
+                        shown=code(word.raw), shell=where_label(layer), option=option,
+                        effect=effect, fixed=fixed), layer, severity="warning")
+                    break
+                before += part.value
+            else:
+                continue
+            break
 
 
 _QUOTED_THERE = Template(
@@ -268,4 +314,5 @@ def _quote_fix(ctx: CheckContext, layer: Layer, arg: Arg) -> tuple[Fix, ...]:
 RULE = Rule("QC109", "local-glob-or-tilde",
             "An unquoted glob or ~ meant for another host, container or user is expanded locally",
             "warning", check, fix="unsafe",
-            trigger=HANDOFFS)
+            # (scp/rsync/sftp `HOST:PATH` operands hand a path on without opening a layer)
+            trigger=Trigger(handoffs=True, programs=frozenset({"scp", "rsync", "sftp"})))

@@ -117,3 +117,31 @@ def test_a_quoted_tilde_in_a_remote_command(src: str) -> None:
 ])
 def test_tildes_that_are_not_quoted_paths(src: str) -> None:
     assert not [d for d in found.diagnostics(src) if d.message.kind == "tilde-quoted-there"]
+
+
+@pytest.mark.parametrize("option, effect", [("nullglob", "dropped"), ("failglob", "not run")])
+def test_a_remote_path_pattern_under_nullglob_or_failglob(option: str, effect: str,
+                                                           tmp_path: Path) -> None:
+    """A stub `scp` records its argv: real bash drops (nullglob) the unmatched `HOST:PATH`
+    word, or refuses to run the command (failglob)."""
+    src = f'shopt -s {option}\nr=web1\nscp "$r":logs/*.html {tmp_path}/out/\n'
+    [(_, _, d)] = found(src)
+    assert d.severity == "warning" and effect in d.text
+    stub = tmp_path / "bin" / "scp"
+    stub.parent.mkdir()
+    record = tmp_path / "argv"
+    stub.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n')
+    stub.chmod(0o755)
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
+    subprocess.run(["bash", "-c", src], env=env, cwd=tmp_path, capture_output=True, timeout=10)
+    got = record.read_text().split() if record.exists() else None
+    assert got in ([f"{tmp_path}/out/"], None)  # the source is gone, or nothing ran
+    fixed = src.replace("logs/*.html", "logs/\\*.html")
+    subprocess.run(["bash", "-c", fixed], env=env, cwd=tmp_path, check=True, timeout=10)
+    assert record.read_text().split() == ["web1:logs/*.html", f"{tmp_path}/out/"]
+    assert not found(fixed)
+
+
+def test_a_remote_path_pattern_bash_passes_on() -> None:
+    assert not found("scp web1:logs/*.html /tmp/out/")  # no match: passed on as is
+    assert not found("shopt -s nullglob\nscp ./*.html web1:logs/")  # local files
