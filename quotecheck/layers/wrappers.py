@@ -875,13 +875,16 @@ KUBECTL_GRAMMAR = _g(
     "itq", "cfnsv",
     long_flags=(
         "stdin tty quiet disable-compression insecure-skip-tls-verify match-server-version "
-        "warnings-as-errors"
+        "warnings-as-errors rm attach command privileged expose leave-stdin-open"
     ),
     long_values=(
         "container filename pod-running-timeout as as-group as-uid cache-dir "
         "certificate-authority client-certificate client-key cluster context kubeconfig "
         "log-flush-frequency namespace password profile profile-output request-timeout server "
-        "tls-server-name token user username v vmodule"
+        "tls-server-name token user username v vmodule "
+        # `kubectl run --help` (kubectl 1.32)
+        "image env labels port overrides serviceaccount image-pull-policy annotations "
+        "restart field-manager override-type"
     ),
     permute=True, abbreviations=False, short_equals=True,
 )
@@ -894,6 +897,8 @@ def parse_kubectl(
     dash = sc.dashdash
     before = [k for k in sc.operands if dash is None or k < dash]
     after = tuple(k for k in sc.operands if dash is not None and k > dash)
+    if before and argv[before[0]] == "run":
+        return _kubectl_run(argv, sc, before, after)
     if not before or argv[before[0]] != "exec":
         return None
     pod = before[1] if len(before) > 1 else None
@@ -925,6 +930,26 @@ def parse_kubectl(
         options=sc.options,
         uncertain=sc.uncertain,
         problems=tuple(problems),
+    )
+
+
+def _kubectl_run(argv: tuple[str, ...], sc: Scan, before: list[int],
+                 after: tuple[int, ...]) -> Handoff | None:
+    """`kubectl run NAME --image=IMG [--env=K=V]... -- ARGS`: the words after `--` run in the
+    pod's container as its argv, no shell (with `--command` they replace the image's
+    entrypoint, else they are the arguments of it)."""
+    if len(before) < 2 or not after:
+        return None
+    return ExecHandoff(
+        argv=argv,
+        wrapper="kubectl",
+        inner=after[0],
+        end=after[-1] + 1,
+        words=after,
+        action="run",
+        target=before[1],
+        options=sc.options,
+        uncertain=sc.uncertain or not sc.has("--command"),
     )
 
 

@@ -564,3 +564,17 @@ def test_a_fact_of_this_machine_tested_by_the_remote_if(tmp_path: Path) -> None:
 ])
 def test_this_machines_facts_sent_as_values(src: str) -> None:
     assert not [x for x in found(src) if x.code == "QC101"]
+
+
+def test_a_variable_kubectl_run_sets_for_the_pod(tmp_path: Path) -> None:
+    src = ('kubectl run check --image=busybox --restart=Never --env="GREETING=hello" '
+           '-- echo "$GREETING"')
+    [d] = [x for x in found(src) if x.code == "QC101"]
+    assert d.severity == "warning" and "`--env GREETING=hello` sets `GREETING`" in d.text
+    # a stub: the words after `--` run with only the --env variables, no shell
+    body = ('vars=""\nwhile [ "$1" != -- ]; do case "$1" in --env=*) vars="$vars ${1#--env=}";; '
+            'esac; shift; done\nshift\nexec env -i $vars "$@"\n')
+    assert _with_stub(tmp_path, "kubectl", body, src) == "\n"
+    advised = src.replace('-- echo "$GREETING"', "-- sh -c 'echo \"$GREETING\"'")
+    assert _with_stub(tmp_path, "kubectl", body, advised) == "hello\n"
+    assert not [x for x in found(advised) if x.code == "QC101"]
