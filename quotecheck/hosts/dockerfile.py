@@ -14,7 +14,11 @@ the rules quoted from it):
 * with an exec-form ``ENTRYPOINT``, ``CMD`` is only its arguments (a shell-form ``CMD`` is added
   as ``/bin/sh -c TEXT``); a shell-form ``ENTRYPOINT`` ignores ``CMD``;
 * ``RUN <<EOF`` (BuildKit's here-documents): alone on the line, the document is the script the
-  shell runs; after a command, it is part of the text the shell reads.
+  shell runs; after a command, it is part of the text the shell reads;
+* ``FROM NAME`` where an earlier stage is ``AS NAME`` builds on the image that stage made: its
+  base image, its ``SHELL``, its ``ENTRYPOINT`` and its ``CMD`` hold in the new stage
+  ("If CMD is defined from the base image, setting ENTRYPOINT will reset CMD to an empty
+  value"; a ``CMD`` of the new stage alone keeps the inherited ``ENTRYPOINT``).
 """
 
 from __future__ import annotations
@@ -184,16 +188,35 @@ def image_shell(image: str) -> str | None:
 
 class _Stage:
     """What one build stage ends with: its last ENTRYPOINT and CMD (Docker combines the two
-    whatever their order in the file)."""
+    whatever their order in the file), and those it inherits from an earlier stage it is
+    built on."""
 
-    def __init__(self) -> None:
+    def __init__(self, image: str = "", shell: tuple[str, ...] = DEFAULT_SHELL,
+                 base: _Stage | None = None) -> None:
+        self.image = image  # the base image, an earlier stage's followed to its own
+        self.shell = shell
         self.entrypoint: Launch | None = None
         self.cmd: Launch | None = None
+        self.inherited: tuple[Launch | None, Launch | None] = (
+            (base.final_entrypoint, base.final_cmd) if base is not None else (None, None))
+
+    @property
+    def final_entrypoint(self) -> Launch | None:
+        return self.entrypoint or self.inherited[0]
+
+    @property
+    def final_cmd(self) -> Launch | None:
+        if self.cmd is not None or self.entrypoint is not None:
+            return self.cmd  # an ENTRYPOINT of this stage resets the inherited CMD
+        return self.inherited[1]
 
     def launches(self) -> list[Launch]:
-        entry, cmd = self.entrypoint, self.cmd
+        if self.entrypoint is None and self.cmd is None:
+            return []  # what it inherits was read with the stage that set it
+        entry, cmd = self.final_entrypoint, self.final_cmd
+        own_entry = self.entrypoint is not None
         if entry is not None and entry.argv:
-            out = [entry]
+            out = [entry] if own_entry else []
             if cmd is not None:
                 # the exec-form ENTRYPOINT gets CMD as its arguments: the exec form's items,
                 # or `/bin/sh -c TEXT` for the shell form
@@ -202,26 +225,52 @@ class _Stage:
                 out.append(Launch(cmd.api, cmd.span, argv=(*entry.argv, *tail)))
             return out
         if entry is not None:
-            return [entry]  # a shell-form ENTRYPOINT: CMD is ignored
+            return [entry] if own_entry else []  # a shell-form ENTRYPOINT: CMD is ignored
         return [cmd] if cmd is not None else []
+
+
+def _from(args: str, stages: dict[str, _Stage]) -> tuple[str, str | None, _Stage | None]:
+    """A FROM line's image, the stage name it gives (`AS NAME`), and the earlier stage it
+    builds on, if it names one."""
+    words = [w for w in args.split() if not w.startswith("--")]
+    image = words[0] if words else ""
+    name = words[2].lower() if len(words) > 2 and words[1].lower() == "as" else None
+    base = stages.get(image.lower())
+    return (base.image if base is not None else image), name, base
+
+
+def stage_images(source: str) -> list[tuple[int, str]]:
+    """Where each build stage starts in ``source`` and its base image, an earlier stage's
+    (`FROM build`) followed to the image that stage is built on."""
+    out: list[tuple[int, str]] = []
+    stages: dict[str, _Stage] = {}
+    for ins in instructions(source):
+        if ins.keyword == "FROM":
+            image, name, _ = _from(ins.args, stages)
+            out.append((ins.span[0], image))
+            if name:
+                stages[name] = _Stage(image)
+    return out
 
 
 def read_dockerfile(source: str) -> HostFile:
     launches: list[Launch] = []
-    shell: tuple[str, ...] = DEFAULT_SHELL
     stage = _Stage()
-    image = ""
+    stages: dict[str, _Stage] = {}
     for ins in instructions(source):
         keyword, args, offsets = ins.keyword, ins.args, ins.offsets
         if keyword == "FROM":
             launches.extend(stage.launches())
-            shell, stage = DEFAULT_SHELL, _Stage()
-            image = next((w for w in args.split() if not w.startswith("--")), "")
+            image, name, base = _from(args, stages)
+            stage = _Stage(image, base.shell if base is not None else DEFAULT_SHELL, base)
+            if name:
+                stages[name] = stage
             continue
+        shell, image = stage.shell, stage.image
         if keyword == "SHELL":
             got = _exec_form(args, offsets)
             if got:
-                shell = tuple(t.value for t in got)
+                stage.shell = tuple(t.value for t in got)
             continue
         if keyword not in COMMAND_INSTRUCTIONS:
             continue

@@ -1,29 +1,40 @@
 """QC404 shell-stays-pid-1: a shell-form CMD or ENTRYPOINT keeps the shell as the container's
 PID 1, and `docker stop` never reaches the program.
 
-Docker runs the shell form as ``/bin/sh -c TEXT``. dash (Debian's and Ubuntu's ``/bin/sh``)
-runs even a single command as its child and waits for it (verified with dash 0.5.12:
-tests/rules/test_qc404.py); bash (5.2, verified there too) replaces itself with the last
-simple command of the text, but not with a pipeline, a compound command or a background
-job. The shell is then PID 1 of the container, and the kernel delivers no signal to PID 1 for
-which it has set no handler: the SIGTERM of ``docker stop`` is dropped, Docker waits its
-timeout (10 s) and kills the container with SIGKILL. The program never shuts down
-cleanly: a trainer writes no checkpoint, a server drops its connections.
+Docker runs the shell form as ``/bin/sh -c TEXT``. dash as Debian and Ubuntu build it (their
+``/bin/sh``) runs even a single command as its child and waits for it (verified with Debian's
+dash 0.5.12: tests/rules/test_qc404.py; Debian turns off upstream dash's exec of the last
+command of ``-c``); bash (5.2, verified there too) replaces itself with the last simple
+command of the text, but not with a pipeline, a compound command or a background job.
+busybox's ash does what bash does since busybox 1.28 (Alpine 3.8), and ran every command as a
+child before (busybox's history: "ash: [SHELL] Optimize dash -c "command" to avoid a fork",
+first in 1_28_0), so an Alpine image of a release before 3.8 keeps the shell too. The shell is
+then PID 1 of the container, and the kernel delivers no signal to PID 1 for which it has set
+no handler: the SIGTERM of ``docker stop`` is dropped, Docker waits its timeout (10 s) and
+kills the container with SIGKILL. The program never shuts down cleanly: a trainer writes no
+checkpoint, a server drops its connections.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix
-from quotecheck.hosts.dockerfile import BUSYBOX_IMAGES
+from quotecheck.hosts.dockerfile import BUSYBOX_IMAGES, stage_images
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Script, SimpleCommand
 from quotecheck.programs import POSIX_SHELLS, basename
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
-_FROM = lazy_compile(r"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*(\S+)", 0)
+# An Alpine release before 3.8 named in the image (`alpine:3.4`, `python:3.6-alpine3.7`):
+# busybox before 1.28, whose ash ran even the last command of `sh -c` as its child.
+_OLD_ALPINE = lazy_compile(r"(?:(?:^|/)alpine:|-alpine)3\.[0-7](?:\.[0-9]+)?(?:@|\Z)")
+# The official images, whose Alpine variants bring busybox's /bin/sh and no SHELL of their own
+_OFFICIAL_ALPINE = lazy_compile(
+    r"(?:docker\.io/)?(?:library/)?(?:alpine|python|node|ruby|golang|perl|php|nginx|httpd|"
+    r"postgres|redis|mysql|openjdk|rust|memcached|haproxy|traefik)[:@]")
 
 _STAYS = Template(
     "shell-stays-pid-1",
@@ -49,12 +60,12 @@ def _bash_replaces_itself(script: Script) -> bool:
         (node.ops[len(node.items) - 1] if len(node.ops) >= len(node.items) else None) != "&"
 
 
-def _image(source: str, at: int) -> str | None:
-    """The base image of the stage that holds offset ``at``."""
-    found = None
-    for m in _FROM.finditer(source, 0, at):
-        found = m.group(1)
-    return found
+def _image(ctx: CheckContext, at: int) -> str | None:
+    """The base image of the stage that holds offset ``at`` (an earlier stage's followed)."""
+    stages = ctx.memo.get_or_compute("dockerfile-stages", ctx.trace,
+                                     lambda: stage_images(ctx.trace.source))
+    k = bisect_right([start for start, _ in stages], at) - 1
+    return stages[k][1] if k >= 0 else None
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -79,17 +90,26 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         span = layer.source_span
         if span is None:
             continue
-        image = _image(ctx.trace.source, span[0]) or ""
-        if BUSYBOX_IMAGES.search(image):
-            continue  # busybox's ash replaces itself with the last command of `sh -c`
+        image = _image(ctx, span[0]) or ""
+        old_ash = bool(_OLD_ALPINE.search(image))
+        if BUSYBOX_IMAGES.search(image) and not old_ash:
+            continue  # busybox's ash (1.28 on) replaces itself with the last command of -c
         program = first.argv[0].value if first.argv else "the program"
         why = (" and waits for it" if shell != "bash" else
                " (bash replaces itself only with the last simple command of its text, not "
                "with a pipeline, a compound command or a background job)")
-        known = layer.dialect != "unknown"
-        note = "" if known else (
-            f" (if the shell of `{image[:60]}` is dash: the image may set a SHELL of its own "
-            "or bring another /bin/sh, which the Dockerfile does not show)")
+        if old_ash:
+            why += (" (busybox's ash before 1.28, the /bin/sh of Alpine before 3.8, replaces "
+                    "itself with no command of `sh -c`)")
+            known = bool(_OFFICIAL_ALPINE.match(image))
+            note = "" if known else (
+                f" (if `{image[:60]}` is the Alpine its name says: the image may set a SHELL of "
+                "its own or bring another /bin/sh, which the Dockerfile does not show)")
+        else:
+            known = layer.dialect != "unknown"
+            note = "" if known else (
+                f" (if the shell of `{image[:60]}` is dash: the image may set a SHELL of its "
+                "own or bring another /bin/sh, which the Dockerfile does not show)")
         fixes: tuple[Fix, ...] = ()
         if single and layer.origin is not None:
             at = layer.origin[0]

@@ -111,3 +111,33 @@ def test_the_base_image_decides_what_is_known_of_the_shell() -> None:
     assert qc207("ubuntu:24.04") == ["error"]
     assert qc207("registry.example/team/base:ubuntu22.04") == ["info"]
     assert qc207("alpine:3.20") == ["info"]
+
+
+def test_a_stage_built_on_an_earlier_one_keeps_its_shell_entrypoint_and_cmd() -> None:
+    # "FROM ... AS name ... The name can be used in subsequent FROM <name> ... to refer to the
+    # image built in this stage": that image's SHELL, ENTRYPOINT and CMD hold there. "If CMD
+    # is defined from the base image, setting ENTRYPOINT will reset CMD to an empty value."
+    src = ('FROM debian:12 AS base\nSHELL ["/bin/bash", "-c"]\nENTRYPOINT ["/entry"]\n'
+           "FROM base AS app\nRUN a | b\nCMD gunicorn app:wsgi\n"
+           "FROM base AS other\nRUN c\n")
+    entry, run, cmd, run2 = launches(src)
+    assert [a.value for a in entry.argv] == ["/entry"]
+    assert run.shell == run2.shell == ("/bin/bash", "-c")
+    assert cmd.api == "CMD" and [a.value for a in cmd.argv] == [
+        "/entry", "/bin/bash", "-c", "gunicorn app:wsgi"]
+    # a stage that sets nothing runs what it inherits, read once with the stage that set it
+    assert [x.api for x in launches("FROM debian AS a\nCMD ./run\nFROM a\nRUN x\n")] == [
+        "CMD", "RUN"]
+    # an ENTRYPOINT of the new stage drops the inherited CMD
+    src = 'FROM debian AS a\nCMD ["--fast"]\nFROM a\nENTRYPOINT ["./server"]\n'
+    assert [[a.value for a in x.argv] for x in launches(src)] == [["--fast"], ["./server"]]
+
+
+def test_the_shell_of_a_stage_built_on_an_earlier_one_is_that_stages_image() -> None:
+    def qc207(src: str) -> list[str]:
+        return [d.severity for d in check_source(src, Options(host="dockerfile")).diagnostics
+                if d.code == "QC207"]
+
+    assert qc207("FROM ubuntu:24.04 AS base\nFROM base\nRUN source /etc/profile\n") == ["error"]
+    assert qc207('FROM ubuntu:24.04 AS base\nSHELL ["/bin/bash", "-c"]\n'
+                 "FROM base\nRUN source /etc/profile\n") == []

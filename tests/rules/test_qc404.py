@@ -48,6 +48,69 @@ def test_dash_stays_bash_replaces_itself_with_a_lone_command() -> None:
     assert _parent_of_sleep("dash", "exec sleep 30") == "sleep"
 
 
+def test_busybox_ash_replaces_itself_since_1_28() -> None:
+    # busybox is not among the programs .ci/run installs: where one is on the PATH (1.28 or
+    # later, as every distribution ships now), its ash execs the last simple command of -c,
+    # as bash does. (Older busybox, in Alpine before 3.8, ran it as a child: busybox's history,
+    # "ash: [SHELL] Optimize dash -c "command" to avoid a fork", first in 1_28_0.)
+    busybox = shutil.which("busybox")
+    if busybox is None:
+        pytest.skip("no busybox")
+    version = subprocess.run([busybox], capture_output=True, text=True, timeout=10).stdout
+    major, minor = (int(x) for x in version.split()[1].lstrip("v").split(".")[:2])
+    assert (major, minor) >= (1, 28)
+    assert _parent_of_sleep_in(busybox, ["sh", "-c", "sleep 30"]) == "sleep"
+    assert _parent_of_sleep_in(busybox, ["sh", "-c", "cd / && sleep 30"]) == "sleep"
+    assert _parent_of_sleep_in(busybox, ["sh", "-c", "sleep 30 | cat"]) == "busybox"
+
+
+def _parent_of_sleep_in(exe: str, args: list[str]) -> str:
+    proc = subprocess.Popen([exe, *args])
+    try:
+        for _ in range(100):
+            out = subprocess.run(["ps", "-o", "comm=", "--ppid", str(proc.pid)],
+                                 capture_output=True, text=True, timeout=10).stdout
+            own = subprocess.run(["ps", "-o", "comm=", "-p", str(proc.pid)],
+                                 capture_output=True, text=True, timeout=10).stdout.strip()
+            if "sleep" in out:
+                return own
+            if own == "sleep":
+                return "sleep"
+            time.sleep(0.05)
+        raise AssertionError("sleep did not start")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize(("image", "severity"), [
+    ("alpine:3.4", "warning"),
+    ("alpine:3.7.3", "warning"),
+    ("python:3.6-alpine3.7", "warning"),
+    ("gliderlabs/alpine:3.4", "info"),  # named Alpine, not the official image
+    ("alpine:3.8", None),
+    ("alpine:3.20", None),
+    ("alpine", None),
+    ("node:8-alpine", None),  # which Alpine release: not shown
+])
+def test_alpine_before_3_8_keeps_ash(image: str, severity: str | None) -> None:
+    got = [d.severity for _l, _c, d in found(f"FROM {image}\nCMD nginx -g 'daemon off;'\n")]
+    assert got == ([severity] if severity else [])
+
+
+@pytest.mark.parametrize(("source", "severity"), [
+    # the stage that holds the CMD decides, not the file's first FROM
+    ("FROM alpine:3.20 AS build\nRUN make\nFROM debian:12\nCMD ./server\n", "warning"),
+    ("FROM debian:12 AS build\nRUN make\nFROM alpine:3.20\nCMD ./server\n", None),
+    ("# syntax=docker/dockerfile:1\nFROM alpine:3.20\nCMD ./server\n", None),
+    # a stage built on an earlier one: that one's image
+    ("FROM alpine:3.20 AS core\nRUN make\nFROM core AS prod\nCMD ./server\n", None),
+    ("FROM debian:12 AS core\nFROM core AS prod\nCMD ./server\n", "warning"),
+])
+def test_the_image_of_the_stage(source: str, severity: str | None) -> None:
+    assert [d.severity for _l, _c, d in found(source)] == ([severity] if severity else [])
+
+
 def test_shell_form_cmd_and_its_exec_fix() -> None:
     src = "FROM python:3.11-slim\nCMD python3 train.py --epochs 3\n"
     [(line, col, d)] = found(src)
