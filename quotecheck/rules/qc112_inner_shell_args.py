@@ -142,6 +142,14 @@ def _names_dollar_zero(arg: Arg) -> bool:
     return v in _PLACEHOLDERS or v.rsplit("/", 1)[-1] in _PLACEHOLDERS
 
 
+def _is_option(arg: Arg) -> bool:
+    """A word written as an option (`--no-install-kmd`, `-v`), not `-`, `--` or a login
+    shell's name (`-bash`)."""
+    v = arg.value
+    return (not arg.dynamic and v.startswith("-") and v not in ("-", "--")
+            and v[1:] not in _PLACEHOLDERS)
+
+
 def _looks_like_name(arg: Arg) -> bool:
     """A word someone put there on purpose as $0."""
     if arg.dynamic:
@@ -224,7 +232,12 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandof
         file_like = (not first.dynamic and not placeholder
                      and ("/" in first.value or "." in first.value.lstrip(".")))
         file_first = file_like and (need or (refs.all_args and not _looks_like_name(first)))
-        if off_by_one or file_first:
+        # An option first (`bash -c "$(curl ...)" --no-kmd`, `sh -c 'prog "$@"' -v x`): a
+        # script reads its options from $1 on, never from $0, whatever the script is; so
+        # also when its text is known only at run time.
+        option_first = _is_option(first) and bool(
+            need or refs.all_args or (inner.dynamic_ranges and not refs.reads_any))
+        if off_by_one or file_first or option_first:
             return _first_is_zero(ctx, layer, view, h, inner, first, refs, shell, script)
     if need > given and h.script is not None:
         view_span = refs.numbers[need]
@@ -269,6 +282,10 @@ _FIRST_ARGUMENT_IS_DOLLAR_ZERO = Template(
 def _first_is_zero(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.ShellHandoff,
                    inner: Layer, first: Arg, refs: Refs, shell: str, script: str) -> Finding:
     reads = [f"${n}" for n in sorted(refs.numbers)] + (["$@"] if refs.all_args else [])
+    if not reads:
+        # The script's text comes only at run time (`bash -c "$(curl ...)" --opt`).
+        reads = ["its options and arguments from `$1` on (whatever it holds: its text comes "
+                 "only at run time)"]
     assert h.script is not None
     name = _zero(h)
     head = _raw(view, 0, h.script + 1)

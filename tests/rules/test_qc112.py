@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 from _support import Finder, fixture_test
@@ -137,3 +138,33 @@ def test_a_file_name_first_becomes_dollar_zero(src: str, first: str) -> None:
 ])
 def test_a_name_for_dollar_zero_is_left_alone(src: str) -> None:
     assert not found(src)
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_an_option_after_a_script_known_only_at_run_time_is_dollar_zero(
+        shell: str, tmp_path: Path) -> None:
+    # `bash -c "$(curl ... install.sh)" --no-install-kmd`: whatever the script is, it reads its
+    # options from $1 on. Real shells, the installer replaced by one that prints what it gets.
+    (tmp_path / "install.sh").write_text('printf "<%s>" "$0" "$@"\n')
+    src = f'{shell} -c "$(cat install.sh)" --no-install-kmd'
+    fixed = f'{shell} -c "$(cat install.sh)" -- --no-install-kmd'
+
+    def gets(command: str) -> str:
+        return subprocess.run(["bash", "-c", command], capture_output=True, text=True,
+                              timeout=10, check=True, cwd=tmp_path).stdout
+
+    assert gets(src) == "<--no-install-kmd>"  # $0 only: no option reaches the installer
+    assert gets(fixed) == "<-->" + "<--no-install-kmd>"
+    [(line, col, d)] = found(src)
+    assert (line, col) == (1, len(src) - len("--no-install-kmd") + 1)
+    assert d.severity == "warning" and d.message.kind == "first-argument-is-dollar-zero"
+    assert "‹--no-install-kmd›" in d.text and "from `$1` on" in d.text
+    assert gets(apply(src, d.fixes[0])) == f"<{shell}><--no-install-kmd>"
+    assert found(fixed) == [] and found(apply(src, d.fixes[0])) == []
+    # The same when the script is known and reads "$@", or comes from a variable.
+    for other in ["sh -c 'exec prog \"$@\"' --verbose x", 'bash -c "$script" -x a']:
+        [(_, _, d)] = found(other)
+        assert d.message.kind == "first-argument-is-dollar-zero", other
+    for quiet in ['bash -c "$(cat install.sh)" _ --no-install-kmd', 'bash -c "$s" -bash',
+                  'bash -c "$(cat job.sh)" a b', "sh -c 'echo \"$0\"' --verbose"]:
+        assert found(quiet) == [], quiet
