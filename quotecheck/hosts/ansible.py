@@ -12,6 +12,11 @@ in tests/hosts/test_ansible.py; no Ansible here):
   and `os.path.expanduser` to each word, on the target): `$NAME`, `${NAME}` and a leading `~`
   are values known when the task runs, unless `expand_argument_vars: false`;
 * `raw` sends the command over ssh as it is: the remote login shell parses it;
+* `cron` writes its `job` ("The command to execute") into the target's crontab as it is, after
+  the time fields ("When using symbols such as %, they must be properly escaped"): cron runs
+  it with `/bin/sh -c`, and an unescaped `%` ends the command there (crontab(5): the rest is
+  its standard input); `\\%` is a `%`. Not with `env: true` (the job is a variable's value),
+  `state: absent` or `disabled: true` (no entry runs);
 * Jinja `{{ ... }}` is rendered into the text first: a value known only when the play runs;
   `{{ x | quote }}` is quoted for POSIX sh once.
 
@@ -27,6 +32,7 @@ from typing import Any
 from quotecheck.hosts.compose import split_words
 from quotecheck.hosts.model import (
     HostFile,
+    HostReference,
     HostText,
     HostValue,
     Launch,
@@ -48,10 +54,13 @@ _get = mapping_value
 _PYTHON_VARIABLE = lazy_compile(r"\$(\w+|\{[^}]*\})", re.ASCII)
 _items = sequence_items
 
-_MODULES = {name: kind for kind in ("shell", "command", "raw")
+_MODULES = {name: kind for kind in ("shell", "command", "raw", "cron")
             for name in (kind, f"ansible.builtin.{kind}", f"ansible.legacy.{kind}")}
+_FALSE = ("false", "no", "off", "0")
+_TRUE = ("true", "yes", "on", "1")
 _PLAY_LISTS = ("tasks", "pre_tasks", "post_tasks", "handlers")
 _QUOTE_FILTER = lazy_compile(r"\|\s*quote\s*(?:\}\}|$)")
+_JINJA_STATEMENT = lazy_compile(r"\{%.*?%\}|\{#.*?#\}", re.S)
 _PARAMETER = lazy_compile(r"\s+(?:chdir|creates|removes|executable|warn|stdin)=\S+\s*\Z")
 
 
@@ -99,49 +108,61 @@ def _without_parameters(text: HostText) -> HostText:
     return text
 
 
+class _Found:
+    """What the tasks of a file hand on, gathered as they are read."""
+
+    def __init__(self) -> None:
+        self.launches: list[Launch] = []
+        self.values: list[HostValue] = []
+        self.percents: list[HostReference] = []  # where cron ends a `cron` task's job
+
+
 def read_ansible(source: str) -> HostFile:
     documents = compose_documents(source, "ansible")
     if isinstance(documents, HostFile):
         return documents
-    launches: list[Launch] = []
-    values: list[HostValue] = []
+    found = _Found()
     for document in documents:
         for item in _items(document):
             hosts = getattr(_get(item, "hosts"), "value", None)
             where = f"remote:{hosts}" if isinstance(hosts, str) else "remote:?"
             if hosts is None and _get(item, "tasks") is None:
-                _tasks([item], source, where, launches, values)  # a task file's task
+                _tasks([item], source, where, found)  # a task file's task
                 continue
             for key in _PLAY_LISTS:
-                _tasks(_items(_get(item, key)), source, where, launches, values)
-    return HostFile("ansible", tuple(sorted(launches, key=lambda x: x.span)),
-                    values=tuple(values))
+                _tasks(_items(_get(item, key)), source, where, found)
+    return HostFile("ansible", tuple(sorted(found.launches, key=lambda x: x.span)),
+                    references=tuple(found.percents), values=tuple(found.values))
 
 
-def _tasks(tasks: list[Any], source: str, where: str, launches: list[Launch],
-           values: list[HostValue]) -> None:
+def _tasks(tasks: list[Any], source: str, where: str, found: _Found) -> None:
+    values = found.values
     for task in tasks:
         for key in ("block", "rescue", "always"):
-            _tasks(_items(_get(task, key)), source, where, launches, values)
+            _tasks(_items(_get(task, key)), source, where, found)
         pairs = task.value if isinstance(getattr(task, "value", None), list) else []
         for k, v in (p for p in pairs if isinstance(p, tuple)):
             kind = _MODULES.get(str(getattr(k, "value", "")))
             if kind is None:
                 continue
+            if kind == "cron":
+                launch = _cron(v, source, where, found)
+                if launch is not None:
+                    found.launches.append(launch)
+                continue
             launch = _module(kind, v, _get(task, "args"), source, where, values)
             if launch is not None:
                 if _ignores_status(task):
                     launch = replace(launch, status_ignored=True)
-                launches.append(launch)
+                found.launches.append(launch)
 
 
 def _ignores_status(task: Any) -> bool:
     """`ignore_errors: true` (yes, on...) or `failed_when: false`: the play goes on whatever
     the task returns."""
-    truthy = ("true", "yes", "on", "1")
     ignore = str(getattr(_get(task, "ignore_errors"), "value", "")).strip().lower()
     failed = str(getattr(_get(task, "failed_when"), "value", "")).strip().lower()
-    return ignore in truthy or failed in ("false", "no", "off", "0")
+    return ignore in _TRUE or failed in _FALSE
 
 
 def _module(kind: str, node: Any, args: Any, source: str, where: str,
@@ -178,6 +199,46 @@ def _module(kind: str, node: Any, args: Any, source: str, where: str,
     if expands:
         words = [_python_expanded(w) for w in words]
     return Launch(api, span, argv=tuple(words), where=where)
+
+
+def _cron(node: Any, source: str, where: str, found: _Found) -> Launch | None:
+    """The command cron runs for a `cron` task's `job`: up to its first unescaped `%`, each
+    `\\%` a `%`. Every unescaped `%` is recorded in ``found.percents`` (cron's: the first ends
+    the command, each further one is a line break of its standard input)."""
+    def flag(name: str) -> str:
+        return str(getattr(_get(node, name), "value", "")).strip().lower()
+
+    job = _get(node, "job")
+    if job is None or not isinstance(job.value, str) or flag("env") in _TRUE or \
+            flag("disabled") in _TRUE or flag("state") == "absent":
+        return None
+    text = scalar_text(source, job)
+    value = text.value
+    # (Jinja's own `%`: `{% ... %}`, and what `{{ ... }}` holds, is gone when cron reads it)
+    jinja = [*jinja_spans(value), *((m.start(), m.end()) for m in _JINJA_STATEMENT.finditer(value))]
+    keep: list[tuple[int, int, HostText]] = []
+    end = len(value)
+    k = 0
+    while k < len(value):
+        if any(a <= k < b for a, b in jinja):
+            k += 1
+            continue
+        if value[k] == "\\" and value.startswith("%", k + 1):
+            keep.append((k, k + 1, HostText("", ())))  # `\%` is a `%`
+            k += 2
+            continue
+        if value[k] == "%":
+            at = text.offsets[k]
+            if at is not None:
+                found.percents.append(HostReference((at, at + 1), "%", "%", False))
+            end = min(end, k)
+        k += 1
+    keep = [x for x in keep if x[0] < end]
+    command = rendered(cut(splice(text, keep), 0, end - len(keep)), source, found.values)
+    if not command.value.strip():
+        return None
+    return Launch("ansible cron job", (job.start_mark.index, job.end_mark.index),
+                  shell=("/bin/sh", "-c"), text=command, where=where)
 
 
 def _python_expanded(word: HostText) -> HostText:

@@ -28,7 +28,15 @@ from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Pipeline, SimpleCommand
 from quotecheck.parsing.words import Word
 from quotecheck.positions import LineIndex
-from quotecheck.programs import AWK_PROGRAMS, GREP_PROGRAMS, PROCESS_KILLERS, basename
+from quotecheck.programs import (
+    AWK_PROGRAMS,
+    GREP_PROGRAMS,
+    INIT_SCRIPT_DIRS,
+    PIDFILE_OPTIONS,
+    PROCESS_KILLERS,
+    SERVICE_STARTERS,
+    basename,
+)
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules import _fixes
 from quotecheck.rules._text import one_line_marked
@@ -121,7 +129,10 @@ class Matcher(FrozenRecord):
 
     def describe(self) -> str:
         if self.launched is not None:
-            return f"the `{one_line_marked(' '.join(self.launched), 40)}` started with `&`"
+            shown = one_line_marked(' '.join(self.launched), 40)
+            if self.pattern != "$!":
+                return f"the `{shown}` whose pid `{one_line_marked(self.pattern, 30)}` holds"
+            return f"the `{shown}` started with `&`"
         how = "command line" if self.full else "name"
         return f"the processes whose {how} matches `{self.pattern}`"
 
@@ -181,6 +192,8 @@ class Event(Record):
     branches: frozenset[tuple[int, int]] = frozenset()
     # The functions the layer defines (a name started with `&` runs script code, no program)
     functions: frozenset[str] = frozenset()
+    # It runs through a call of its function that sits in a loop (`while check; do ...`)
+    looped: bool = False
 
 
 def _exclusive(a: Event, b: Event) -> bool:
@@ -291,6 +304,41 @@ def _pid_files_written(view: CommandView) -> list[str]:
         return []
     return [file_key(r.target) for r in view.command.redirects
             if r.op in (">", ">|") and r.fd in (None, 1) and r.target is not None]
+
+
+def pid_files_of(argv: list[Arg]) -> list[str]:
+    """The files a program is told to write its own pid to (`dockerd --pidfile FILE`), as
+    ``file_key``s."""
+    out: list[str] = []
+    for i, a in enumerate(argv[1:], 1):
+        if a.word is None:
+            continue
+        if a.value in PIDFILE_OPTIONS and i + 1 < len(argv) and argv[i + 1].word is not None:
+            out.append(file_key(argv[i + 1].word))  # type: ignore[arg-type]
+        elif "=" in a.value and a.value.split("=", 1)[0] in PIDFILE_OPTIONS:
+            out.append(file_key(a.word).split("=", 1)[1])
+    return out
+
+
+def service_started(values: list[str]) -> str | None:
+    """The service a command starts by name (`start app`, `service app start`, `systemctl
+    start app.service`, `/etc/init.d/app start`), or None."""
+    if not values:
+        return None
+    operands = [v for v in values[1:] if not v.startswith("-")]
+    if values[0].startswith(INIT_SCRIPT_DIRS):
+        return basename(values[0]) if operands[:1] == ["start"] and \
+            basename(values[0]) else None
+    form = SERVICE_STARTERS.get(values[0])
+    if form is None:
+        return None
+    verb, name = form
+    if verb is not None and (len(operands) <= verb or operands[verb] != "start"):
+        return None
+    if len(operands) <= name or (verb is None and len(operands) != 1):
+        return None
+    job = operands[name].removesuffix(".service")
+    return job if job and "/" not in job and "$" not in job else None
 
 
 def file_key(word: Word) -> str:
@@ -491,6 +539,12 @@ class _Scan:
                 for name in _pid_files_written(e.view):
                     self.pidfiles.setdefault(name, last_bg)
             last_bg = self._background_launch(e.view) or last_bg
+            # `dockerd --pidfile FILE`: the program writes its own pid there.
+            launch = self._launch_argv(e)
+            if launch is not None:
+                argv = _process_argv(self.ctx, e.view)
+                for name in pid_files_of(argv):
+                    self.pidfiles.setdefault(name, tuple(launch[1]))
 
     def run(self) -> Iterator[Finding]:
         self.learn_pid_files()
@@ -506,12 +560,15 @@ class _Scan:
         for i, e in enumerate(self.events):
             launch = self._launch_argv(e)
             if launch is not None and kills:
+                # A service started by name runs the program of that name.
+                job = service_started(launch[1])
+                started = [job] if job is not None else launch[1]
                 # Only the latest kills: a relaunch follows its kill closely, and this keeps
                 # the scan linear on scripts with hundreds of kills.
                 hit = next(((k_i, k) for k_i, k in reversed(kills[-RECENT_KILLS:])
                             if k.event.order < e.order and k.event.view is not e.view
                             and not _exclusive(k.event, e)
-                            and any(self._selects(k, m, e, launch[1]) for m in k.matchers)),
+                            and any(self._selects(k, m, e, started) for m in k.matchers)),
                            None)
                 if hit is not None and e.offset not in reported:
                     k_i, kill = hit
@@ -552,9 +609,12 @@ class _Scan:
         if not argv or argv[0].dynamic:
             return None
         values = _values(argv)
-        if basename(values[0]) in NOT_A_LAUNCH or ((argv is view.argv or argv[0] is view.argv[0]) \
-                and values[0] in e.functions):
+        if (argv is view.argv or argv[0] is view.argv[0]) and values[0] in e.functions:
             return None  # (a function runs script code: a subshell a signal ends at once)
+        if service_started(values) is not None and not any(a.dynamic for a in argv):
+            return argv[0], values
+        if basename(values[0]) in NOT_A_LAUNCH:
+            return None
         if view.context.conditional and not view.context.background:
             return None  # its status is tested: a probe, not a launch
         return argv[0], values
@@ -575,8 +635,8 @@ class _Scan:
             inner = _values(_process_argv(self.ctx, view))
             if inner and basename(inner[0]) in ("tail", "pidwait", "pwait"):
                 return True
-        in_loop = any(isinstance(a, Compound) and a.kind in LOOPS
-                      for a in view.context.ancestors)
+        in_loop = e.looped or any(isinstance(a, Compound) and a.kind in LOOPS
+                                  for a in view.context.ancestors)
         if not in_loop:
             return False
         if name in PROBES:
@@ -591,12 +651,21 @@ class _Scan:
         word, values = launch
         span = word.source_span or e.view.source_span or (0, 0)
         kill_line = self.lines.line_of(kill.span[0]) + 1
-        matcher = next(m for m in kill.matchers if m.matches(values))
+        job = service_started(values)
+        matcher = next(m for m in kill.matchers if m.matches([job] if job else values))
         note = ""
         if sleep is not None:
             n = " ".join(a.value for a in sleep.view.argv[1:])
             note = f" (`sleep {n}` is a guess, not a wait)"
-        if matcher.launched is not None:
+        if job is not None:
+            note += (f"; it starts the service `{job}`, and while the old `{job}` still runs the "
+                     "service manager sees it running and starts nothing (Upstart: `Job is "
+                     "already running`), so once it exits nothing runs")
+        if matcher.launched is not None and matcher.pattern != "$!":
+            pid = f"$(cat {shlex.quote(matcher.pattern)})"
+            wait = f"`while kill -0 \"{pid}\" 2>/dev/null; do sleep 1; done` (bounded: " \
+                   "`timeout 60 sh -c '...'`)"
+        elif matcher.launched is not None:
             wait = "`wait \"$pid\"` (for a child of this shell) or `while kill -0 \"$pid\" " \
                    "2>/dev/null; do sleep 1; done`"
         else:
@@ -609,7 +678,8 @@ class _Scan:
                                  killed=matcher.describe(), note=note, wait=wait,
                                  shown_short=one_line_marked(" ".join(values), 30))
         related = (Related(kill.span, f"the old process is killed here ({kill.how})"),)
-        fixes = () if matcher.launched is not None else self._wait_fix(kill, e, matcher)
+        fixes = () if matcher.launched is not None or job is not None else \
+            self._wait_fix(kill, e, matcher)
         if kill.signal is not None and kill.signal.upper().removeprefix("SIG") in ("KILL", "9"):
             # SIGKILL runs no more code of the old process; only the kernel's teardown is left
             # (ports within milliseconds, measured; GPU memory may take longer): what that
@@ -763,20 +833,26 @@ def _in_run_order(layer: Layer) -> list[Event]:
                 calls.setdefault(name, []).append(view)
 
     def runs(view: CommandView, depth: int
-             ) -> list[tuple[tuple[int, ...], frozenset[tuple[int, int]]]]:
+             ) -> list[tuple[tuple[int, ...], frozenset[tuple[int, int]], bool]]:
         assert view.source_span is not None
         at = view.source_span[0]
         arms = _branches(view)
         name = function_of.get(id(view))
         if name is None or name not in calls or depth > 4:
-            return [((at,), arms)]
-        return [((*o, at), b | arms) for call in calls[name][:_CALLS_FOLLOWED]
-                for o, b in runs(call, depth + 1)] or [((at,), arms)]
+            return [((at,), arms, False)]
+        return [((*o, at), b | arms, looped or _in_loop(call))
+                for call in calls[name][:_CALLS_FOLLOWED]
+                for o, b, looped in runs(call, depth + 1)] or [((at,), arms, False)]
 
     functions = frozenset(function_of.values())
-    return [Event(layer, view, view.source_span[0], order, arms, functions)
+    return [Event(layer, view, view.source_span[0], order, arms, functions, looped)
             for view in layer.commands if view.source_span is not None
-            for order, arms in runs(view, 0)]
+            for order, arms, looped in runs(view, 0)]
+
+
+def _in_loop(view: CommandView) -> bool:
+    """The command sits in a loop of its own script (its condition or its body)."""
+    return any(isinstance(a, Compound) and a.kind in LOOPS for a in view.context.ancestors)
 
 
 def _branches(view: CommandView) -> frozenset[tuple[int, int]]:

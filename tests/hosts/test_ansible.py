@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import PurePath
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -126,3 +128,40 @@ def test_the_run_time_parts_are_what_python_expands(word: str) -> None:
         return
     assert reference.count("\x01") == len(expanded.dynamic_ranges) or any(
         not n or "=" in n for n in names)
+
+
+def test_a_cron_tasks_job_is_the_command_cron_runs() -> None:
+    # ansible.builtin.cron: "job: The command to execute or, if env is set, the value of
+    # environment variable"; "When using symbols such as %, they must be properly escaped":
+    # the module writes the job after the time fields as it is, and cron cuts it at a `%`
+    # (crontab(5)). The command is the one the crontab reader cuts from the line the module
+    # writes, and a real /bin/sh shows that what is left cannot even be parsed.
+    from quotecheck.hosts.crontab import read_crontab
+
+    job = "curator delete --timestring '%Y.%m.%d' --prefix logstash-"
+    host = read_ansible(PLAY.format(tasks=(
+        '    - name: clean\n      cron:\n        minute: "0"\n        hour: "1"\n'
+        f'        job: "{job}"\n')))
+    [launch] = host.launches
+    [line] = read_crontab(f"0 1 * * * {job}\n").launches
+    assert launch.text is not None and line.text is not None
+    assert launch.shell == ("/bin/sh", "-c") and launch.where == "remote:gpus"
+    assert launch.text.value == line.text.value == "curator delete --timestring '"
+    assert [r.written for r in host.references] == ["%", "%", "%"]
+    run = subprocess.run(["/bin/sh", "-c", launch.text.value], capture_output=True, text=True,
+                         timeout=30)
+    assert run.returncode == 2 and re.search(r"nterminated|unexpected EOF", run.stderr)
+    escaped = read_ansible(PLAY.format(tasks=(
+        "    - ansible.builtin.cron:\n        name: d\n"
+        "        job: \"date +\\\\%F > /tmp/day # {% raw %}x{% endraw %}\"\n")))
+    [launch] = escaped.launches
+    assert launch.text is not None and escaped.references == ()
+    assert launch.text.value.startswith("date +%F > /tmp/day")
+
+
+@pytest.mark.parametrize("flags", ["env: true", "state: absent", "disabled: yes"])
+def test_cron_tasks_that_run_no_command(flags: str) -> None:
+    # "env: If set, manages a crontab's environment variable"; "disabled: If the job should be
+    # disabled (commented out) in the crontab"; `state: absent` removes the entry
+    assert launches(f"    - cron:\n        name: x\n        job: date +%F\n        {flags}\n") \
+        == []

@@ -7,6 +7,7 @@ sleep, and pgrep without `-f` matches the process name, not the command line.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -249,3 +250,159 @@ def test_after_sigkill_the_old_process_runs_no_more_code(kill: str) -> None:
     src = INIT_SCRIPT.replace('  kill "$(cat', f'  {kill} "$(cat')
     [(_, _, d)] = found(src)
     assert d.severity == "info" and "SIGKILL" in d.text
+
+
+# -- a pid file the program writes itself; a service started by name ------------------------------
+
+# boot2docker/boot2docker#1132, /usr/local/etc/init.d/docker before the fix (Apache-2.0).
+DOCKER_INIT = """#!/bin/sh
+PIDFILE={pidfile}
+
+check() {{ [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }}
+start() {{
+	check && return 0
+	{dockerd} --pidfile "$PIDFILE" >> {log} 2>&1 &
+}}
+stop() {{ check && kill "$(cat "$PIDFILE")"; }}
+restart() {{
+	if check; then
+		stop && sleep 1 && start
+	else
+		start
+	fi
+}}
+case "$1" in
+	start|stop|restart) "$1" ;;
+esac
+"""
+DOCKER_INIT_FIXED_RESTART = """restart() {{
+	if check; then
+		stop; i=0
+		while check; do
+			i=$((i + 1))
+			[ "$i" -gt 30 ] && return 1
+			sleep 1
+		done
+	fi
+	start
+}}
+"""
+# A daemon that writes its own pid to --pidfile and takes 1.5 s to shut down on SIGTERM.
+SLOW_DAEMON = """#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --pidfile ] && pf=$2; shift; done
+echo $$ > "$pf"
+trap 'sleep 1.5; rm -f "$pf"; exit 0' TERM
+while :; do sleep 0.1; done
+"""
+
+
+def _docker_init(fixed: bool, daemon: str = "/usr/local/bin/dockerd",
+                 pidfile: str = "/var/run/docker.pid", log: str = "/var/log/docker.log") -> str:
+    text = DOCKER_INIT.format(pidfile=pidfile, dockerd=daemon, log=log)
+    if fixed:
+        start = text.index("restart() {")
+        end = text.index("}\n", text.index("\tfi\n", start)) + 2
+        text = text[:start] + DOCKER_INIT_FIXED_RESTART.format() + text[end:]
+    return text
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_a_pid_file_the_daemon_writes_itself(tmp_path: Path, fixed: bool) -> None:
+    """`dockerd --pidfile F` writes its own pid; `stop` kills `$(cat F)`, and `restart` starts
+    again after `sleep 1`. Real dash: the old daemon is still shutting down, so `start` sees it
+    running and starts nothing, and once it exits no daemon runs. Polling until it is gone
+    leaves one running."""
+    daemon = tmp_path / "dockerd"
+    daemon.write_text(SLOW_DAEMON)
+    daemon.chmod(0o755)
+    pidfile = tmp_path / "docker.pid"
+    script = tmp_path / "docker"
+    script.write_text(_docker_init(fixed, str(daemon), str(pidfile), str(tmp_path / "log")))
+    started: list[int] = []
+    try:
+        subprocess.run(["dash", str(script), "start"], check=True, timeout=20)
+        deadline = time.monotonic() + 5
+        while not pidfile.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started.append(int(pidfile.read_text()))
+        subprocess.run(["dash", str(script), "restart"], timeout=60)
+        if pidfile.exists():
+            started.append(int(pidfile.read_text()))
+        time.sleep(2.5)  # the old daemon's shutdown is over
+        running = pidfile.exists() and Path(f"/proc/{pidfile.read_text().strip()}").exists()
+        if pidfile.exists():
+            started.append(int(pidfile.read_text()))
+        assert running == fixed
+    finally:
+        for pid in set(started):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    src = _docker_init(fixed)
+    hits = found(src)
+    if fixed:
+        assert hits == []
+    else:
+        [(line, _, d)] = hits
+        assert src.splitlines()[line - 1].strip().startswith("/usr/local/bin/dockerd")
+        assert "`sleep 1` is a guess" in d.text
+
+
+def test_a_pid_file_option_links_only_that_program() -> None:
+    src = ('redis-server --pidfile=/run/r.pid --daemonize yes\n'
+           'kill "$(cat /run/r.pid)"\nredis-server --pidfile=/run/r.pid --daemonize yes\n')
+    [(line, _, _)] = found(src)
+    assert line == 3
+    other = src.replace("kill \"$(cat /run/r.pid)\"", "kill \"$(cat /run/other.pid)\"")
+    assert found(other) == []
+
+
+def test_killall_returns_before_the_service_is_gone(tmp_path: Path) -> None:
+    """hannobraun/vndf-2016@152f403: `killall vndf-server; start vndf-server`. Real killall
+    sends SIGTERM and returns; the `start` right after it (a stub on PATH that records whether
+    a process of that name still runs, as Upstart's check does) finds the old one alive."""
+    name = f"qcsrv{os.getpid() % 100000}"
+    server = tmp_path / name
+    server.write_text("#!/bin/sh\ntrap 'sleep 1; exit 0' TERM\nwhile :; do sleep 0.1; done\n")
+    server.chmod(0o755)
+    start = tmp_path / "start"
+    start.write_text("#!/bin/sh\nif pgrep -x \"$1\" > /dev/null; then echo \"running $1\"; "
+                     "else echo \"started $1\"; fi\n")
+    start.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}
+    proc = subprocess.Popen([str(server)])
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and subprocess.run(
+                ["pgrep", "-x", name], capture_output=True, timeout=10).returncode:
+            time.sleep(0.05)
+        run = subprocess.run(["sh", "-c", f"killall {name}; start {name}"], env=env,
+                             capture_output=True, text=True, timeout=20)
+        assert run.stdout == f"running {name}\n", run
+        proc.wait(timeout=10)  # ... and it does exit, a second later
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    src = ("ssh -o BatchMode=yes -o ConnectTimeout=10 root@gamevm "
+           "'killall vndf-server; start vndf-server'")
+    [(_, _, d)] = found(src)
+    assert src[d.span[0]:d.span[1]] == "start"
+    assert "service `vndf-server`" in d.text and d.fixes == ()
+
+
+@pytest.mark.parametrize(("src", "reported"), [
+    ("killall app; start app", True),
+    ("pkill -x app; service app start", True),
+    ("killall app\nsystemctl start app.service", True),
+    ("killall app; /etc/init.d/app start", True),
+    ("killall app; sudo initctl start app", True),
+    ("killall app; rc-service app start", True),
+    ("killall app; start other", False),
+    ("killall -w app; start app", False),
+    ("killall app; restart app", False),
+    ("killall app; service app status", False),
+    ("killall app; systemctl start \"$UNIT\"", False),
+    ('start() { ./app & }\nkillall app; start', True),  # the function starts ./app itself
+])
+def test_a_service_started_by_name_after_a_kill(src: str, reported: bool) -> None:
+    assert bool(found(src)) is reported, src
