@@ -223,3 +223,68 @@ def test_values_in_a_sed_replacement_after_a_brace_are_spliced_in() -> None:
 def test_a_sed_dollar_is_sed_s_only_when_the_text_reads_as_a_command(
         src: str, reported: bool) -> None:
     assert bool(found(src)) == reported, src
+
+
+# -- a program inside the command line an ad-hoc `ansible` command hands its hosts -------------
+
+ANSIBLE = "timeout 60 ansible all -m shell -a \"df -h / | awk 'NR==2 {print $5}'\"\n"
+
+
+def test_ansible_args_text_expanded_by_the_local_shell() -> None:
+    [d] = found(ANSIBLE)
+    assert d.severity == "error"
+    assert ANSIBLE[d.span[0]:d.span[1]] == "$5"
+    assert "ansible's `shell` module" in d.text
+    assert "awk receives `NR==2 {print }`" in d.text
+
+
+def test_ansible_args_with_real_bash_and_awk(tmp_path: Path) -> None:
+    """A stub ansible records what real bash hands it; real dash and awk then run that text
+    as a host would: the program has lost its field, and awk prints the whole line."""
+    from harness.stubs import StubDir
+
+    stubs = StubDir(tmp_path, names=["ansible"])
+    run_shell("bash", ANSIBLE, stubs.env(), timeout=10)
+    run_shell("bash", ANSIBLE.replace("$5", "\\$5"), stubs.env(), timeout=10)
+    [bad, good] = [r[r.index("-a") + 1] for r in stubs.records_for("ansible")]
+    assert bad == "df -h / | awk 'NR==2 {print }'"
+    assert good == "df -h / | awk 'NR==2 {print $5}'"
+    line = "/dev/sda1 100G 40G 60G 40% /\n"
+    host = [run_shell("dash", t.replace("df -h /", "printf 'head\\n%s' \"$L\""),
+                      {"L": line, "PATH": "/usr/bin:/bin"}, timeout=10).stdout
+            for t in (bad, good)]
+    assert host == [line, "40%\n"]
+    assert found(ANSIBLE.replace("$5", "\\$5")) == []
+
+
+@pytest.mark.parametrize("src", [
+    "sudo -u ops ansible web --args=\"ps aux | awk '{print $NF}'\"\n",  # command module
+    "env ANSIBLE_FORCE_COLOR=0 ansible web -m ansible.builtin.raw -a \"ps | awk '{print $1}'\"\n",
+])
+def test_ansible_other_spellings(src: str) -> None:
+    [d] = found(src)
+    assert d.severity == "error"
+
+
+@pytest.mark.parametrize("src", [
+    "timeout 9 ansible web -m copy -a \"src=a dest=/tmp/$2\"\n",  # no command line
+    "timeout 9 ansible web -m shell -a 'ps aux | awk \"{print \\$2}\"'\n",
+    "timeout 9 ansible web -m shell -a \"grep $user /etc/passwd | awk -F: '{print \\$7}'\"\n",
+    "timeout 9 ansible web -m shell -a \"ls $1\"\n",  # a value for the hosts' ls, not awk's
+])
+def test_ansible_left_alone(src: str) -> None:
+    assert found(src) == []
+
+
+def test_ansible_without_any_other_handoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recall case's own shape: ansible is the script's only hand-off. The analysis finds
+    it; the registry's trigger for QC105 (quotecheck/rules/registry.py, not this rule's file)
+    does not list `ansible` yet, so a plain `check` does not run the rule on such a file."""
+    from quotecheck.rules.triggers import TraceFacts
+
+    src = ("set -euo pipefail\nansible appservers -m shell \\\n"
+           "    -a \"ps aux | grep java | grep -v grep | awk '{print $2}'\"\n")
+    monkeypatch.setattr(TraceFacts, "hold", lambda self, trigger: True)
+    [d] = found(src)
+    assert src[d.span[0]:d.span[1]] == "$2"
+    assert "`set -u` is on" in d.text
