@@ -34,10 +34,12 @@ SSH_GRAMMAR = Grammar(
 )
 
 # A run-time word that may stand for any number of words, options among them: an array's
-# elements, the parameters, or a variable named for options (`$SSH_OPTS`, `$SSH_ARGS`).
+# elements, the parameters, or a variable named for options (`$SSH_OPTS`, `$SSH_ARGS`), the
+# word a whole part of its name (`$target_host` is no `ARG`).
 _SPREADS = lazy_compile(
     r"\$(?:[@*]|\{[@*]\}|\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}"
-    r"|\{?[A-Za-z_0-9]*(?:OPT|ARG|FLAG|PARAM)[A-Za-z_0-9]*\}?)\Z", re.I)
+    r"|\{?[A-Za-z_0-9]*?(?:OPT(?:ION)?S?|ARG(?:UMENT)?S?|FLAGS?|PARAM(?:ETER)?S?)"
+    r"(?:_[A-Za-z_0-9]*)?\}?)\Z", re.I)
 _NO_REMOTE_COMMAND = frozenset({"-N", "-W", "-O", "-G", "-V", "-Q"})
 _TTY_LEVEL = {"auto": 0, "no": 0, "yes": 1, "force": 2}
 

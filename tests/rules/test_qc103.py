@@ -499,3 +499,24 @@ def test_an_options_list_the_script_wrote_is_split_on_purpose() -> None:
 def test_a_literal_that_is_no_options_list_is_still_reported(value: str) -> None:
     [d] = _qc103(f"V='{value}'\nssh -o BatchMode=yes h \"ls $V\"\n")
     assert d.severity == "error"
+
+
+def test_a_variable_set_only_to_a_script_argument(tmp_path: Path) -> None:
+    """`dir=$2` then `sh -c "ls $dir"`: the caller's value, split and parsed as code there."""
+    src = 'dir=$2\nsh -c "ls -d $dir"\n'
+    [d] = [x for x in found(src) if x.code == "QC103"]
+    assert d.severity == "warning" and "set on line 1" in d.text
+    (tmp_path / "my dir").mkdir()
+    run = subprocess.run(["bash", "-c", src, "script", "x", str(tmp_path / "my dir")],
+                         capture_output=True, text=True, timeout=10)
+    assert run.returncode != 0 and "No such file" in run.stderr  # split at the blank
+    # in a function, `$1` is the call's argument; elsewhere set, it is not only the argument
+    for quiet in ('f() { dir=$1; sh -c "ls -d $dir"; }', 'dir=$2\ndir=/srv\nsh -c "ls -d $dir"'):
+        assert [x.severity for x in found(quiet) if x.code == "QC103"] in ([], ["info"])
+
+
+def test_an_ssh_destination_named_target_is_no_options_word() -> None:
+    """`$target_host` holds `arg` inside a word: it is the destination, not an options list."""
+    src = 'target_host=$1\nssh "$target_host" "ls $path"\n'
+    [d] = [x for x in found(src) if x.code == "QC103"]
+    assert "remote shell on $target_host" in d.text

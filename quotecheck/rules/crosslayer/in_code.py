@@ -673,6 +673,32 @@ def _script_argument(exp: Expansion) -> bool:
                    for node in exp.view.context.ancestors)
 
 
+def _holds_script_argument(an: Analysis, exp: Expansion) -> bool:
+    """``exp`` reads a variable of the script's top level that is only ever set to one of its
+    arguments (`dir=$2`, `host="${1}"`): the caller's value under another name."""
+    if exp.pclass != "named" or exp.name is None or exp.layer.parent is not None or \
+            exp.layer.script is None:
+        return False
+    sets = an.assigned(exp.layer).get(exp.name, [])
+    if not sets:
+        return False
+    # (in a function, `$1` is the call's argument, which the script may pass itself)
+    functions = [node.span for node in iter_nodes(exp.layer.script.body)
+                 if isinstance(node, Compound) and node.kind == "function"]
+    reads_at = exp.part.span[0]
+    if any(a <= reads_at < b for a, b in functions):
+        return False
+    for a in sets:
+        at = a.value.span[0] if a.value is not None else -1
+        if a.script is not exp.layer.script or any(x <= at < y for x, y in functions):
+            return False
+        parts = [p for p in a.value.parts if p.value] if a.value is not None else []
+        if len(parts) != 1 or parts[0].kind != "special" or \
+                not (parts[0].name or "").isdigit() or parts[0].name == "0":
+            return False
+    return True
+
+
 def _options_list(value: str) -> bool:
     """A value the script wrote as a list of options: plain words split at blanks, one of
     them an option (`-D 10 -x 0`, `--epochs 6 --lr 6e-4`). Split on purpose, it holds nothing a
@@ -775,11 +801,13 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
     # (precision corpus, both sets at 26a3a70: of 42 such warnings judged, 39 noise, 3 false,
     # none true): info, shown in editors and with `--severity info`. A value read from input
     # is data: a warning. What the script shows to be unsafe is an error above.
-    # The script's own argument pasted into a script this machine runs again (`sh -c`,
-    # `bash -c`, eval), which has positional parameters of its own: data become code, and the
-    # text shows whose value it is. Into a remote command, where pasting is the only way to
-    # send a value, it is judged as any other value.
-    script_argument = _script_argument(exp) and not is_ssh_shell(trace, where)
+    # The script's own argument (or a variable set only to one) pasted into a script this
+    # machine runs again (`sh -c`, `bash -c`, eval), which has positional parameters of its
+    # own: data become code, and the text shows whose value it is. Into a remote command, where
+    # pasting is how a value is sent, the harm depends on what the caller passes (a blank in a
+    # path), which the text does not show: judged as any other value.
+    script_argument = (_script_argument(exp) or _holds_script_argument(an, exp)) and \
+        not is_ssh_shell(trace, where)
     if script_argument and known is None:
         msg = msg.extended(f" (`{exp.shown}` is an argument of the script: whoever runs it "
                            "chooses the value.)")
