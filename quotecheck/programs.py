@@ -419,10 +419,10 @@ PIDFILE_OPTIONS: Final[frozenset[str]] = frozenset({"--pidfile", "--pid-file"})
 
 # Commands that start a service by its name, as (the index of the verb `start` among the
 # non-option operands, None when the command is the verb; the index of the name): Upstart's
-# `start JOB` and `initctl start JOB`, `service NAME start`, `systemctl start UNIT`, OpenRC's `rc-service
-# NAME start` (an init script, /etc/init.d/NAME start, is read by its path). While the old
-# process of the service still runs, each of them sees the service running and starts nothing
-# (Upstart: "Job is already running", exit 1).
+# `start JOB` and `initctl start JOB`, `service NAME start`, `systemctl start UNIT`, OpenRC's
+# `rc-service NAME start` (an init script, /etc/init.d/NAME start, is read by its path). While
+# the old process of the service still runs, each of them sees the service running and starts
+# nothing (Upstart: "Job is already running", exit 1).
 SERVICE_STARTERS: Final[dict[str, tuple[int | None, int]]] = {
     "start": (None, 0), "initctl": (0, 1), "service": (1, 0), "systemctl": (0, 1),
     "rc-service": (1, 0),
