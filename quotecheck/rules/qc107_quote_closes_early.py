@@ -8,6 +8,11 @@ regions of the same kind with an unquoted run between them, when the shape shows
 meant (an empty `''`/`""` closing the word, the run split over two words, an expansion taken
 out of double quotes, the run delimited as an inner word). `'\\''` and `'"'"'` are escapes and
 other-kind quotes, never unquoted runs, so they are not reported.
+
+The same shape split over words is a mistake wherever it is: in an assignment
+(`ARG="--opt="a b""` sets `ARG` to `--opt=a`; `b""` is the next assignment or the command)
+and in any program's argument (`sake exec h 'awk -F'-' '{print $1}''` gives sake two words and
+expands `$1` here), so those are judged too (real bash in the tests), without a fix.
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
+from quotecheck.lazy_regex import lazy_compile
+from quotecheck.parsing.words import Word
+from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.records import FrozenRecord
 from quotecheck.rules._handoffs import (
     TextWord,
@@ -27,8 +35,12 @@ from quotecheck.rules._handoffs import (
     tokens,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
-from quotecheck.rules.triggers import HANDOFFS
+from quotecheck.rules.triggers import Trigger
 
+# Text handed to another layer; or quotes anywhere: an assignment or a command's argument cut
+# by the same shape.
+TRIGGER = Trigger(handoffs=True, text=("'", '"'))
+_ASSIGNED = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _OPENERS = (" ", "\t", "\n", "=", "(")
 _CLOSERS = (" ", "\t", "\n", ";", ")", "|", "&")
 
@@ -71,11 +83,14 @@ def _in_word(toks: list[Token], text: str, index: int) -> Iterator[Match]:
             yield Match(q1, q2, [u], (index,), why, "info")
 
 
-def _across_words(view: CommandView, text: str, start: int) -> Match | None:
+def _across_words(view: CommandView, text: str, start: int,
+                  words: list[Word] | None = None) -> Match | None:
     """`'echo 'a b''`: word `start` ends with a quoted region and an unquoted run, the next
     words are unquoted runs, and a later word starts with an unquoted run and a region of the
-    same kind."""
-    words = view.command.words
+    same kind. ``words``: the command's words (by default), or its assignments' values and
+    then its words."""
+    if words is None:
+        words = view.command.words
     if start >= len(words):
         return None
     first = tokens(text, words[start])
@@ -143,7 +158,73 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if m.first.start in done:
                 continue
             done.add(m.first.start)
-            yield _finding(ctx, layer, view, t, m, text)
+            yield _finding(ctx, layer, view, m, text, _received(view, t, m), t)
+        for m, received, assignment in _split_words(ctx, view, text):
+            if m.first.start in done:
+                continue
+            done.add(m.first.start)
+            yield _finding(ctx, layer, view, m, text, received, None, assignment)
+
+
+def _split_words(ctx: CheckContext, view: CommandView,
+                 text: str) -> Iterator[tuple[Match, str, str | None]]:
+    """The same nested shape split over words, in words that are no other layer's text: an
+    assignment's value (`X="--opt="a b""` sets `X` to `--opt=a`, and `b""` is the next
+    assignment or the command) or a command's argument (`tool 'awk -F'-' '{print $1}''` gives
+    the tool two words, `$1` expanded here). Whatever reads them, the value is cut at the
+    space: the words differ from the one that was written."""
+    cmd = view.command
+    assigned = [a.value for a in cmd.assignments]
+    words = [*assigned, *cmd.words]
+    if len(words) < 2:
+        return
+    texts = {w.index for w in text_words(ctx, view)}
+    argv_of = {id(a.word): i for i, a in enumerate(view.argv) if a.word is not None}
+    for k in range(len(words)):
+        if k >= len(assigned) and argv_of.get(id(words[k])) in texts:
+            continue  # judged as that layer's text
+        m = _across_words(view, text, k, words)
+        if m is None:
+            continue
+        # Point at the first quote that closed early: `'awk -F'-' '{print $1}''` closes at
+        # `-F'`, before the region that the split follows.
+        toks = tokens(text, words[k])
+        j = len(toks) - 2
+        while j >= 2 and toks[j - 1].kind == "unquoted" and toks[j - 2].kind == m.first.kind:
+            j -= 2
+        if j != len(toks) - 2:
+            m = Match(toks[j], m.last, toks[j + 1:-1] + m.middle, m.words, m.why, m.severity)
+        parts = [words[i] for i in m.words]
+        shown = " ".join(f"‹{w.value}›" for w in parts)
+        if k < len(assigned):
+            a = cmd.assignments[k]
+            rest = m.words[-1]
+            if rest < len(assigned):
+                after = f"{code(cmd.assignments[rest].name + '=...')} is a separate assignment"
+            elif cmd.words and words[rest] is cmd.words[0]:
+                after = f"‹{words[rest].value}› is run as a command, with `{a.name}` in its " \
+                    "environment"
+            else:
+                after = "the rest are words of the command"
+            why = (f"the unquoted space between them ends the assignment of `{a.name}`")
+            received = (f"`{a.name}` is set to ‹{a.value.value}› alone, and {after} "
+                        f"(the words: {shown})")
+            yield Match(m.first, m.last, m.middle, m.words, why, "warning"), received, a.name
+        elif (program := view.values[0] if view.values else "") in DECLARATION_BUILTINS and (
+                named := _ASSIGNED.match(parts[0].value)) is not None:
+            name = named.group(1)
+            why = f"the unquoted space between them ends the value of `{name}`"
+            received = (f"{code(program)} sets `{name}` to ‹{parts[0].value[named.end():]}› "
+                        f"alone and gets the rest as other words (the words: {shown})")
+            yield Match(m.first, m.last, m.middle, m.words, why, "warning"), received, name
+        else:
+            program = program or "the command"
+            why = ("the unquoted space between them splits the text into separate words of the "
+                   "command")
+            if any(t.expansion for t in m.middle):
+                why += ", and the expansion between them is done by this shell"
+            received = f"{code(program)} gets {len(parts)} words, {shown}, where one was written"
+            yield Match(m.first, m.last, m.middle, m.words, why, "warning"), received, None
 
 
 def closes_early(ctx: CheckContext, view: CommandView) -> bool:
@@ -178,8 +259,18 @@ _CLOSES_QUOTE_OPENED_AT = Template(
     "same kind, write {nested}.")
 
 
-def _finding(ctx: CheckContext, layer: Layer, view: CommandView, t: TextWord, m: Match,
-             text: str) -> Finding:
+_ASSIGNMENT_CUT = Template(
+    "assignment-cut",
+    "this {q} closes the quote opened at {code} instead of opening a nested one, and "
+    "the {q} after {code2} opens a new quote",
+    "{why}. Result: {received}. Quotes inside a variable's value are not read again when it "
+    "is expanded: to hand a later command words with spaces, use an array "
+    "(`{name}=(--opt=\"a b\")`, expanded as `\"${{{name}[@]}}\"`); for one string, "
+    "write {nested}.")
+
+
+def _finding(ctx: CheckContext, layer: Layer, view: CommandView, m: Match, text: str,
+             received: str, t: TextWord | None, assignment: str | None = None) -> Finding:
     q = _quote(m.first.kind)
     close_at = m.first.end - 1
     span = script_span(view, close_at, close_at + 1) or view.source_span or (0, 0)
@@ -188,14 +279,13 @@ def _finding(ctx: CheckContext, layer: Layer, view: CommandView, t: TextWord, m:
         nested = "`'\\''` for each inner single quote, or double quotes outside"
     else:
         nested = '`\\"` for each inner double quote, or single quotes outside'
-    message = (
-        _CLOSES_QUOTE_OPENED_AT(q=q, code=code(text[m.first.start:m.first.end]),
-                                code2=code(middle), why=m.why, received=_received(view, t, m),
-                                nested=nested)
-    )
+    template = _CLOSES_QUOTE_OPENED_AT if assignment is None else _ASSIGNMENT_CUT
+    message = template(q=q, code=code(text[m.first.start:m.first.end]), code2=code(middle),
+                       why=m.why, received=received, nested=nested, name=assignment or "")
     fixes: tuple[Fix, ...] = ()
-    if layer.parent is None and span == (view.context.script.origin[close_at],
-                                         (view.context.script.origin[close_at] or 0) + 1):
+    if t is not None and layer.parent is None and span == (
+            view.context.script.origin[close_at],
+            (view.context.script.origin[close_at] or 0) + 1):
         fixes = _fix(ctx, view, m)
     return Finding(span, message, layer, fixes=fixes, severity=m.severity)
 
@@ -222,4 +312,4 @@ def _fix(ctx: CheckContext, view: CommandView, m: Match) -> tuple[Fix, ...]:
 RULE = Rule("QC107", "quote-closes-early",
             "A quote meant to nest inside another of the same kind closes it instead",
             "warning", check, fix="unsafe",
-            trigger=HANDOFFS)
+            trigger=TRIGGER)

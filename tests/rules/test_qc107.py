@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 from _support import Finder, fixture_test
@@ -102,3 +103,78 @@ def test_inside_a_remote_layer_points_at_the_source() -> None:
                                  "watch \"ls \"*\"\"", "ssh h ''x'' ''", "$cmd 'a 'b c''"])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     found(src)
+
+
+def run_with_stubs(script: str, tmp_path: Path, *args: str) -> str:
+    """Real bash runs ``script`` with a stub on PATH for every program it names: each prints
+    its name and argv, one `[word]` each; nothing else runs."""
+    stubs = tmp_path / "bin"
+    stubs.mkdir(exist_ok=True)
+    for name in ("sake", "tool", "virt-install", "world", "b"):
+        stub = stubs / name
+        stub.write_text("#!/bin/sh\nprintf '%s:' \"${0##*/}\"\nfor a; do printf ' [%s]' \"$a\"; "
+                        "done\necho\n")
+        stub.chmod(0o755)
+    return subprocess.run(["bash", "-c", script, "bash", *args], capture_output=True,
+                          text=True, timeout=10, env={"PATH": f"{stubs}:/usr/bin:/bin"},
+                          cwd=tmp_path).stdout
+
+
+def test_a_command_argument_split_by_nested_quotes(tmp_path: Path) -> None:
+    # sake exec runs its command on the servers; whatever the program, the argv differs from
+    # the one word that was written, and `$1` was expanded by this shell.
+    src = "sake exec -s web1 'uname -r|awk -v FS='-' '{print $1}''"
+    assert run_with_stubs(src, tmp_path, "x") == (
+        "sake: [exec] [-s] [web1] [uname -r|awk -v FS=- {print] [x}]\n")
+    fixed = "sake exec -s web1 $'uname -r | awk -v FS=\\'-\\' \\'{print $1}\\''"
+    assert run_with_stubs(fixed, tmp_path, "x") == (
+        "sake: [exec] [-s] [web1] [uname -r | awk -v FS='-' '{print $1}']\n")
+    [(line, col, d)] = found(src)
+    assert (line, col) == (1, 39)  # the quote after FS= closes the string
+    assert d.severity == "warning" and d.message.kind == "closes-quote-opened-at"
+    assert "`sake` gets 2 words" in d.text and "expansion" in d.text and d.fixes == ()
+    assert found(fixed) == []
+    src = "tool --arg='a 'b c''"
+    assert run_with_stubs(src, tmp_path) == "tool: [--arg=a b] [c]\n"
+    [(_, col, d)] = found(src)
+    assert col == 15 and d.severity == "warning"
+
+
+def test_an_assignment_cut_by_nested_quotes(tmp_path: Path) -> None:
+    src = ('CFG=/srv/config.ign\n'
+           'ARG="--qemu-commandline="-fw_cfg name=opt/config,file=${CFG}""\n'
+           'virt-install --import ${ARG}\n')
+    shown = 'declare -p ARG name'
+    assert run_with_stubs(src + shown, tmp_path) == (
+        "virt-install: [--import] [--qemu-commandline=-fw_cfg]\n"
+        'declare -- ARG="--qemu-commandline=-fw_cfg"\n'
+        'declare -- name="opt/config,file=/srv/config.ign"\n')
+    [(line, col, d)] = found(src)
+    assert (line, col) == (2, 25) and d.severity == "warning"
+    assert d.message.kind == "assignment-cut" and d.message.value("name") == "ARG"
+    assert "‹--qemu-commandline=-fw_cfg› alone" in d.text and "separate assignment" in d.text
+    fixed = ('CFG=/srv/config.ign\n'
+             'ARG=(--qemu-commandline="-fw_cfg name=opt/config,file=${CFG}")\n'
+             'virt-install --import "${ARG[@]}"\n')
+    assert run_with_stubs(fixed, tmp_path) == (
+        "virt-install: [--import] [--qemu-commandline=-fw_cfg name=opt/config,file=/srv/"
+        "config.ign]\n")
+    assert found(fixed) == []
+    # The rest of the line is a command when it is no assignment; declarations alike.
+    src = 'MSG="say "hello world""'
+    assert run_with_stubs(src, tmp_path) == "world:\n"  # run, with no arguments
+    [(_, col, d)] = found(src)
+    assert col == 10 and "‹world› is run as a command" in d.text
+    for src, name in [('export OPTS="--opt="a b""', "OPTS"), ('f() { local v="x "y z""; }', "v")]:
+        [(_, _, d)] = found(src)
+        assert d.message.kind == "assignment-cut" and d.message.value("name") == name, src
+    assert run_with_stubs('export OPTS="--opt="a b""; declare -p OPTS b', tmp_path) == (
+        'declare -x OPTS="--opt=a"\ndeclare -x b\n')  # b is exported, unset
+
+
+def test_quotes_that_only_switch_are_not_split_words() -> None:
+    for src in ['A="foo" B="bar" tool', 'X="$dir"/bin PATH="$X:$PATH" tool',
+                'FOO="a b"c tool --opt="d e"', "printf '%s\\n' 'it'\"'\"'s'",
+                "tool 'a'\\''b c'\\'''", 'echo "Usage: "$0" [options]"',
+                "tool '--name='\"$n\" 'x'", 'X="a"$b" c"']:
+        assert found(src) == [], src
