@@ -172,6 +172,8 @@ WRAPPERS: dict[str, WrapperSpec] = {
     # gosu / su-exec: USER[:GROUP] COMMAND [ARGS]; no options.
     "gosu": WrapperSpec(_g(), operands_before=1, user_operand=True),
     "su-exec": WrapperSpec(_g(), operands_before=1, user_operand=True),
+    # phusion baseimage's setuser: USER COMMAND [ARGS], with HOME and USER set for USER.
+    "setuser": WrapperSpec(_g(), operands_before=1, user_operand=True),
     # util-linux ionice(1): -c class -n level -t; -p/-P/-u act on running processes.
     "ionice": WrapperSpec(
         _g("tV", "cnpPu", long_flags="ignore", long_values="class classdata pid pgid uid"),

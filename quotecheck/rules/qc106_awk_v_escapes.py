@@ -16,8 +16,12 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.awk import awk_unescape
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.parsing.parse import parse_script
+from quotecheck.parsing.tree import walk
+from quotecheck.programs import basename
 from quotecheck.rules._handoffs import arg_span, code, descendants
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.crosslayer.programs import _sed_programs as sed_programs
 from quotecheck.rules.triggers import HANDOFFS
 
 # Escapes an author writes because awk turns them into a character: a value made only of
@@ -109,12 +113,77 @@ _TAKES_VALUE_FROM_KNOWN = Template(
 
 _BUILT_WITH_BACKSLASHES = Template(
     "built-with-backslashes",
-    "{what} takes {shown}, which {sed} fills with backslashes, and awk removes them",
-    "awk escape-processes the value of an assignment: `\\.` becomes `.` (gawk warns), so "
-    "the pattern matches what the backslashes were there to exclude. {suggestion}.",
+    "{what} takes {shown}, which {sed} fills with backslashes, and awk escape-processes them",
+    "awk reads the value of an assignment as a string constant: gawk turns `\\.` into `.` "
+    "(with a warning; mawk keeps it) and every awk turns `\\\\` into one backslash, so the "
+    "pattern matches what the backslashes were there to exclude. {suggestion}.",
     ";")
-# A sed substitution whose replacement writes a backslash (`s/[.]/\\&/g`, `s/x/\\\\/`).
-_SED_ADDS_BACKSLASH = lazy_compile(r"\bsed\b.*\bs(\S).*\1.*\\\\(?:&|\\\\|[0-9])")
+
+
+def _replacement_writes_backslash(script: str) -> bool:
+    """The sed script (as sed reads it: the shell is done with it) has an `s` command whose
+    replacement holds an escaped backslash, which writes one backslash into the output: the
+    replacements of `s/[.]/\\\\&/g`, `s/\\./\\\\./g` and `s/x/\\\\\\\\/` in single quotes."""
+    i = 0
+    n = len(script)
+    while i < n:
+        j = i
+        while j < n and script[j] in " \t":
+            j += 1
+        before = script[:i].rstrip(" \t")[-1:]
+        if j + 1 < n and script[j] == "s" and (before in ("", ";", "\n", "{", "}", "/", "$", "!")
+                                                or before.isdigit()):
+            delim = script[j + 1]
+            if delim not in "\\\n" and not delim.isalnum() and not delim.isspace():
+                k = j + 2
+                fields: list[str] = []
+                cur: list[str] = []
+                while k < n and len(fields) < 2:
+                    c = script[k]
+                    if c == "\\" and k + 1 < n:
+                        cur.append(script[k:k + 2])
+                        k += 2
+                        continue
+                    if c == delim:
+                        fields.append("".join(cur))
+                        cur = []
+                    else:
+                        cur.append(c)
+                    k += 1
+                if len(fields) == 2 and "\\\\" in _pairs(fields[1]):
+                    return True
+                i = max(k, i + 1)
+                continue
+        i += 1
+    return False
+
+
+def _pairs(text: str) -> list[str]:
+    """``text`` cut into escape pairs (`\\x`) and single characters."""
+    out: list[str] = []
+    k = 0
+    while k < len(text):
+        step = 2 if text[k] == "\\" and k + 1 < len(text) else 1
+        out.append(text[k:k + step])
+        k += step
+    return out
+
+
+def _sed_adds_backslash(substitution: str) -> bool:
+    """The `$(...)` (or backquoted) text runs a sed whose script writes a backslash."""
+    if substitution.startswith("$("):
+        inner = substitution[2:-1]
+    else:  # inside backquotes, `\\`, `\$` and `\`` lose their backslash first
+        inner = re.sub(r"\\([\\$`])", r"\1", substitution[1:-1])
+    for cmd, _ctx in walk(parse_script(inner)):
+        values = [w.value for w in cmd.words]
+        if not values or basename(values[0]) != "sed":
+            continue
+        for index, at in sed_programs(values):
+            if not cmd.words[index].dynamic and _replacement_writes_backslash(
+                    values[index][at:]):
+                return True
+    return False
 
 
 def _built_with_backslashes(ctx: CheckContext, layer: Layer, parts: list[str]) -> str | None:
@@ -132,7 +201,7 @@ def _built_with_backslashes(ctx: CheckContext, layer: Layer, parts: list[str]) -
     for assigned in sets:
         subs = [p.value for p in (assigned.value.parts if assigned.value else ())
                 if p.kind in ("command", "backtick")]
-        if len(subs) != 1 or not _SED_ADDS_BACKSLASH.search(subs[0]):
+        if len(subs) != 1 or not _sed_adds_backslash(subs[0]):
             return None
         found = found or subs[0]
     return found
@@ -177,9 +246,10 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
     sed = _built_with_backslashes(ctx, layer, parts or [])
     if sed is not None:
         # The script builds the value to hold backslashes: certain to be changed.
+        advice = _suggestion(a.name, h.program is not None)
         yield Finding(span, _BUILT_WITH_BACKSLASHES(
             what=what, shown=shown, sed=code(sed, 60),
-            suggestion=_suggestion(a.name, h.program is not None)), target)
+            suggestion=advice[0].upper() + advice[1:]), target)
         return
     # Information when the value is likely to hold a backslash (a pattern, a path, a
     # separator, a script argument); a hint otherwise (`-v host="$host"`).

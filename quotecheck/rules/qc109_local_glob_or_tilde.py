@@ -63,6 +63,14 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                                         and arg.word not in view.command.words):
                     continue
                 for part in arg.word.parts:
+                    if context == "user" and part.kind == "parameter" and \
+                            part.name == "HOME" and part.quoting != "single":
+                        finding = _home_of_caller(ctx, layer, view, h, part)
+                        if finding is not None:
+                            seen.add(i)
+                            yield finding
+                            break
+                        continue
                     if part.quoting != "none" or part.kind not in ("glob", "tilde"):
                         continue
                     finding = _judge(ctx, layer, view, h, context, arg, part)
@@ -116,6 +124,25 @@ def _remote_path_globs(ctx: CheckContext) -> Iterator[Finding]:
             else:
                 continue
             break
+
+
+_HOME_OF_CALLER = Template(
+    "home-of-caller",
+    "`$HOME` is your home directory, expanded by {shell} before {wrapper} switches to `{user}`",
+    "the command gets this user's path, not `{user}`'s home, which {wrapper} sets for it. Let a "
+    "shell of `{user}` expand it: {inner}.",
+    ";")
+
+
+def _home_of_caller(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.Handoff,
+                    part: Part) -> Finding | None:
+    """`setuser consul consul agent -data-dir=$HOME/data`: `$HOME` is the caller's."""
+    user = _runs_as(h)
+    if user is None or user in _ROOTS or "HOME=" in (layer.text or ""):
+        return None  # root's own home as written, or a HOME the script sets itself
+    span = part_span(view, part) or view.source_span or (0, 0)
+    return Finding(span, _HOME_OF_CALLER(shell=where_label(layer), wrapper=_wrapper(h),
+                                         user=user, inner=_shell_form(view, h)), layer)
 
 
 _QUOTED_THERE = Template(

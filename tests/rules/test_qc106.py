@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from _support import Finder, fixture_test
@@ -129,3 +130,76 @@ def test_a_value_built_to_hold_backslashes_is_a_warning() -> None:
 def test_a_value_from_a_sed_that_adds_no_backslash_stays_uncertain() -> None:
     src = "re=$(printf '%s' \"$host\" | sed 's/x/y/g')\nawk -v re=\"$re\" '$0 ~ re' hosts\n"
     assert all(d.message.kind != "built-with-backslashes" for d in found.diagnostics(src))
+
+
+ESCAPED = ("esc=$(printf '%s' \"$term\" | sed 's/\\./\\\\./g')\n"
+           "awk -v pat=\"$esc\" '$0 ~ pat { n++ } END { print n + 0 }' review.log\n")
+
+
+def test_a_sed_that_escapes_with_a_backslash_before_a_character_is_a_warning(
+        tmp_path: Path) -> None:
+    """`s/\\./\\\\./g` writes `\\.` for each dot: gawk (the awk here) drops the backslash
+    and counts `fooXbar` too, mawk keeps it; ENVIRON keeps it in both."""
+    [d] = found.diagnostics(ESCAPED)
+    assert d.severity == "warning" and d.message.kind == "built-with-backslashes"
+    assert "gawk turns `\\.` into `.`" in d.text
+    counts = {}
+    for awk in ("gawk", "mawk"):
+        script = ("term=foo.bar; printf 'foo.bar\\nfooXbar\\n' > review.log; "
+                  + ESCAPED.replace("awk -v", f"{awk} -v").replace("\n", "; "))
+        ran = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                             timeout=10, check=True, cwd=tmp_path)
+        counts[awk] = ran.stdout.strip()
+    assert counts == {"gawk": "2", "mawk": "1"}
+    env = ("term=foo.bar; esc=$(printf '%s' \"$term\" | sed 's/\\./\\\\./g'); "
+           "printf 'foo.bar\\nfooXbar\\n' | pat=\"$esc\" gawk '$0 ~ ENVIRON[\"pat\"]'")
+    ran = subprocess.run(["bash", "-c", env], capture_output=True, text=True, timeout=10,
+                         check=True)
+    assert ran.stdout == "foo.bar\n"
+
+
+@pytest.mark.parametrize(("sed", "writes"), [
+    ("sed \"s/\\./\\\\\\\\./g\"", True),  # the shell's double quotes leave `\\` for sed
+    ("sed \"s/\\./\\\\./g\"", False),  # sed gets `\.`: a plain dot, no backslash
+    ("sed -e 's/[][\\.*^$]/\\\\&/g'", True),
+    ("sed 's|/|\\\\/|g'", True),
+    ("sed 's/a/b/;s/c/\\n/'", False),
+    ("sed '/class/d'", False),
+])
+def test_which_sed_writes_a_backslash(sed: str, writes: bool) -> None:
+    src = f"v=$(printf '%s' \"$1\" | {sed})\nawk -v re=\"$v\" '$0 ~ re' f\n"
+    kinds = [d.message.kind for d in found.diagnostics(src)]
+    assert ("built-with-backslashes" in kinds) is writes, kinds
+    # real bash and sed agree on which of them put a backslash in `a.b/c`
+    out = subprocess.run(["bash", "-c", f"printf '%s' 'a.b/c' | {sed}"], capture_output=True,
+                         text=True, timeout=10, check=True).stdout
+    assert ("\\" in out) is writes, out
+
+
+def test_backquotes_lose_a_backslash_first() -> None:
+    src = "v=`printf '%s' \"$1\" | sed 's/[.]/\\\\\\\\&/g'`\nawk -v re=\"$v\" '$0 ~ re' f\n"
+    out = subprocess.run(["bash", "-c", src.split("\n")[0] + "; printf %s \"$v\"", "x", "a.b"],
+                         capture_output=True, text=True, timeout=10, check=True).stdout
+    assert out == "a\\.b"
+    [d] = found.diagnostics(src)
+    assert d.message.kind == "built-with-backslashes"
+    single = "v=`printf '%s' \"$1\" | sed 's/[.]/\\\\&/g'`\nawk -v re=\"$v\" '$0 ~ re' f\n"
+    out = subprocess.run(["bash", "-c", single.split("\n")[0] + "; printf %s \"$v\"", "x", "a.b"],
+                         capture_output=True, text=True, timeout=10, check=True).stdout
+    assert out == "a&b"  # `\\&` in backquotes reaches sed as `\&`: a literal `&`
+    assert all(d.message.kind != "built-with-backslashes" for d in found.diagnostics(single))
+
+
+def test_the_scripts_own_arguments_are_only_possibly_changed() -> None:
+    """`-v list="$paths"` with paths from "$@": real gawk and mawk change a path only when it
+    holds a backslash (a systemd unit name escapes `-` as `\\x2d`), which the file does not
+    show: information, saying so."""
+    script = ("paths=$(printf '%s|' \"$@\"); awk -v list=\"$paths\" 'BEGIN { print list }'")
+    for awk in ("gawk", "mawk"):
+        ran = [subprocess.run(["bash", "-c", script.replace("awk -v", f"{awk} -v"), "x", arg],
+                              capture_output=True, text=True, timeout=10, check=True).stdout
+               for arg in ("/srv/a b", "netctl@wlan0\\x2dprofile.service")]
+        assert ran == ["/srv/a b|\n", "netctl@wlan0-profile.service|\n"]
+    src = "paths=$(printf '%s|' \"$@\")\nawk -v list=\"$paths\" 'BEGIN { print list }'\n"
+    [d] = found.diagnostics(src)
+    assert d.severity == "info" and "If the value may hold a backslash" in d.text

@@ -145,3 +145,26 @@ def test_a_remote_path_pattern_under_nullglob_or_failglob(option: str, effect: s
 def test_a_remote_path_pattern_bash_passes_on() -> None:
     assert not found("scp web1:logs/*.html /tmp/out/")  # no match: passed on as is
     assert not found("shopt -s nullglob\nscp ./*.html web1:logs/")  # local files
+
+
+def test_the_callers_home_handed_to_a_user_switcher(tmp_path: Path) -> None:
+    """`setuser consul consul agent -data-dir=$HOME/data`: a `setuser` stub that sets HOME for
+    the user, as phusion's does, shows which home the program gets."""
+    src = 'setuser consul printf "%s\\n" "$HOME/data"'
+    [(_, _, d)] = found(src)
+    assert d.severity == "warning" and "before setuser switches to `consul`" in d.text
+    stub = tmp_path / "bin" / "setuser"
+    stub.parent.mkdir()
+    stub.write_text('#!/bin/sh\nshift\nHOME=/var/lib/consul exec "$@"\n')
+    stub.chmod(0o755)
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin", "HOME": "/root"}
+    out = subprocess.run(["bash", "-c", src], env=env, capture_output=True, text=True,
+                         check=True, timeout=10).stdout
+    assert out == "/root/data\n"
+    advised = "setuser consul sh -c 'printf \"%s\\n\" \"$HOME/data\"'"
+    out = subprocess.run(["bash", "-c", advised], env=env, capture_output=True, text=True,
+                         check=True, timeout=10).stdout
+    assert out == "/var/lib/consul/data\n"
+    assert not found(advised)
+    assert not found('sudo cp x "$HOME/"')  # root: your own home, as written
+    assert not found('HOME=/srv/app\ngosu app ls "$HOME"')  # a HOME the script sets
