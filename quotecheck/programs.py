@@ -142,7 +142,7 @@ CONTAINER_RUNNERS: Final[frozenset[str]] = frozenset({"docker", "podman", "kubec
 processes (the trace marks the layer ``container:NAME``)."""
 
 USER_SWITCHERS: Final[frozenset[str]] = frozenset(
-    {"sudo", "doas", "su", "runuser", "gosu", "su-exec", "pkexec"})
+    {"sudo", "doas", "su", "runuser", "gosu", "su-exec", "setuser", "pkexec"})
 """Run the command as another user: another environment and other permissions, the same
 machine and the same processes."""
 
