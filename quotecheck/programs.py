@@ -439,3 +439,14 @@ ANSIBLE_COMMAND_MODULES: Final[frozenset[str]] = frozenset(
     for name in ("command", "shell", "raw"))
 ANSIBLE_MODULE_OPTIONS: Final[tuple[str, ...]] = ("-m", "--module-name")
 ANSIBLE_ARGS_OPTIONS: Final[tuple[str, ...]] = ("-a", "--args")
+
+# Programs that set SIGHUP back to its default action when they start, even when they inherit
+# it ignored: node restores every ignored signal but SIGPIPE and SIGXFSZ at start-up (src/node.cc,
+# PlatformInit), and so does every command that is a node script (npm, npx, yarn, pnpm, nodemon,
+# node-supervisor's `supervisor`, ts-node). `nohup` and `trap '' HUP` cannot keep them alive
+# through a hangup (verified: `nohup node ...` has SIGHUP not ignored in /proc/PID/status, and
+# 0 of 24 survived the end of an `ssh -tt` session); `setsid` can, by leaving the terminal.
+SIGHUP_RESETTERS: Final[frozenset[str]] = frozenset({
+    "node", "nodejs", "npm", "npx", "yarn", "pnpm", "nodemon", "supervisor", "node-supervisor",
+    "ts-node",
+})

@@ -16,7 +16,7 @@ from quotecheck.diagnostics import Related
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Layer
 from quotecheck.layers.ssh import asks_for_tty
-from quotecheck.programs import HANGUP_DETACHERS
+from quotecheck.programs import HANGUP_DETACHERS, SIGHUP_RESETTERS
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.jobs import Job, background_jobs, waits_after
 from quotecheck.rules.runtime.script_index import script_index
@@ -89,11 +89,16 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         for job in background_jobs(ctx, layer):
             if job.script is None or not job.views or waits_after(ctx, layer, job):
                 continue
-            if _ignores_hup(ctx, layer, job.span[0], job):
-                continue
             first = job.views[0].effective
-            detached = first is not None and bool(HANGUP_DETACHERS & {
-                *first.wrappers, first.name})
+            # node (and the programs that run on it) sets SIGHUP back to its default when it
+            # starts: an ignored SIGHUP (nohup, `trap '' HUP`) does not outlive that.
+            resets = first is not None and first.name in SIGHUP_RESETTERS
+            if _ignores_hup(ctx, layer, job.span[0], job) and not resets:
+                continue
+            used_by_job = {*first.wrappers, first.name} if first is not None else set()
+            detached = bool(HANGUP_DETACHERS & used_by_job)
+            if resets:
+                detached = "setsid" in used_by_job
             if detached and _busy_after(ctx, layer, job):
                 continue  # nohup/setsid had time to run before the shell exits
             text = job.text(50)
@@ -104,7 +109,16 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 related = (Related(word[0], f"`{word[1]}` asks for a pseudo-terminal"),)
                 flag = word[1]
             nohup = ""
-            if detached:
+            if resets and first is not None:
+                saved = sorted(used_by_job & {"nohup"})
+                nohup = (f" `{first.name}` runs on node, which sets SIGHUP back to its default "
+                         "action when it starts, so " + (
+                             "`nohup` (or `trap '' HUP`) cannot keep it alive"
+                             if saved or _ignores_hup(ctx, layer, job.span[0], job)
+                             else "ignoring SIGHUP cannot keep it alive") +
+                         "; start it with `setsid` (`setsid nohup ... &`), which takes it out "
+                         "of the terminal's session.")
+            elif detached:
                 used = sorted(HANGUP_DETACHERS & {*first.wrappers, first.name}) \
                     if first is not None else []
                 verb = "does" if len(used) == 1 else "do"

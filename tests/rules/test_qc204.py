@@ -8,6 +8,7 @@ any leftover is cleaned up by the harness (by session id).
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -118,3 +119,56 @@ def test_tty_requests(src: str) -> None:
 ])
 def test_not_reported(src: str) -> None:
     assert found(src) == [], src
+
+
+NODE_JOB = ("node -e 'setTimeout(() => require(\"fs\").writeFileSync(\"N_{n}\", \"\"), 2500)' "
+            "> /dev/null 2>&1 < /dev/null")
+# remote script (with {job}), whether the node job survives the hangup a second later
+NODE_CASES: list[tuple[str, bool]] = [
+    ("nohup {job} & sleep 1", False),
+    ("trap '' HUP; {job} & sleep 1", False),
+    ("setsid {job} & sleep 1", True),
+    ("setsid nohup {job} & sleep 1", True),
+]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node")
+def test_node_sets_sighup_back_so_only_setsid_saves_it(remote: SshServer) -> None:
+    """openshift/origin-server#5520: `nohup supervisor server.js & date > stamp` under `ssh -t`
+    and the supervisor dies with the terminal. node restores an ignored SIGHUP to its default
+    when it starts, so neither nohup nor `trap '' HUP` keeps it alive; setsid does."""
+    scripts = [case.format(job=NODE_JOB.format(n=i)) for i, (case, _) in enumerate(NODE_CASES)]
+
+    def run(script: str) -> None:
+        subprocess.run(remote.ssh_command("-tt", "h", script), stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=30)
+
+    with ThreadPoolExecutor(max_workers=len(scripts)) as pool:
+        list(pool.map(run, scripts))
+    deadline = time.monotonic() + 8
+    markers = [remote.home / f"N_{i}" for i in range(len(NODE_CASES))]
+    while time.monotonic() < deadline and not all(
+            m.exists() for m, (_, lives) in zip(markers, NODE_CASES, strict=True) if lives):
+        time.sleep(0.1)
+    time.sleep(1.0)
+    survived = [m.exists() for m in markers]
+    remote.kill_sessions()
+    for (case, lives), script, alive in zip(NODE_CASES, scripts, survived, strict=True):
+        assert alive == lives, case
+        assert bool(found(f"ssh -tt h {_sq(script)}")) == (not lives), case
+
+
+@pytest.mark.parametrize(("src", "reported"), [
+    ("ssh -t n 'nohup supervisor /opt/proxy/server.js > /tmp/p.log 2>&1 < /dev/null & "
+     "date > /tmp/p.stamp'", True),
+    ("ssh -t n 'setsid nohup supervisor /opt/proxy/server.js > /tmp/p.log 2>&1 < /dev/null & "
+     "date > /tmp/p.stamp'", False),
+    ("ssh -tt n 'trap \"\" HUP; npm start > log 2>&1 & sleep 5'", True),
+    ("ssh -tt n 'nohup ./server > log 2>&1 & sleep 5'", False),  # keeps SIGHUP ignored
+    ("ssh n 'nohup node app.js > log 2>&1 &'", False),  # no terminal
+])
+def test_nohup_does_not_save_a_node_program(src: str, reported: bool) -> None:
+    hits = found(src)
+    assert bool(hits) is reported, src
+    if reported:
+        assert "runs on node" in hits[0][2].text and "setsid" in hits[0][2].text
