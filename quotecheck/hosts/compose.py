@@ -6,6 +6,9 @@ quoted in tests/hosts/test_compose.py; no Docker here):
 * every value is interpolated when the file is loaded: `$VAR` and `${VAR}` (and `${VAR:-x}`,
   `${VAR-x}`, `${VAR:?e}`, `${VAR?e}`, `${VAR:+x}`) take the value of the variable in the
   environment Compose runs in, or `.env`; `$$` is a `$`;
+* a service's `environment:` (a mapping, or a list of `NAME=value`) sets the container's own
+  variables; a name without a value (`NAME:` with nothing, a list item `NAME`) hands on the
+  value of the environment Compose runs in;
 * `command` and `entrypoint` are an argv: a list as it is, a string split into words the way a
   shell splits them (quotes group, no expansion); with `entrypoint` given, `command` is its
   arguments;
@@ -40,9 +43,11 @@ _INTERPOLATION = lazy_compile(
     r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def interpolated(text: HostText, references: list[HostReference]) -> HostText:
+def interpolated(text: HostText, references: list[HostReference],
+                 own: frozenset[str] = frozenset()) -> HostText:
     """Compose's interpolation of one value: each `$VAR`/`${VAR...}` becomes a value known
-    only when Compose runs (recorded in ``references``); `$$` is `$`."""
+    only when Compose runs (recorded in ``references``, marked where ``own``, the names the
+    service's `environment:` sets, holds it); `$$` is `$`."""
     pieces: list[tuple[int, int, HostText]] = []
     for m in _INTERPOLATION.finditer(text.value):
         a, b = m.span()
@@ -53,7 +58,7 @@ def interpolated(text: HostText, references: list[HostReference]) -> HostText:
         places = [o for o in text.offsets[a:b] if o is not None]
         if places:
             references.append(HostReference((places[0], places[-1] + 1), name, m.group(),
-                                            False))
+                                            False, name in own))
         pieces.append((a, b, run_time_part(text, a, b, name)))
     return splice(text, pieces)
 
@@ -102,15 +107,42 @@ def _merged(word: HostText) -> HostText:
     return HostText(word.value, word.offsets, tuple(ranges))
 
 
-def _argv(node: Any, source: str, references: list[HostReference]) -> list[HostText] | None:
+def own_variables(service: Any) -> frozenset[str]:
+    """The names the service's `environment:` gives the container a value of its own: not a
+    name without a value, nor one whose value is Compose's value of that same name."""
+    env = _get(service, "environment")
+    pairs: list[tuple[str, Any]] = []
+    if isinstance(getattr(env, "value", None), list):
+        for item in env.value:
+            if isinstance(item, tuple):
+                key, value = item
+                null = str(getattr(value, "tag", "")).endswith(":null")
+                pairs.append((str(getattr(key, "value", "")),
+                              None if null else getattr(value, "value", None)))
+            elif isinstance(getattr(item, "value", None), str) and "=" in item.value:
+                name, _, value = item.value.partition("=")
+                pairs.append((name.strip(), value))
+    own = set()
+    for name, value in pairs:
+        if value is None:
+            continue  # handed on from where Compose runs
+        if isinstance(value, str) and any(
+                (m.group(1) or m.group(2)) == name for m in _INTERPOLATION.finditer(value)):
+            continue  # `NAME: ${NAME:-x}`: Compose's own value again
+        own.add(name)
+    return frozenset(own)
+
+
+def _argv(node: Any, source: str, references: list[HostReference],
+          own: frozenset[str] = frozenset()) -> list[HostText] | None:
     if node is None:
         return None
     items = node.value if isinstance(node.value, list) else None
     if items is None:
-        return split_words(interpolated(scalar_text(source, node), references))
+        return split_words(interpolated(scalar_text(source, node), references, own))
     if not all(isinstance(getattr(x, "value", None), str) for x in items):
         return None
-    return [interpolated(scalar_text(source, x), references) for x in items]
+    return [interpolated(scalar_text(source, x), references, own) for x in items]
 
 
 def read_compose(source: str) -> HostFile:
@@ -124,8 +156,9 @@ def read_compose(source: str) -> HostFile:
         for key, service in services.value if isinstance(getattr(services, "value", None),
                                                          list) else ():
             name = getattr(key, "value", "?")
-            entrypoint = _argv(_get(service, "entrypoint"), source, references)
-            command = _argv(_get(service, "command"), source, references)
+            own = own_variables(service)
+            entrypoint = _argv(_get(service, "entrypoint"), source, references, own)
+            command = _argv(_get(service, "command"), source, references, own)
             argv = [*(entrypoint or []), *(command or [])] if entrypoint else command
             node = _get(service, "command") or _get(service, "entrypoint")
             if argv and node is not None:
@@ -142,15 +175,15 @@ def read_compose(source: str) -> HostFile:
                                        argv=tuple(argv), where=f"container:{name}",
                                        uncertain=uncertain))
             test = _get(_get(service, "healthcheck"), "test")
-            launch = _healthcheck(test, source, references, name)
+            launch = _healthcheck(test, source, references, name, own)
             if launch is not None:
                 launches.append(launch)
     return HostFile("compose", tuple(sorted(launches, key=lambda x: x.span)),
                     references=tuple(references))
 
 
-def _healthcheck(test: Any, source: str, references: list[HostReference], name: str
-                 ) -> Launch | None:
+def _healthcheck(test: Any, source: str, references: list[HostReference], name: str,
+                 own: frozenset[str] = frozenset()) -> Launch | None:
     if test is None:
         return None
     span = (test.start_mark.index, test.end_mark.index)
@@ -158,12 +191,12 @@ def _healthcheck(test: Any, source: str, references: list[HostReference], name: 
     where = f"container:{name}"
     if isinstance(test.value, str):
         return Launch(api, span, shell=("/bin/sh", "-c"),
-                      text=interpolated(scalar_text(source, test), references), where=where)
+                      text=interpolated(scalar_text(source, test), references, own), where=where)
     items = [x for x in test.value if isinstance(getattr(x, "value", None), str)]
     if not items:
         return None
     kind = items[0].value
-    rest = [interpolated(scalar_text(source, x), references) for x in items[1:]]
+    rest = [interpolated(scalar_text(source, x), references, own) for x in items[1:]]
     if kind == "CMD-SHELL" and rest:
         return Launch(api, span, shell=("/bin/sh", "-c"), text=rest[0], where=where)
     if kind == "CMD" and rest:

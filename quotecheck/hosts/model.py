@@ -143,6 +143,9 @@ class HostReference(FrozenRecord):
     name: str  # `H` for `$HOME`, `date +%s` for `$(date +%s)`
     written: str  # as written: `$H`, `$(date +%s)`
     defined: bool  # the file defines it (or it is one of the host's own: `$@`, `$(shell ...)`)
+    # Compose: the service's own `environment:` gives the container a value of this name (not
+    # Compose's: the variable itself handed through), so the text shows the container's was meant
+    container_sets: bool = False
 
 
 class HostValue(FrozenRecord):

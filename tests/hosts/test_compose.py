@@ -73,3 +73,17 @@ def test_string_commands_split_as_a_posix_command_line(words: list[str]) -> None
     line = " ".join(shlex.quote(w) for w in words)
     got = split_words(HostText(line, tuple(range(len(line)))))
     assert [w.value for w in got] == shlex.split(line) == words
+
+
+def test_the_services_own_variables_are_marked() -> None:
+    # "environment defines environment variables set in the container"; a variable given
+    # without a value ("- VAR", "VAR:") takes its value from where Compose runs, as does one
+    # whose value is Compose's interpolation of the same name.
+    source = ("services:\n  a:\n    image: x\n    environment:\n      A: /x\n      B:\n"
+              "      C: ${C:-1}\n      D: ${OTHER}\n      E: 5\n"
+              "    command: echo $A $B $C $D $E\n"
+              "  b:\n    image: x\n    environment:\n      - F=1\n      - G\n"
+              "    command: echo $F $G $A\n")
+    marks = [(r.name, r.container_sets) for r in read_compose(source).references]
+    assert marks == [("A", True), ("B", False), ("C", False), ("D", True), ("E", True),
+                     ("F", True), ("G", False), ("A", False)]
