@@ -283,6 +283,12 @@ CI_VARIABLES: Final[frozenset[str]] = frozenset({
     "TEAMCITY_VERSION", "TF_BUILD", "DRONE", "BITBUCKET_BUILD_NUMBER", "CODEBUILD_BUILD_ID"})
 """Variables a CI system sets for its jobs (each system's documented job environment)."""
 
+ACTION_INPUT_PREFIX: Final[str] = "INPUT_"
+"""The runner hands each input of a GitHub Action to the action's program as ``INPUT_<NAME>``
+(the name upper-cased, blanks as ``_``; the Actions "metadata syntax" docs): the workflow that
+uses the action chooses the value, event data such as a branch name or a commit message
+included."""
+
 CI_FOLDERS: Final[frozenset[str]] = frozenset({
     ".github", ".gitlab", ".circleci", ".buildkite", ".ci", "ci", "jenkins"})
 """Folders whose scripts CI jobs run."""

@@ -520,3 +520,23 @@ def test_an_ssh_destination_named_target_is_no_options_word() -> None:
     src = 'target_host=$1\nssh "$target_host" "ls $path"\n'
     [d] = [x for x in found(src) if x.code == "QC103"]
     assert "remote shell on $target_host" in d.text
+
+
+@pytest.mark.parametrize("src", [
+    'cmd="tool --message=\\"${INPUT_MESSAGE}\\""\neval "$cmd"\n',
+    'sh -c "tool --branch=$INPUT_BRANCH"\n',
+])
+def test_an_action_input_pasted_into_code(src: str, tmp_path: Path) -> None:
+    """`$INPUT_<NAME>` is what the calling workflow passes: a `$(...)` in it runs."""
+    [d] = [x for x in found(src) if x.code == "QC103"]
+    assert d.severity == "warning" and "input of a GitHub Action" in d.text
+    stub = tmp_path / "tool"
+    stub.write_text('#!/bin/sh\necho "tool $*"\n')
+    stub.chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "INPUT_MESSAGE": 'fix $(echo INJECTED)',
+           "INPUT_BRANCH": 'x;echo INJECTED'}
+    out = subprocess.run(["bash", "-c", src], env=env, capture_output=True, text=True,
+                         timeout=10).stdout
+    assert "INJECTED" in out and "echo INJECTED" not in out  # ran, not passed as text
+    assert not [x for x in found('INPUT_BRANCH=main\nsh -c "tool $INPUT_BRANCH"\n')
+                if x.code == "QC103" and x.severity != "info"]

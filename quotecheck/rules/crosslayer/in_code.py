@@ -11,6 +11,7 @@ from quotecheck.layers.model import Layer, Trace
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, iter_nodes
 from quotecheck.programs import (
+    ACTION_INPUT_PREFIX,
     CONTAINER_RUNNERS,
     MACHINE_FACTS,
     TASK_LAUNCHERS,
@@ -673,6 +674,14 @@ def _script_argument(exp: Expansion) -> bool:
                    for node in exp.view.context.ancestors)
 
 
+def _action_input(an: Analysis, exp: Expansion) -> bool:
+    """``exp`` reads `$INPUT_<NAME>`, which the script never sets: an input the runner hands
+    a GitHub Action's program."""
+    name = exp.name or ""
+    return exp.pclass == "named" and name.startswith(ACTION_INPUT_PREFIX) and \
+        len(name) > len(ACTION_INPUT_PREFIX) and not an.assigned(exp.layer).get(name)
+
+
 def _holds_script_argument(an: Analysis, exp: Expansion) -> bool:
     """``exp`` reads a variable of the script's top level that is only ever set to one of its
     arguments (`dir=$2`, `host="${1}"`): the caller's value under another name."""
@@ -775,10 +784,18 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
                 related = tuple(Related(a.span, f"`{name}` is built here")
                                 for a in dynamic[:1] if a.span is not None)
         # A command string built to be run (`eval "$cmd"`, `sh -c "$hook"`): running it is
-        # nearly always the point (precision corpus: none of the judged ones was a defect).
-        severity = "info"
+        # the point; what it is built from decides. A GitHub Action's input pasted into it is
+        # data the calling workflow chooses (a branch name, a commit message).
+        inputs = sorted({p.name or "" for a in dynamic for p in (a.value.parts if a.value else ())
+                         if p.kind == "parameter" and (p.name or "").startswith(
+                             ACTION_INPUT_PREFIX) and not an.assigned(exp.layer).get(p.name or "")}
+                        ) if exp.pclass == "named" and name is not None else []
+        severity = "warning" if inputs else "info"
         built = (f" `{exp.name}` is built from other values here, and they become code "
                  "with it." if related else "")
+        if inputs:
+            built += (f" `${inputs[0]}` is an input of a GitHub Action: the workflow that uses "
+                      "the action chooses it, and a quote, `$(...)` or backtick in it runs.")
         msg = (_COMMAND_FROM_VALUE(snippet=snippet, inner=inner, shown=exp.shown,
                                           local=local, built=built))
         return Result("QC103", Finding(exp.span, msg, where, related, (), severity))
@@ -811,9 +828,14 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
     if script_argument and known is None:
         msg = msg.extended(f" (`{exp.shown}` is an argument of the script: whoever runs it "
                            "chooses the value.)")
+    action_input = _action_input(an, exp)
+    if action_input:
+        msg = msg.extended(f" (`{exp.shown}` is an input of a GitHub Action: the workflow that "
+                           "uses the action chooses it, a branch name or a commit message "
+                           "included, and a quote or `$(...)` in it is parsed as code.)")
     if severity is None:
         severity = "warning" if (known is not None and known.from_input) or script_argument \
-            else "info"
+            or action_input else "info"
         printer = eval_prints(trace, where)
         if printer is not None and severity == "warning":
             # `eval echo "$LINE"` says what it is for: expanding the `${VAR}`s the value holds
