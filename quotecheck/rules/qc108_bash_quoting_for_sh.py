@@ -17,11 +17,13 @@ import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Related, Severity
+from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.words import Part, Word
 from quotecheck.programs import DECLARATION_BUILTINS, NEVER_BASH, POSIX_SHELLS
 from quotecheck.rules._handoffs import (
+    TextWord,
     code,
     descendants,
     outer_dynamic_offsets,
@@ -228,8 +230,7 @@ def _quoted_output(ctx: CheckContext) -> Iterator[Finding]:
                     if how is None:
                         continue
                     span = part_span(view, p) or view.source_span or (0, 0)
-                    yield _output_finding(ctx, layer, view, t.kind, target, risk, how, p,
-                                          span, related)
+                    yield _output_finding(ctx, layer, view, t, risk, how, p, span, related)
 
 
 _QUOTES_BASH_S = Template(
@@ -242,13 +243,34 @@ _QUOTES_BASH_S = Template(
     "(single quotes, each `'` written as `'\\''`), or run the inner layer with bash.")
 
 
-def _output_finding(ctx: CheckContext, layer: Layer, view: CommandView, kind: str, target: str,
+def _login_shell_of(t: TextWord) -> tuple[str, str] | None:
+    """(user, program) when the text is run by a user's login shell that su or runuser
+    starts: `su USER -c TEXT`, `runuser -u USER -c TEXT` (`root` when su names nobody)."""
+    h = t.handoff
+    if isinstance(h, ho.ShellHandoff) and h.shell == "unknown" and h.wrapper in (
+            "su", "runuser") and h.mode == "c":
+        return h.runs_as or "root", h.wrapper
+    return None
+
+
+def _output_finding(ctx: CheckContext, layer: Layer, view: CommandView, t: TextWord,
                     risk: str, how: str, part: Part, span: tuple[int, int],
                     related: tuple[Related, ...]) -> Finding:
+    kind, target = t.kind, t.target
+    switch = _login_shell_of(t)
     reader = {"ssh": "the remote login shell", "join": f"the `{target}` that parses it"}.get(
         kind, f"the inner `{target}`")
     severity: Severity
-    if risk == "sh":
+    if switch is not None:
+        # su runs the user's shell from passwd: the file does not show it, and `useradd`
+        # gives a new user /bin/sh (Debian: dash). Whether a value holds a control character
+        # is not shown either. Both only possible: information, saying so.
+        reader = f"the login shell of `{switch[0]}` that `{switch[1]}` starts"
+        doubt = (f"{reader} is whatever its passwd entry names, which this file does not show "
+                 "(`useradd` gives new users /bin/sh, dash on Debian; `su -s /bin/bash` "
+                 "settles it); if it is dash or another POSIX sh, it")
+        severity = "info"
+    elif risk == "sh":
         doubt = f"{reader} may be dash, which"
         severity = "warning"
     else:

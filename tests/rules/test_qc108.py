@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from _support import Finder, fixture_test
+from harness.shells import run_shell
 
 from quotecheck.checker import Options, check_source
 
@@ -107,3 +109,32 @@ def test_not_reported() -> None:
                                  "ssh h $'\\t'", "x=${@Q}; sh -c \"$x\"", "sh -c '$\"'"])
 def test_odd_inputs_do_not_crash(src: str) -> None:
     found(src)
+
+
+SU = "cmd=$(printf '%q ' \"$@\")\ndocker exec -it devbox su dev -c \"cd /src && $cmd\"\n"
+
+
+def test_printf_q_for_a_login_shell_that_su_starts_is_information() -> None:
+    """su runs the user's passwd shell: the file shows neither that shell nor a control
+    character in the arguments, so both are only possible; the message says so."""
+    [d] = [x for x in check_source(SU, Options(select=[CODE], severity="hint")).diagnostics]
+    assert d.severity == "info"
+    assert SU[d.span[0]:d.span[1]] == "$cmd"
+    assert "the login shell of `dev` that `su` starts" in d.text
+    assert "does not show" in d.text and "inner `unknown`" not in d.text
+    bash_s = SU.replace("su dev", "su -s /bin/bash dev")
+    assert check_source(bash_s, Options(select=[CODE], severity="hint")).diagnostics == []
+
+
+def test_what_su_gives_dash_and_bash() -> None:
+    """Real bash quotes a tab as `$'a\\tb'`; real dash (a user's /bin/sh) passes the `$` and
+    the backslash on, real bash gives the tab; and Debian's useradd gives new users /bin/sh."""
+    q = run_shell("bash", "printf '%q' \"$(printf 'a\\tb')\"", None, timeout=10).stdout
+    assert q == "$'a\\tb'"
+    got = {sh: run_shell(sh, f"printf '[%s]' {q}", None, timeout=10).stdout
+           for sh in ("dash", "bash")}
+    assert got == {"dash": "[$a\\tb]", "bash": "[a\tb]"}
+    if shutil.which("useradd") and Path("/etc/debian_version").exists():
+        out = subprocess.run(["useradd", "-D"], capture_output=True, text=True, timeout=10)
+        if out.returncode == 0:
+            assert "SHELL=/bin/sh" in out.stdout
