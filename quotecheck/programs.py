@@ -456,3 +456,33 @@ SIGHUP_RESETTERS: Final[frozenset[str]] = frozenset({
     "node", "nodejs", "npm", "npx", "yarn", "pnpm", "nodemon", "supervisor", "node-supervisor",
     "ts-node",
 })
+
+
+# GNU parallel (20221122, parallel(1)): each job's command line runs in a new shell process
+# ($SHELL -c), so a bash function reaches it only when exported (`export -f`), and the variables
+# that function reads only when they are exported too (verified: `PKG=x; f() { go vet "$PKG";
+# }; export -f f; parallel ::: f` runs `go vet ''`). The command is the words after its options
+# and before the first `:::`/`::::`; with none, each argument after `:::` is the command.
+# `env_parallel` copies unexported variables and functions itself, so it is not one of them.
+PARALLEL_PROGRAMS: Final[frozenset[str]] = frozenset({"parallel"})
+# Options of GNU parallel whose value is the next word (`--halt now,fail=1`, `-j 4`).
+PARALLEL_VALUE_OPTIONS: Final[frozenset[str]] = frozenset({
+    "-a", "--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf",
+    "--basenamereplace", "--bnr", "--basenameextensionreplace", "--bner", "--bin", "--block",
+    "--block-size", "--block-timeout", "--bt", "--colsep", "-C", "--compress-program",
+    "--decompress-program", "--ctagstring", "--delay", "--delimiter", "-d", "--dirnamereplace",
+    "--dnr", "-E", "--env", "--filter", "--group-by", "--halt-on-error", "--halt", "--header",
+    "-I", "--joblog", "--jl", "--jobs", "-j", "--max-procs", "-P", "-L", "--limit", "--load",
+    "--memfree", "--memsuspend", "--minversion", "--max-args", "-n", "--max-replace-args", "-N",
+    "--nice", "--parens", "--profile", "-J", "--process-slot-var", "--recstart", "--recend",
+    "--results", "--res", "--retries", "--return", "--rpl", "--rsync-opts", "--max-chars", "-s",
+    "--semaphore-name", "--id", "--semaphore-timeout", "--st", "--seqreplace", "--shard",
+    "--shell-completion", "--sql-master", "--sql-and-worker", "--sql-worker", "--ssh",
+    "--ssh-delay", "--sshlogin", "-S", "--sshloginfile", "--slf", "--slotreplace", "--template",
+    "--tmpl", "--tagstring", "--term-seq", "--total-jobs", "--total", "--tmpdir", "--timeout",
+    "--transferfile", "--tf", "--trc", "--trim", "--extensionreplace", "--er", "--workdir",
+    "--wd",
+})
+# Options that run the jobs on other machines (over ssh): no local environment reaches them.
+PARALLEL_REMOTE_OPTIONS: Final[frozenset[str]] = frozenset(
+    {"-S", "--sshlogin", "--sshloginfile", "--slf", "--onall", "--nonall"})

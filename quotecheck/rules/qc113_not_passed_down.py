@@ -11,6 +11,10 @@ assignment, `X=1 sh -c ...`). Past some layers even exported variables are gone:
 The outer layer's assignments and exports are followed in script order up to the command that
 opens the inner layer; the inner layer's reads are the expansions it performs itself (not the
 ones the outer layer already filled in).
+
+A function exported with `export -f` is defined again by every new bash (`xargs ... bash -c
+'fn "$1"'`, GNU parallel's jobs), but the variables its body reads are not: those set without
+`export` are unset there (verified with real bash, xargs and parallel).
 """
 
 from __future__ import annotations
@@ -21,10 +25,19 @@ from collections.abc import Callable, Iterator
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers import handoff_types as ho
+from quotecheck.layers.functions import innermost_function
 from quotecheck.layers.model import CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, iter_nodes
-from quotecheck.programs import CONTAINER_RUNNERS, DECLARATION_BUILTINS
+from quotecheck.parsing.words import Part
+from quotecheck.programs import (
+    CONTAINER_RUNNERS,
+    DECLARATION_BUILTINS,
+    PARALLEL_PROGRAMS,
+    PARALLEL_REMOTE_OPTIONS,
+    PARALLEL_VALUE_OPTIONS,
+    basename,
+)
 from quotecheck.records import FrozenRecord, Record
 from quotecheck.rules._handoffs import (
     between,
@@ -34,10 +47,13 @@ from quotecheck.rules._handoffs import (
     owns,
     parameter_reads,
     part_span,
+    script_span,
+    shell_program,
+    view_words,
     where_label,
 )
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
-from quotecheck.rules.triggers import HANDOFFS
+from quotecheck.rules.triggers import Trigger
 
 _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN_WORD = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
@@ -318,6 +334,7 @@ def _hops(ctx: CheckContext, inner: Layer) -> list[Hop]:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     states: dict[int, OuterState] = {}
+    yield from _exported_functions_check(ctx, states)
     for inner in ctx.layers:
         if inner.kind != "shell" or inner.parent is None or inner.opened_by is None:
             continue
@@ -452,7 +469,227 @@ def _line(ctx: CheckContext, var: Var | None) -> str:
     return f" (line {ctx.source.count(chr(10), 0, var.span[0]) + 1})"
 
 
+# -- functions exported to a new bash -----------------------------------------------------------
+# `export -f fn` puts the function in the environment, and a new bash (`bash -c 'fn "$1"'` under
+# xargs or find, GNU parallel's jobs) defines it again; the variables its body reads come along
+# only when they are exported too (verified: `X=1; f() { echo "[$X]"; }; export -f f; bash -c f`
+# prints `[]`). dash does not import functions (`sh -c f`: not found), which is another failure.
+
+_TRIGGER_TEXT = ("export -", "declare -", "typeset -")
+_NESTED_READ = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _exports_functions(view: CommandView) -> list[str]:
+    """The names `export -f`, `declare -fx`, `typeset -xf` export."""
+    values = view.values
+    if not values or view.argv[0].dynamic:
+        return []
+    flags = [v[1:] for v in values[1:] if v.startswith("-") and v != "--"]
+    if values[0] == "export":
+        if not any("f" in f for f in flags) or any("n" in f for f in flags):
+            return []
+    elif values[0] in ("declare", "typeset"):
+        if not any("f" in f and "x" in f for f in flags):
+            return []
+    else:
+        return []
+    return [v for v in values[1:] if not v.startswith(("-", "+")) and _NAME.fullmatch(v)]
+
+
+def _function_name(view: CommandView) -> str | None:
+    fn = innermost_function(view.context)
+    return None if fn is None else fn.name
+
+
+class _Run(FrozenRecord):
+    """A new bash that runs an exported function: ``opener`` (a command of ``outer``) starts
+    it; ``inner`` is its layer when the trace has one (`bash -c 'fn'`), else None (parallel)."""
+
+    outer: Layer
+    opener: CommandView
+    function: str
+    runner: str
+    inner: Layer | None
+
+
+def _parallel_commands(view: CommandView) -> tuple[str, ...]:
+    """The first word of each command GNU parallel runs: its command's, or with none each
+    argument after `:::`. Nothing when its jobs run on other machines."""
+    values = view.values
+    i = 1
+    command: list[int] = []
+    while i < len(values):
+        v = values[i]
+        if v.startswith((":::", "::::")):
+            break
+        if command:
+            command.append(i)
+        elif v.startswith("-") and len(v) > 1:
+            name = v.partition("=")[0]
+            if name in PARALLEL_REMOTE_OPTIONS or (len(v) > 2 and v[:2] in PARALLEL_REMOTE_OPTIONS
+                                                   and not v.startswith("--")):
+                return ()
+            if "=" not in v and v in PARALLEL_VALUE_OPTIONS:
+                i += 1
+        else:
+            command.append(i)
+        i += 1
+    if command:
+        if view.argv[command[0]].dynamic:
+            return ()
+        return (values[command[0]].split(maxsplit=1) or [""])[0],
+    out: list[str] = []
+    files = False
+    for k in range(i, len(values)):
+        v = values[k]
+        if v in (":::", ":::+", "::::", "::::+"):
+            files = v.startswith("::::")
+        elif not files and not view.argv[k].dynamic and v.split():
+            out.append(v.split(maxsplit=1)[0])
+    return tuple(out)
+
+
+def _runs(ctx: CheckContext, outer: Layer, exported: dict[str, int]) -> Iterator[_Run]:
+    position = {id(v): i for i, v in enumerate(outer.commands)}
+    for view in outer.commands:
+        at = position[id(view)]
+        if view.values and basename(view.values[0]) in PARALLEL_PROGRAMS:
+            for name in dict.fromkeys(_parallel_commands(view)):
+                if exported.get(name, at) < at:
+                    yield _Run(outer, view, name, "GNU parallel", None)
+    for inner in ctx.layers:
+        if inner.kind != "shell" or inner.parent is None or inner.opened_by is None:
+            continue
+        if shell_program(inner) not in ("bash", "rbash"):
+            continue
+        hops = _hops(ctx, inner)
+        if not hops or hops[0].outer is not outer or hops[0].barrier is not None \
+                or hops[0].same_process:
+            continue
+        opener = hops[0].opener
+        found_at = position.get(id(opener))
+        if found_at is None:
+            continue
+        at = found_at
+        defined = {_function_name(v) for v in inner.commands}
+        runner = f"`{opener.values[0]}`" if opener.values else "a command"
+        called: dict[str, None] = {}
+        for view in inner.commands:
+            if view.values and not view.argv[0].dynamic and view.values[0] not in defined:
+                called.setdefault(view.values[0], None)
+        for name in called:
+            if exported.get(name, at) < at:
+                yield _Run(outer, opener, name, runner, inner)
+
+
+def _body_reads(outer: Layer, name: str, exported: dict[str, int],
+                seen: set[str]
+                ) -> Iterator[tuple[str, CommandView, Part, str, tuple[int, int]]]:
+    """Parameter reads of function ``name`` (and of the exported functions it calls) that the
+    function does not set itself: `local x=$1`, assignments, `read x`, `for x in`."""
+    if name in seen:
+        return
+    seen.add(name)
+    body = [v for v in outer.commands if _function_name(v) == name]
+    own: set[str] = set()
+    for view in body:
+        cmd = view.command
+        own.update(a.name for a in cmd.assignments)
+        values = view.values
+        if values and (values[0] in DECLARATION_BUILTINS or values[0] in (
+                "read", "getopts", "mapfile", "readarray")):
+            for v in values[1:]:
+                m = _ASSIGN_WORD.match(v)
+                own.add(m.group(1) if m else v)
+        if len(values) > 2 and values[0] == "printf" and values[1] == "-v":
+            own.add(values[2])
+        for node in view.context.ancestors:
+            if isinstance(node, Compound) and node.kind in ("for", "select") and node.name:
+                own.add(node.name)
+    for view in body:
+        for word in view_words(view):
+            for p in word.parts:
+                if p.kind != "parameter" or p.name is None:
+                    continue
+                # `${html/x/${content}}`: the names read inside the expansion too.
+                reads = {p.name: (0, len(p.value))}
+                for m in _NESTED_READ.finditer(p.value, 2):
+                    reads.setdefault(m.group(1), (m.start(), m.end()))
+                for read, at in reads.items():
+                    if read not in own:
+                        yield name, view, p, read, at
+        if view.values and view.values[0] in exported and view.values[0] != name:
+            yield from _body_reads(outer, view.values[0], exported, seen)
+
+
+_EXPORTED_FUNCTION_READS = Template(
+    "exported-function-reads",
+    "{code} is read by `{function}()`, which {runner} runs in a new bash, but `{name}` is set "
+    "without `export`{line}",
+    "`export -f` hands the new bash the function, not the variables it reads, so there `{name}` "
+    "is unset (empty) and the function carries on with it. `export {name}` where it is set "
+    "(or `{name}=\"${name}\" {first} ...`), or pass the value to the function as an argument.")
+
+
+def _exported_functions_check(ctx: CheckContext,
+                              states: dict[int, OuterState]) -> Iterator[Finding]:
+    for outer in ctx.layers:
+        if outer.kind != "shell" or outer.script is None:
+            continue
+        exported: dict[str, int] = {}
+        for i, view in enumerate(outer.commands):
+            if view.context.in_substitution:
+                continue
+            for name in _exports_functions(view):
+                exported.setdefault(name, i)
+        if not exported:
+            continue
+        reported: set[tuple[int, int, str]] = set()
+        for run in _runs(ctx, outer, exported):
+            state = states.get(outer.id)
+            if state is None:
+                state = states[outer.id] = OuterState(outer)
+            prefix = {a.name for a in run.opener.command.assignments} | _given(ctx, run.opener)
+            own = inner_assigned(run.inner) if run.inner is not None else set()
+            names: set[str] = set()
+            for function, view, part, name, at in _body_reads(outer, run.function, exported,
+                                                               set()):
+                if name in names or name in prefix or name in own or _skip_name(name):
+                    continue
+                if re.match(r"\$\{" + re.escape(name) + r":?[-=+?]", part.value) or (
+                        name != part.name and re.search(r"\$\{" + re.escape(name) + r":?[-=+?]",
+                                                         part.value)):
+                    continue
+                var = state.get(name, run.opener)
+                if var is None or var.exported:
+                    continue
+                written = part.value[at[0]:at[1]]
+                if at[0]:  # a name read inside another expansion: point at it
+                    written += "}" if written.startswith("${") else ""
+                    span = script_span(view, part.span[0] + at[0], part.span[0] + at[1])
+                else:
+                    span = part_span(view, part)
+                if span is None or (span[0], span[1], name) in reported:
+                    continue
+                names.add(name)
+                reported.add((span[0], span[1], name))
+                related = [Related(var.span, f"`{name}` is set here without `export`")] \
+                    if var.span else []
+                if run.opener.source_span is not None:
+                    related.append(Related(run.opener.source_span,
+                                           f"{run.runner} runs `{function}` in a new bash here"))
+                first = run.opener.values[0] if run.opener.values else "cmd"
+                yield Finding(
+                    span,
+                    _EXPORTED_FUNCTION_READS(code=code(written), function=function,
+                                             runner=run.runner, name=name,
+                                             line=_line(ctx, var), first=first),
+                    run.inner or outer,
+                    related=tuple(related),
+                )
+
+
 RULE = Rule("QC113", "not-passed-down",
             "An inner layer reads a variable the outer script sets but never passes to it",
             "warning", check,
-            trigger=HANDOFFS)
+            trigger=Trigger(handoffs=True, text=_TRIGGER_TEXT))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from _support import Finder, fixture_test
@@ -137,3 +139,105 @@ def test_handoff_rules_survive_random_scripts() -> None:
         for d in result.diagnostics:
             assert "failed on this input" not in d.text, (src, d.text)
             assert 0 <= d.span[0] <= d.span[1] <= len(src), (src, d)
+
+
+# -- functions exported to a new bash (`export -f`) ----------------------------------------------
+
+def _run_stubbed(script: str, tmp_path: Path, parallel: bool = False) -> list[str]:
+    """Real bash runs ``script`` with a stub `tool` on PATH that prints its argv (one `[word]`
+    each); the lines it printed, sorted (xargs -P and parallel run jobs at once)."""
+    stubs = tmp_path / "bin"
+    stubs.mkdir(exist_ok=True)
+    stub = stubs / "tool"
+    # One write per line: jobs run at once.
+    stub.write_text("#!/bin/sh\nline=tool:\nfor a; do line=\"$line [$a]\"; done\necho \"$line\"\n")
+    stub.chmod(0o755)
+    path = f"{stubs}:/usr/bin:/bin"
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                         env={"PATH": path, "HOME": str(tmp_path), "SHELL": "/bin/bash"},
+                         cwd=tmp_path).stdout
+    return sorted(out.splitlines())
+
+
+XARGS_BAD = """\
+PKG=./...
+check() { tool vet "$1" "$PKG"; }
+export -f check
+printf '%s\\n' a b | xargs -n1 -P 2 bash -c 'check "$1"' _
+"""
+
+
+def test_real_bash_gets_the_function_but_not_its_variable(tmp_path: Path) -> None:
+    assert _run_stubbed(XARGS_BAD, tmp_path) == ["tool: [vet] [a] []", "tool: [vet] [b] []"]
+    fixed = XARGS_BAD.replace("PKG=./...", "export PKG=./...")
+    assert _run_stubbed(fixed, tmp_path) == ["tool: [vet] [a] [./...]",
+                                             "tool: [vet] [b] [./...]"]
+    [(line, col, d)] = found(XARGS_BAD)
+    assert (line, col) == (2, 26) and d.severity == "warning"
+    assert d.message.kind == "exported-function-reads"
+    assert d.message.value("function") == "check" and d.message.value("name") == "PKG"
+    assert "`xargs` runs" in d.text and "`export PKG`" in d.text
+    assert [XARGS_BAD[r.span[0]:r.span[1]][:9] for r in d.related] == ["PKG=./...", "xargs -n1"]
+    assert found(fixed) == []
+
+
+@pytest.mark.parametrize("change", [
+    ("PKG=./...", "export PKG=./..."),  # exported where it is set
+    ("export -f check", "export -f check; export PKG"),
+    ("| xargs", "| PKG=\"$PKG\" xargs"),  # given on the command
+    ('"$PKG"', '"${PKG:-./...}"'),  # a default of its own
+    ("check() {", "check() { local PKG=./cmd/...;"),  # its own variable
+    ("check() {", "check() { PKG=./cmd/...;"),
+    ("check() {", "check() { local PKG;"),  # local: empty there, and here too: no loss
+    ("bash -c 'check \"$1\"'", "bash -c 'PKG=./x; check \"$1\"'"),  # set by the new bash
+    ("export -f check\n", ""),  # not exported: another failure (command not found)
+])
+def test_passed_or_own_variables_are_not_reported(change: tuple[str, str],
+                                                  tmp_path: Path) -> None:
+    src = XARGS_BAD.replace(*change)
+    assert src != XARGS_BAD
+    assert found(src) == [], src
+    if change[1] and "local PKG;" not in src:
+        assert all("[]" not in line for line in _run_stubbed(src, tmp_path)), src
+
+
+def test_nested_read_and_exported_helpers() -> None:
+    # The variable read inside another expansion, and in an exported function it calls.
+    src = ("snippet='<script/>'\nput() { local html=$1; tool \"${html/x/${snippet}}\"; }\n"
+           "run() { put \"$1\"; }\nexport -f put run\nfind . -exec bash -c 'run \"$1\"' _ {} \\;\n")
+    [(line, col, d)] = found(src)
+    assert (line, col) == (2, src.splitlines()[1].index("${snippet}") + 1)
+    assert d.message.value("name") == "snippet"
+    assert d.message.value("code") == "`${snippet}`"
+
+
+PARALLEL_BAD = """\
+PKG=./...
+TestVet() { tool vet "$PKG"; }
+TestLint() { tool lint "$PKG"; }
+export -f TestVet TestLint
+checks=(TestVet TestLint)
+parallel --halt now,fail=1 ::: "${checks[@]}"
+"""
+
+
+def test_gnu_parallel_runs_each_function_in_a_new_bash(tmp_path: Path) -> None:
+    found_at = [(line, col) for line, col, _ in found(PARALLEL_BAD)]
+    lines = PARALLEL_BAD.splitlines()
+    assert found_at == [(2, lines[1].index("$PKG") + 1), (3, lines[2].index("$PKG") + 1)]
+    assert all("GNU parallel runs" in d.text for _, _, d in found(PARALLEL_BAD))
+    fixed = PARALLEL_BAD.replace("PKG=./...", "export PKG=./...")
+    assert found(fixed) == []
+    for other in ["parallel -j 4 TestVet ::: a b", "parallel 'TestVet {}' ::: a b",
+                  "ls | parallel --jobs=2 TestVet"]:
+        assert len(found(PARALLEL_BAD.replace(PARALLEL_BAD.splitlines()[-1], other))) == 1, other
+    for quiet in ["parallel echo ::: TestVet TestLint",  # data, not the command
+                  "parallel -S host1 ::: TestVet TestLint",  # other machines: not this case
+                  "env_parallel ::: TestVet TestLint"]:  # copies unexported variables
+        assert found(PARALLEL_BAD.replace(PARALLEL_BAD.splitlines()[-1], quiet)) == [], quiet
+    if shutil.which("parallel") is None:
+        pytest.skip("GNU parallel is not installed")
+    run = PARALLEL_BAD.replace("parallel ", "parallel --will-cite ")
+    assert _run_stubbed(run, tmp_path) == ["tool: [lint] []", "tool: [vet] []"]
+    assert _run_stubbed(run.replace("PKG=./...", "export PKG=./..."), tmp_path) == [
+        "tool: [lint] [./...]", "tool: [vet] [./...]"]
