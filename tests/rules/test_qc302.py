@@ -323,3 +323,69 @@ def test_a_secret_from_the_scripts_arguments(src: str, severity: str) -> None:
     [d] = [x for x in check_source("#!/bin/sh\n" + src, Options(severity="info")).diagnostics
            if x.code == "QC302"]
     assert d.severity == severity, src
+
+
+def _cmdlines(argv: list[str], seconds: float = 2.0) -> list[bytes]:
+    """Every /proc/PID/cmdline the program shows while it waits on a local socket that
+    accepts and never answers (no network), in order."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    threading.Thread(target=server.accept, daemon=True).start()
+    proc = subprocess.Popen([a.replace("PORT", str(port)) for a in argv],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen: list[bytes] = []
+    end = time.monotonic() + seconds
+    try:
+        while proc.poll() is None and time.monotonic() < end:
+            try:
+                line = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
+            except OSError:
+                break
+            if line and (not seen or seen[-1] != line):
+                seen.append(line)
+    finally:
+        proc.kill()
+        proc.wait()
+        server.close()
+    return seen
+
+
+def test_a_nightly_mysqldump_shows_its_password_for_a_moment_only() -> None:
+    """The recall case b043 (a cron backup, `mysqldump --password="$DBPASS"`): real mysqldump
+    (MariaDB's) overwrites the value as it parses its options, milliseconds after it starts,
+    so `ps` does not show it while the dump runs: information, saying so."""
+    import shutil
+
+    if shutil.which("mysqldump") is None:
+        pytest.skip("mysqldump not installed")
+    seen = _cmdlines(["mysqldump", "--host=127.0.0.1", "--port=PORT", "--user=u",
+                      f"--password={SECRET}", "--opt", "db"])
+    assert seen and SECRET.encode() not in seen[-1]
+    src = ("DBPASS='change-me'\nmysqldump --user=u --password=\"$DBPASS\" --opt db"
+           " > /srv/db.sql\n")
+    [d] = found.diagnostics(src)
+    assert d.severity == "info" and "only for a moment" in d.text
+
+
+def test_a_script_argument_passed_to_curl_stays_on_the_scripts_command_line(
+        tmp_path: Path) -> None:
+    """The recall case b044 (`PASSWORD=${4:?}` ... `curl --user "$USER_NAME:$PASSWORD"`):
+    real curl blanks its own copy, but the script's command line holds the password for as
+    long as curl runs; that exposure is the caller's, on this machine already: information
+    that says so."""
+    import shutil
+
+    if shutil.which("curl") is None:
+        pytest.skip("curl not installed")
+    seen = _cmdlines(["curl", "-s", "--max-time", "3", "--user", f"alice:{SECRET}",
+                      "http://127.0.0.1:PORT/jobs"])
+    assert seen and SECRET.encode() not in seen[-1]
+    src = ("#!/bin/bash\nUSER_NAME=${3:?user required}\nPASSWORD=${4:?password required}\n"
+           "curl --user \"$USER_NAME:$PASSWORD\" -d \"\" \"http://$LEAD/jobs\"\n")
+    [d] = found.diagnostics(src)
+    assert d.severity == "info" and "argument 4 of the script" in d.text
