@@ -66,6 +66,15 @@ _REPORTS = frozenset({"echo", "printf", "logger", "exit", "return", "false", "lo
                       "fail", "error", "err", "fatal"})
 
 
+# A script's own helper that reports (`_err`, `log_error`, `die_with`, `fatal`).
+_REPORTER_NAME = lazy_compile(r"(?i)^_*(?:\w*_)?(?:err|error|fail|die|fatal|abort|warn|log)"
+                              r"(?:_\w*)?$")
+
+
+def _reports(name: str) -> bool:
+    return name in _REPORTS or bool(_REPORTER_NAME.match(name))
+
+
 def _failures_alike(call: SshCall, how: str, node: Node | None, view: CommandView,
                     negated: bool) -> bool:
     """Both kinds of failure end in the same place: the remote command's status is no
@@ -102,7 +111,7 @@ def _failures_alike(call: SshCall, how: str, node: Node | None, view: CommandVie
         return False
     for step in steps:
         if not isinstance(step, SimpleCommand) or not step.words or \
-                basename(step.words[0].value) not in _REPORTS:
+                not _reports(basename(step.words[0].value)):
             return False
         if _NAMES_A_CAUSE.search(" ".join(w.raw for w in step.words)):
             return False

@@ -174,3 +174,9 @@ def test_a_status_dropped_with_or_true_decides_nothing(src: str) -> None:
 
 def test_or_true_with_more_after_it_still_decides() -> None:
     [_] = found('ssh "$host" "pkill -f worker.py" || echo "no worker on $host"')
+
+
+def test_a_failure_branch_through_the_scripts_own_reporter() -> None:
+    """acme.sh's `_err "... failed"; return 1`: a reporting helper, both failures alike."""
+    assert not found('if ! ssh h ./install; then _err "install failed"; return 1; fi')
+    assert len(found('if ! ssh h ./install; then log_error "host unreachable"; fi')) == 1
