@@ -1,0 +1,15 @@
+#!/bin/bash
+# Nightly backup of a Docker volume into a dated tar file.
+backupDir=/srv/backup
+today=$(date +%F)
+container=nextcloud
+volumeName=nextcloud-data
+volumePath=/var/www/html/data
+
+mkdir -pv "$backupDir/daily/$today"
+docker run --rm --volumes-from "$container" \
+  -v "$backupDir/daily/$today":/backup \
+  ubuntu tar cvf "/backup/$volumeName.tar" "$volumePath"
+echo "========================="
+echo "$volumeName Volume backuped"
+echo "========================="

@@ -1,0 +1,8 @@
+#!/bin/bash
+# Restart the VPN container on the managed host as a non-root sudo user.
+HOST=vpn1
+SSH_OPTS=(-o BatchMode=yes -o ConnectTimeout=10)
+: "${SUDO_PASS:?SUDO_PASS must be set}"
+
+ssh "${SSH_OPTS[@]}" "admin@$HOST" \
+  "echo '$SUDO_PASS' | sudo -S -p '' docker restart amnezia-awg"

@@ -1,0 +1,9 @@
+#!/bin/bash
+# Pull the latest site build into the deploy checkout.
+set -uo pipefail
+
+deploy_dir=/home/peter/cdnjs-deploy/new-website
+cd "$deploy_dir" || exit 1
+git pull --ff-only || exit 1
+npm ci --omit=dev || exit 1
+echo "deployed $(git rev-parse --short HEAD)"
