@@ -335,7 +335,8 @@ def _cmdlines(argv: list[str], seconds: float = 2.0) -> list[bytes]:
     server.bind(("127.0.0.1", 0))
     server.listen(1)
     port = server.getsockname()[1]
-    threading.Thread(target=server.accept, daemon=True).start()
+    held: list[object] = []  # the accepted connection stays open: the client keeps waiting
+    threading.Thread(target=lambda: held.append(server.accept()), daemon=True).start()
     proc = subprocess.Popen([a.replace("PORT", str(port)) for a in argv],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen: list[bytes] = []
@@ -348,6 +349,8 @@ def _cmdlines(argv: list[str], seconds: float = 2.0) -> list[bytes]:
                 break
             if line and (not seen or seen[-1] != line):
                 seen.append(line)
+            if seen and SECRET.encode() not in seen[-1]:
+                break
     finally:
         proc.kill()
         proc.wait()
