@@ -51,6 +51,8 @@ _SHELL_NAME_CHAR = lazy_compile(r"[A-Za-z0-9_#!-]\Z")
 _ASSIGNMENT = lazy_compile(
     r"(?P<mods>(?:(?:override|export|private|unexport)\s+)*)"
     r"(?P<name>[^\s:#=!?+]+)\s*(?P<op>:::=|::=|:=|\?=|\+=|!=|=)(?P<value>.*)\Z", 0)
+_EXPORTED_SHELLOPTS = lazy_compile(
+    r"(?m)^[ \t]*(?:export[ \t]+(?:[^\n#=]*[ \t])?SHELLOPTS\b|\.EXPORT_ALL_VARIABLES[ \t]*:)")
 _DIRECTIVE = lazy_compile(
     r"(?:ifeq|ifneq|ifdef|ifndef|else|endif|include|-include|sinclude|vpath|export|unexport|"
     r"override|undefine|define|endef)(?:\s|\Z)")
@@ -369,6 +371,13 @@ def read_makefile(source: str) -> HostFile:
     if flags_value is not None and not flags_value.dynamic and "$" not in flags_value.text:
         flags = flags_value.text.split()
     posix_shell = shell[0].rsplit("/", 1)[-1] in MAKE_POSIX_SHELLS
+    # bash turns on the options an exported SHELLOPTS lists when it starts (bash(1)), so
+    # `SHELLOPTS := pipefail` + `export SHELLOPTS` gives every recipe line `-o pipefail`.
+    shellopts = reader.vars.get("SHELLOPTS")
+    if shellopts is not None and not shellopts.dynamic and "$" not in shellopts.text and \
+            shell[-1].rsplit("/", 1)[-1] == "bash" and _EXPORTED_SHELLOPTS.search(source):
+        given = [o for o in shellopts.text.strip().split(":") if o]
+        flags = [*(w for o in given for w in ("-o", o)), *flags]
     launches: list[Launch] = []
     for number, recipe in enumerate(reader.recipes):
         if not recipe.lines:

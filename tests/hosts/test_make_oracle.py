@@ -121,3 +121,21 @@ def test_recipe_lines_of_any_shape(lines: list[tuple[str, list[str]]],
     makefile, runs = make_runs(body, tmp_path_factory.mktemp("make"))
     assert traced(makefile) == runs
     assert_positions(makefile)
+
+
+@pytest.mark.parametrize("export", ["export SHELLOPTS\n", ".EXPORT_ALL_VARIABLES:\n", ""])
+def test_an_exported_shellopts_turns_the_options_on_in_bash(export: str, tmp_path: Path) -> None:
+    """bash reads SHELLOPTS from its environment at start-up: exported from the Makefile, its
+    `pipefail` holds in every recipe line; not exported, it never reaches bash."""
+    body = ("SHELL := /bin/bash\nSHELLOPTS := pipefail\n" + export +
+            "all:\n\tfalse | tee log\n\techo next\n")
+    (tmp_path / "Makefile").write_text(body)
+    assert MAKE is not None
+    run = subprocess.run([MAKE, "-s"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=30, env={"PATH": "/usr/bin:/bin"})
+    exported = bool(export)
+    assert (run.returncode != 0) == exported and ("next" in run.stdout) != exported
+    [first, *_] = traced(body)
+    assert (first[:2] == ["-o", "pipefail"]) == exported
+    loud = [d for d in check_source(body, Options(host="make", select=["QC206"])).diagnostics]
+    assert bool(loud) != exported
