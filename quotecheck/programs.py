@@ -435,17 +435,6 @@ SERVICE_STARTERS: Final[dict[str, tuple[int | None, int]]] = {
 }
 INIT_SCRIPT_DIRS: Final[tuple[str, ...]] = ("/etc/init.d/", "/etc/rc.d/init.d/")
 
-# ansible(1) ad-hoc commands, `ansible PATTERN [-m MODULE] [-a ARGS]` (docs.ansible.com, "ansible"
-# and the `command`, `shell` and `raw` modules): for these modules ARGS is a command line the
-# managed hosts run (`shell` and `raw` with the remote shell, `command` split shell-style
-# without one); without -m the module is `command`. The local shell has done with ARGS before
-# ansible reads it, so a `$2` in double quotes there is this shell's, not the hosts'.
-ANSIBLE_COMMAND_MODULES: Final[frozenset[str]] = frozenset(
-    prefix + name for prefix in ("", "ansible.builtin.", "ansible.legacy.")
-    for name in ("command", "shell", "raw"))
-ANSIBLE_MODULE_OPTIONS: Final[tuple[str, ...]] = ("-m", "--module-name")
-ANSIBLE_ARGS_OPTIONS: Final[tuple[str, ...]] = ("-a", "--args")
-
 # Programs that set SIGHUP back to its default action when they start, even when they inherit
 # it ignored: node restores every ignored signal but SIGPIPE and SIGXFSZ at start-up (src/node.cc,
 # PlatformInit), and so does every command that is a node script (npm, npx, yarn, pnpm, nodemon,

@@ -10,14 +10,12 @@ from collections.abc import Iterator
 from quotecheck.programs import PROGRAM_TEXT_LANGUAGES
 from quotecheck.rules.api import CheckContext, Finding, Rule
 from quotecheck.rules.crosslayer.decide import findings
-from quotecheck.rules.crosslayer.in_program import remote_text_results
 from quotecheck.rules.crosslayer.programs import PYTHON_NAME_PARTS
 from quotecheck.rules.triggers import Trigger
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     yield from findings(ctx, "QC105")
-    yield from remote_text_results(ctx)
 
 
 RULE = Rule("QC105", "program-text-expanded",

@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 
 from quotecheck.diagnostics import Severity
-from quotecheck.layers import handoff_types as ho
-from quotecheck.layers.dispatch import chain
-from quotecheck.layers.model import Arg, Layer
-from quotecheck.lazy_regex import lazy_compile
-from quotecheck.parsing.parse import parse_script
-from quotecheck.parsing.tree import Compound, walk
+from quotecheck.parsing.tree import Compound
 from quotecheck.parsing.words import EXPANSION_KINDS
-from quotecheck.programs import (
-    ANSIBLE_ARGS_OPTIONS,
-    ANSIBLE_COMMAND_MODULES,
-    ANSIBLE_MODULE_OPTIONS,
-)
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
@@ -27,7 +17,7 @@ from quotecheck.rules.crosslayer.expansions import Expansion, Result
 from quotecheck.rules.crosslayer.inner_shells import describe
 from quotecheck.rules.crosslayer.programs import Program
 from quotecheck.rules.crosslayer.sed_text import at_address, reads_as_command
-from quotecheck.rules.crosslayer.text import article, basename
+from quotecheck.rules.crosslayer.text import article
 
 AWK_BUILTINS = frozenset({
     "NF", "NR", "FNR", "FS", "OFS", "RS", "ORS", "FILENAME", "SUBSEP", "RSTART", "RLENGTH",
@@ -192,136 +182,3 @@ def _program_as_received(prog: Program, exp: Expansion, assigned: Iterable[str])
     if idx:
         text = text[: idx[0]] + stand_in + text[idx[-1] + 1:]
     return one_line_escaped(text, 70)
-
-
-# -- a program inside text that a tool runs elsewhere, with no layer of its own ----------------
-
-_REMOTE_FIELD_EXPANDED = Template(
-    "remote-field-expanded",
-    "`{shown}` sits in an awk program that {runner} runs on its hosts, but the whole `{option}` "
-    "text is in double quotes (or unquoted) for {local}, which expands it first",
-    "the hosts' awk receives `{received}`{why}. Write `\\{shown}` to keep it for awk, or "
-    "single-quote the `{option}` text and use double quotes inside it.")
-_AWK_OWN = lazy_compile(r"\$(?:\d+|[A-Za-z_][A-Za-z0-9_]*|\{(?:\d+|[A-Za-z_][A-Za-z0-9_]*)\})")
-
-
-def _option_value(values: Sequence[str], names: tuple[str, ...]) -> int | None:
-    """Index of the word holding the value of the last of ``names`` (`-a X`, `-aX`,
-    `--args=X`) in ``values``."""
-    found: int | None = None
-    for i in range(1, len(values)):
-        v = values[i]
-        for name in names:
-            long = name.startswith("--")
-            if v == name and i + 1 < len(values):
-                found = i + 1
-            elif (long and v.startswith(name + "=")) or (
-                    not long and v.startswith(name) and len(v) > len(name)
-                    and not v.startswith("--")):
-                found = i
-    return found
-
-
-def _option_text(values: Sequence[str], index: int, names: tuple[str, ...]) -> tuple[int, str]:
-    """Where the option's value starts in word ``index``, and the option as written."""
-    v = values[index]
-    if index > 0 and values[index - 1] in names:
-        return 0, values[index - 1]
-    for name in names:
-        if name.startswith("--") and v.startswith(name + "="):
-            return len(name) + 1, name
-        if v.startswith(name):
-            return len(name), name
-    return 0, names[0]
-
-
-def ansible_command(argv: Sequence[Arg]) -> tuple[int, int, str, str] | None:
-    """(argv index, offset of the text in it, the option, module) of the command line an
-    ad-hoc `ansible` command has its hosts run (`-m shell -a TEXT`; `command` without -m)."""
-    if not argv or argv[0].dynamic or basename(argv[0].value) != "ansible":
-        return None
-    values = [a.value for a in argv]
-    at = _option_value(values, ANSIBLE_ARGS_OPTIONS)
-    if at is None:
-        return None
-    m = _option_value(values, ANSIBLE_MODULE_OPTIONS)
-    module = "command"
-    if m is not None:
-        if argv[m].dynamic:
-            return None
-        module = values[m][_option_text(values, m, ANSIBLE_MODULE_OPTIONS)[0]:]
-    if module not in ANSIBLE_COMMAND_MODULES:
-        return None
-    start, option = _option_text(values, at, ANSIBLE_ARGS_OPTIONS)
-    return at, start, option, module
-
-
-def _awk_program_spans(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, program as awk gets it) of each awk program word in the command line
-    ``text``, as a POSIX shell there splits it."""
-    out: list[tuple[int, int, str]] = []
-    script = parse_script(text)
-    for cmd, _ctx in walk(script):
-        words = cmd.words
-        values = [w.value for w in words]
-        dynamic = {i for i, w in enumerate(words) if w.dynamic}
-        for h in chain(values, dynamic):
-            if isinstance(h, ho.AwkHandoff) and h.program is not None \
-                    and h.program < len(words) and h.program not in dynamic:
-                w = words[h.program]
-                out.append((w.span[0], w.span[1], w.value))
-    return out
-
-
-def remote_text_results(ctx: CheckContext) -> Iterator[Finding]:
-    """`ansible hosts -m shell -a "ps aux | awk '{print $2}'"`: the awk program is single-quoted
-    for the hosts' shell, but the local shell expands `$2` in the double-quoted `-a` text."""
-    for layer, argv in _argvs(ctx):
-        found = ansible_command(argv)
-        if found is None:
-            continue
-        index, start, option, module = found
-        arg = argv[index]
-        if not arg.dynamic_ranges or arg.word is None:
-            continue
-        text = arg.value[start:]
-        for ps, pe, program in _awk_program_spans(text):
-            for s, e in arg.dynamic_ranges:
-                if not (start + ps <= s and e <= start + pe):
-                    continue
-                shown = arg.value[s:e]
-                m = _AWK_OWN.fullmatch(shown)
-                name = shown.strip("${}")
-                if m is None or not (name.isdigit() or name in AWK_BUILTINS):
-                    continue  # a shell value put in on purpose, or not a plain `$x`
-                offs = [o for o in arg.offsets[s:e] if o is not None]
-                if not offs:
-                    continue
-                span = (min(offs), max(offs) + 1)
-                inner = program.replace(shown, "", 1) if shown in program else program
-                why = (" (`set -u` is on: the local shell stops with `unbound variable` "
-                       "instead when the script has no such argument)"
-                       if name.isdigit() and _nounset(ctx) else "")
-                yield Finding(span, _REMOTE_FIELD_EXPANDED(
-                    shown=shown, runner=f"ansible's `{module.rsplit('.', 1)[-1]}` module",
-                    option=option, local=f"the {layer.label()}",
-                    received=one_line_escaped(inner, 60), why=why), layer, severity="error")
-
-
-def _argvs(ctx: CheckContext) -> Iterator[tuple[Layer, Sequence[Arg]]]:
-    """The argv of every command of a shell layer, and of every command an exec wrapper
-    (`sudo`, `timeout`, `env`...) runs, with the shell layer whose words they are."""
-    for layer in ctx.layers:
-        if layer.kind == "shell":
-            for view in layer.commands:
-                yield layer, view.argv
-        elif layer.kind == "exec" and layer.argv:
-            shell = ctx.parent(layer)
-            while shell is not None and shell.kind != "shell":
-                shell = ctx.parent(shell)
-            if shell is not None:
-                yield shell, layer.argv
-
-
-def _nounset(ctx: CheckContext) -> bool:
-    return re.search(r"^\s*set\s+-[a-zA-Z]*u|^\s*set\s+-o\s+nounset", ctx.source, re.M) is not None
