@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
-from quotecheck.layers import awk, joins, shells, ssh, wrappers
+from quotecheck.layers import ansible_adhoc, awk, joins, shells, ssh, wrappers
 from quotecheck.layers.handoff_types import (
     AwkAssignment,
     AwkHandoff,
@@ -60,6 +60,7 @@ _HANDLERS: dict[str, Handler] = {
     **shells.HANDLERS,
     **joins.HANDLERS,
     **awk.HANDLERS,
+    **ansible_adhoc.HANDLERS,
     "busybox": _busybox,
 }
 """Program basename -> the parser of its argv."""

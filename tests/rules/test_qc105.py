@@ -223,3 +223,56 @@ def test_values_in_a_sed_replacement_after_a_brace_are_spliced_in() -> None:
 def test_a_sed_dollar_is_sed_s_only_when_the_text_reads_as_a_command(
         src: str, reported: bool) -> None:
     assert bool(found(src)) == reported, src
+
+
+# -- the command line an ad-hoc `ansible` command hands its hosts' shell ----------------------
+
+ANSIBLE = "ansible all -m shell -a \"df -h / | awk 'NR==2 {print $5}'\"\n"
+
+
+def test_ansible_shell_module_text_is_a_layer() -> None:
+    [d] = found(ANSIBLE)
+    assert d.severity == "error" and ANSIBLE[d.span[0]:d.span[1]] == "$5"
+    assert "awk receives `NR==2 {print }`" in d.text
+    trace = check_source(ANSIBLE, Options(select=["QC105"])).trace
+    [shell] = [x for x in trace.layers if x.kind == "shell" and x.parent is not None]
+    assert shell.process[:2] == ["sh", "-c"] and shell.where.startswith("remote:")
+
+
+def test_ansible_args_with_real_bash_and_awk(tmp_path: Path) -> None:
+    """A stub ansible records what real bash hands it; real dash and awk then run that text
+    as a host would: the program has lost its field, and awk prints the whole line."""
+    from harness.stubs import StubDir
+
+    stubs = StubDir(tmp_path, names=["ansible"])
+    run_shell("bash", ANSIBLE, stubs.env(), timeout=10)
+    run_shell("bash", ANSIBLE.replace("$5", "\\$5"), stubs.env(), timeout=10)
+    [bad, good] = [r[r.index("-a") + 1] for r in stubs.records_for("ansible")]
+    assert bad == "df -h / | awk 'NR==2 {print }'"
+    assert good == "df -h / | awk 'NR==2 {print $5}'"
+    line = "/dev/sda1 100G 40G 60G 40% /\n"
+    host = [run_shell("dash", t.replace("df -h /", "printf 'head\\n%s' \"$L\""),
+                      {"L": line, "PATH": "/usr/bin:/bin"}, timeout=10).stdout
+            for t in (bad, good)]
+    assert host == [line, "40%\n"]
+    assert found(ANSIBLE.replace("$5", "\\$5")) == []
+
+
+@pytest.mark.parametrize("src", [
+    "ansible web -m ansible.builtin.raw -a \"ps | awk '{print $1}'\"\n",
+    "sudo -u ops ansible web -m shell --args=\"ps aux | awk '{print $NF}'\"\n",
+    "ansible web -m shell -a\"ps aux | awk '{print $2}'\"\n",
+])
+def test_ansible_other_spellings(src: str) -> None:
+    [d] = found(src)
+    assert d.severity == "error"
+
+
+@pytest.mark.parametrize("src", [
+    "ansible web -m copy -a \"src=a dest=/tmp/$2\"\n",  # no command line
+    "ansible web -a \"echo '{print $2}'\"\n",  # the command module: no shell, no awk here
+    "ansible web -m shell -a 'ps aux | awk \"{print \\$2}\"'\n",
+    "ansible web -m shell -a \"grep $user /etc/passwd | awk -F: '{print \\$7}'\"\n",
+])
+def test_ansible_left_alone(src: str) -> None:
+    assert [d for d in found(src) if d.code == "QC105"] == []
