@@ -475,3 +475,7 @@ PARALLEL_VALUE_OPTIONS: Final[frozenset[str]] = frozenset({
 # Options that run the jobs on other machines (over ssh): no local environment reaches them.
 PARALLEL_REMOTE_OPTIONS: Final[frozenset[str]] = frozenset(
     {"-S", "--sshlogin", "--sshloginfile", "--slf", "--onall", "--nonall"})
+# The shells that define again the functions a bash exported (`export -f`, the environment's
+# BASH_FUNC_name%% variables): bash alone (verified with bash 5.2: rbash, dash and zsh 5.9 say
+# the function is not found).
+FUNCTION_IMPORTING_SHELLS: Final[frozenset[str]] = frozenset({"bash"})

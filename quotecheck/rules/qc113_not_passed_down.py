@@ -33,6 +33,7 @@ from quotecheck.parsing.words import Part
 from quotecheck.programs import (
     CONTAINER_RUNNERS,
     DECLARATION_BUILTINS,
+    FUNCTION_IMPORTING_SHELLS,
     PARALLEL_PROGRAMS,
     PARALLEL_REMOTE_OPTIONS,
     PARALLEL_VALUE_OPTIONS,
@@ -560,8 +561,8 @@ def _runs(ctx: CheckContext, outer: Layer, exported: dict[str, int]) -> Iterator
     for inner in ctx.layers:
         if inner.kind != "shell" or inner.parent is None or inner.opened_by is None:
             continue
-        if shell_program(inner) not in ("bash", "rbash"):
-            continue
+        if shell_program(inner) not in FUNCTION_IMPORTING_SHELLS:
+            continue  # dash, zsh, rbash do not define exported functions again
         hops = _hops(ctx, inner)
         if not hops or hops[0].outer is not outer or hops[0].barrier is not None \
                 or hops[0].same_process:

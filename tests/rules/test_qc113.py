@@ -241,3 +241,14 @@ def test_gnu_parallel_runs_each_function_in_a_new_bash(tmp_path: Path) -> None:
     assert _run_stubbed(run, tmp_path) == ["tool: [lint] []", "tool: [vet] []"]
     assert _run_stubbed(run.replace("PKG=./...", "export PKG=./..."), tmp_path) == [
         "tool: [lint] [./...]", "tool: [vet] [./...]"]
+
+
+@pytest.mark.parametrize("shell", ["sh", "dash", "rbash", "zsh"])
+def test_shells_that_do_not_import_functions_are_another_failure(shell: str) -> None:
+    # Only bash defines the exported function again; elsewhere it is not found at all.
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    ran = subprocess.run(["bash", "-c", f"f() {{ echo in f; }}; export -f f; {shell} -c f"],
+                         capture_output=True, text=True, timeout=10)
+    assert "in f" not in ran.stdout and ran.returncode != 0
+    assert found(XARGS_BAD.replace("bash -c", f"{shell} -c")) == []
