@@ -235,3 +235,22 @@ def test_a_command_inside_the_written_scripts_own_if_runs_now(tmp_path: Path) ->
 ])
 def test_written_text_that_is_not_code_for_later(src: str) -> None:
     assert not found(src)
+
+
+def test_a_written_body_is_read_once_for_all_its_expansions(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each expansion is judged against one index of the body (a scan of the body for each
+    of them made a 100,000-line heredoc quadratic)."""
+    from quotecheck.rules.crosslayer import in_written_text
+
+    built: list[int] = []
+    real = in_written_text._Body.__init__
+
+    def counting(self: object, text: str) -> None:
+        built.append(len(text))
+        real(self, text)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(in_written_text._Body, "__init__", counting)
+    body = "".join(f"v{i}=$X{i}; echo $v{i} $(date)\n" for i in range(300))
+    found(f"cat > out.sh <<EOF\n{body}EOF\n")
+    assert built == [len(body)]

@@ -12,9 +12,11 @@ is frozen at writing time, on the writing machine.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.lazy_regex import lazy_compile
+from quotecheck.parsing.words import Word
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
@@ -37,6 +39,10 @@ _WRITTEN_CODE_EXPANDED_NOW = Template(
     "delimiter (<<'{delim}') to keep the whole body as written.")
 
 
+def body_of(ctx: CheckContext, body: Word) -> _Body:
+    return ctx.memo.get_or_compute("written-heredoc-body", body, lambda: _Body(body.raw))
+
+
 def written_text_result(ctx: CheckContext, an: Analysis, exp: Expansion) -> Result | None:
     """QC104 for an expansion in an unquoted heredoc body that no shell reads now."""
     redirect = exp.heredoc
@@ -48,13 +54,12 @@ def written_text_result(ctx: CheckContext, an: Analysis, exp: Expansion) -> Resu
     at = exp.part.span[0] - body.span[0]
     if not 0 <= at < len(body.raw):
         return None
-    text = body.raw
     severity: Severity
     if exp.pclass == "named" and exp.name is not None:
         known = knowledge(ctx, exp)
         if known is not None and known.local:
             return None  # the script's own value, pasted on purpose
-        where = _assigned_before(text, exp.name, at)
+        where = body_of(ctx, body).assigned_before(exp.name, at)
         if where is None:
             return None
         severity = "error"
@@ -62,7 +67,7 @@ def written_text_result(ctx: CheckContext, an: Analysis, exp: Expansion) -> Resu
                f"the `{exp.text}` after it means that value; {outer_label(exp)} puts its own "
                "in its place (empty when it is not set there)")
     elif exp.part.kind in ("command", "backtick"):
-        block = _open_block(text, at)
+        block = body_of(ctx, body).open_block(at)
         if block is None:
             return None
         severity = "warning"
@@ -98,44 +103,80 @@ def _written_or_fed(exp: Expansion) -> bool:
         ctx.in_pipeline and not ctx.pipeline_last)
 
 
-def _assigned_before(text: str, name: str, at: int) -> str | None:
-    """The assignment of ``name`` (`name=`, `export name=`, `for name in`, `read name`) that
-    the body makes in a command before offset ``at``, or None."""
-    n = re.escape(name)
-    pattern = re.compile(
-        rf"(?:(?<=[\s;&|(`])|^)(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?{n}\+?="
-        rf"|\bfor\s+{n}\s+in\b|\bread\s+(?:-\w+\s+)*(?:\w+\s+)*{n}\b", re.MULTILINE)
-    handover = re.compile(rf"\"?\$\{{?{n}\b")
-    for m in pattern.finditer(text, 0, at):
-        if m.group(0).endswith("=") and handover.match(text, m.end()):
-            return None  # `X="$X"`: this shell's value handed over, the same as here
-        # a different command: not `X=$X:...`, which reads the old value in its own word
-        if _BOUNDARY.search(text, m.end(), at):
-            line_end = text.find("\n", m.start())
-            return text[m.start():line_end if line_end >= 0 else len(text)].strip()
-    return None
+# Where the body gives a name a value: `NAME=`, `export NAME=`, `for NAME in`, `read ... NAME`.
+_ASSIGNS = lazy_compile(
+    r"(?:(?<=[\s;&|(`])|^)(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?"
+    r"(?P<assign>[A-Za-z_][A-Za-z0-9_]*)\+?="
+    r"|\bfor\s+(?P<loop>[A-Za-z_][A-Za-z0-9_]*)\s+in\b"
+    r"|\bread(?P<read>(?:[ \t]+-\w+)*(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*)+)", re.MULTILINE)
+_PARTNERS = lazy_compile(r"\b(then|do|in)\b")
 
 
-def _open_block(text: str, at: int) -> str | None:
-    """The keyword of the innermost `if`/`for`/`while`/`until`/`case` block of the body that
-    is open at offset ``at``, or None. A block counts only when the body also has its second
-    keyword after the opener and its closing keyword after ``at``: prose that says "if" is no
-    block."""
-    stack: list[tuple[str, int]] = []
-    for m in _BLOCK.finditer(text, 0, at):
-        word = m.group(1)
-        if word in _OPENS:
-            stack.append((word, m.end()))
-        elif stack:
-            stack.pop()
-    if not stack:
+class _Body:
+    """What a heredoc body's own code shows, read once per body: the places each name is
+    given a value, and its blocks (so that each expansion is judged without rescanning)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.assigns: dict[str, list[tuple[int, int, bool]]] = {}
+        for m in _ASSIGNS.finditer(text):
+            if m.group("assign"):
+                name = m.group("assign")
+                handover = re.match(rf"\"?\$\{{?{name}\b", text[m.end():m.end() + len(name) + 4])
+                self.assigns.setdefault(name, []).append((m.start(), m.end(), bool(handover)))
+            elif m.group("loop"):
+                self.assigns.setdefault(m.group("loop"), []).append((m.start(), m.end(), False))
+            else:
+                for word in m.group("read").split():
+                    if not word.startswith("-"):
+                        self.assigns.setdefault(word, []).append((m.start(), m.end(), False))
+        # the open blocks after each block keyword, and where partners and closers stand
+        self.token_at: list[int] = []
+        self.stacks: list[tuple[tuple[str, int], ...]] = []
+        self.closers: dict[str, list[int]] = {"fi": [], "done": [], "esac": []}
+        stack: list[tuple[str, int]] = []
+        for m in _BLOCK.finditer(text):
+            word = m.group(1)
+            if word in _OPENS:
+                stack.append((word, m.end()))
+            else:
+                self.closers[word].append(m.start())
+                if stack:
+                    stack.pop()
+            self.token_at.append(m.start(1))
+            self.stacks.append(tuple(stack))
+        self.partners: dict[str, list[int]] = {"then": [], "do": [], "in": []}
+        for m in _PARTNERS.finditer(text):
+            self.partners[m.group(1)].append(m.start())
+
+    def assigned_before(self, name: str, at: int) -> str | None:
+        """The assignment of ``name`` the body makes in a command before offset ``at``, as
+        written on its line, or None (`X="$X"` hands this shell's value over: None)."""
+        for start, end, handover in self.assigns.get(name, ()):
+            if start >= at:
+                break
+            if handover:
+                return None
+            # a different command: not `X=$X:...`, which reads the old value in its own word
+            if _BOUNDARY.search(self.text, end, at):
+                line_end = self.text.find("\n", start)
+                return self.text[start:line_end if line_end >= 0 else len(self.text)].strip()
         return None
-    word, end = stack[-1]
-    partner, closer = _PAIRS[word]
-    if not re.search(rf"\b{partner}\b", text[end:]) or not any(
-            m.group(1) == closer for m in _BLOCK.finditer(text, at)):
-        return None
-    return word
+
+    def open_block(self, at: int) -> str | None:
+        """The keyword of the innermost `if`/`for`/`while`/`until`/`case` block of the body
+        open at offset ``at``. A block counts only when its second keyword follows the opener
+        and its closing keyword follows ``at``: prose that says "if" is no block."""
+        k = bisect_right(self.token_at, at) - 1
+        if k < 0 or not self.stacks[k]:
+            return None
+        word, end = self.stacks[k][-1]
+        partner, closer = _PAIRS[word]
+        partners, closers = self.partners[partner], self.closers[closer]
+        if bisect_right(partners, end - 1) >= len(partners) or \
+                bisect_right(closers, at) >= len(closers):
+            return None
+        return word
 
 
 _PAIRS = {"if": ("then", "fi"), "for": ("do", "done"), "while": ("do", "done"),
