@@ -93,6 +93,9 @@ def _across_words(view: CommandView, text: str, start: int,
         words = view.command.words
     if start >= len(words):
         return None
+    raw = words[start].raw
+    if not raw or raw[-1] in "'\"" or ("'" not in raw and '"' not in raw):
+        return None  # (no quoted region followed by unquoted text: most words, told cheaply)
     first = tokens(text, words[start])
     if len(first) < 2 or first[-1].kind != "unquoted" or first[-2].kind not in ("single",
                                                                               "double"):
