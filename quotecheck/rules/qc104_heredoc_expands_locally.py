@@ -7,13 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from quotecheck.parsing.tree import Redirect
 from quotecheck.rules.api import CheckContext, Finding, Rule
-from quotecheck.rules.crosslayer.decide import findings
 from quotecheck.rules.triggers import Trigger
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    if len(ctx.layers) == 1 and not any(_expanding_heredoc(r) for _, view in ctx.commands()
+                                        for r in view.command.redirects):
+        return  # a script with no inner layer and no heredoc that expands anything
+    from quotecheck.rules.crosslayer.decide import findings  # (the whole analysis: not for one)
+
     yield from findings(ctx, "QC104")
+
+
+def _expanding_heredoc(redirect: Redirect) -> bool:
+    h = redirect.heredoc
+    return h is not None and not h.spec.quoted and ("$" in h.body.raw or "`" in h.body.raw)
 
 
 RULE = Rule("QC104", "heredoc-expands-locally",
