@@ -346,6 +346,7 @@ def _su_words(ctx: CheckContext, layer: Layer, view: CommandView,
     args = set(h.args)
     options = {o.index: o for o in h.options}
     taken: list[tuple[int, str]] = []
+    seen_user = False
     for k in range(h.script + 1, len(values)):
         if k in args:
             continue
@@ -357,8 +358,10 @@ def _su_words(ctx: CheckContext, layer: Layer, view: CommandView,
             continue
         else:
             user = values[k]
-            if re.fullmatch(r"[a-z_][a-z0-9_.-]*\$?", user) and not any(
-                    o > h.script for o in options):
+            named = re.fullmatch(r"[a-z_][a-z0-9_.-]*\$?", user) or (
+                view.argv[k].dynamic and not seen_user)  # `su -c 'cmd' "$user"`
+            seen_user = True
+            if named and not any(o > h.script for o in options):
                 continue  # `su -c 'cmd' user`: the usual order
             taken.append((k, f"‹{user}› as the user name"))
     if not taken:

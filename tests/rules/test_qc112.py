@@ -168,3 +168,13 @@ def test_an_option_after_a_script_known_only_at_run_time_is_dollar_zero(
     for quiet in ['bash -c "$(cat install.sh)" _ --no-install-kmd', 'bash -c "$s" -bash',
                   'bash -c "$(cat job.sh)" a b', "sh -c 'echo \"$0\"' --verbose"]:
         assert found(quiet) == [], quiet
+
+
+@pytest.mark.parametrize("src", [
+    'su -c "hdfs dfs -mkdir -p /apps/tez" "$exec_user"',  # su [options] [user]: the user
+    'runuser -c "id" "${RUN_AS}"',
+])
+def test_su_c_then_a_user_held_by_a_variable(src: str) -> None:
+    """util-linux su(1): `su [options] [-] [user [argument...]]`; after `-c CMD` the first
+    operand is the user, whatever spells it (ranger's hive setup scripts)."""
+    assert [d for d in found(src) if d.code == "QC112"] == []
