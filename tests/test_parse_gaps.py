@@ -336,3 +336,25 @@ def test_array_element_assignment_is_a_command_name_in_sh() -> None:
     script = parse_script("a[1]=x; b[2]=y cmd", "sh")
     assert [([a.name for a in c.assignments], [w.value for w in c.words])
             for c, _ in walk(script)] == [([], ["a[1]=x"]), ([], ["b[2]=y", "cmd"])]
+
+
+@pytest.mark.parametrize(("src", "valid"), [
+    ("{ echo a; } {fd}>&1\n", True),  # NVIDIA enroot's curl wrapper
+    ("( echo a ) {out}>/tmp/x\n", True),
+    ("if true; then echo; fi {fd}>/dev/null\n", True),
+    ("while false; do :; done {_f2}</dev/null\n", True),
+    ("{ echo a; } {fd}\n", False),  # a word after a compound without a redirection
+    ("{ echo a; } x>y\n", False),
+    ("{ echo a; } {1x}>y\n", False),  # not a name
+])
+def test_a_named_fd_redirection_after_a_compound_agrees_with_bash(src: str, valid: bool) -> None:
+    """bash's REDIR_WORD (`{name}>...`): after a compound command it is a redirection that
+    stores the fd it opens in `name`; any other word there is a syntax error."""
+    if shutil.which("bash"):
+        ok = subprocess.run(["bash", "-n", "-c", src], capture_output=True, timeout=10)
+        assert (ok.returncode == 0) == valid
+    problems = [p for p in parse_script(src).problems if p.code == "QC001"]
+    assert (not problems) == valid, problems
+    if valid:
+        [compound] = [n for n in parse_script(src).body if isinstance(n, Compound)]
+        assert compound.redirects and compound.redirects[0].op in (">&", ">", "<")

@@ -178,8 +178,29 @@ def make_tokenizer_class(tok: Any, fast: bool = True) -> Any:
 
         type: Any = None  # shadows the property; set by `token` below
 
+    # Where a compound command has ended, a word is no argument: `{ ...; } {fd}>&1` is bash's
+    # REDIR_WORD, a redirection that stores the fd it opens in `fd` (bash -n accepts it); the
+    # scanner's mask fills its braces (`.fd.`).
+    # bashlex's grammar has no such token; its NUMBER stands in, as fd 10, the first fd bash
+    # gives such a variable.
+    compound_ends = frozenset({tt.RIGHT_CURLY, tt.RIGHT_PAREN, tt.FI, tt.DONE, tt.ESAC})
+
+    def redirect_word(self: Any, previous: Any, current: Any) -> Any:
+        value = current.value
+        if current.ttype is tt.WORD and previous is not None and \
+                previous.ttype in compound_ends and isinstance(value, str) and \
+                len(value) > 2 and value[0] in "{." and value[-1] in "}." and \
+                (value[1] == "_" or value[1].isalpha()) and \
+                value[1:-1].replace("_", "a").isalnum():
+            line, at = self._shell_input_line, self._shell_input_line_index
+            if at < len(line) and line[at] in "<>":
+                current.ttype = tt.NUMBER  # (the same token: its position stays)
+                current.value = 10
+        return current
+
     def token(self: Any) -> Any:
-        current = decide(self)
+        current = redirect_word(self, getattr(self, "_qc_previous", None), decide(self))
+        self._qc_previous = current
         # The tokenizer is done with it (nothing changes a token's ttype once it is handed
         # out), so its type can be fixed now.
         if current.__class__ is base_token and current.ttype is not None:
