@@ -540,3 +540,19 @@ def test_an_action_input_pasted_into_code(src: str, tmp_path: Path) -> None:
     assert "INJECTED" in out and "echo INJECTED" not in out  # ran, not passed as text
     assert not [x for x in found('INPUT_BRANCH=main\nsh -c "tool $INPUT_BRANCH"\n')
                 if x.code == "QC103" and x.severity != "info"]
+
+
+def test_eval_echo_of_a_template_the_script_wrote(tmp_path: Path) -> None:
+    """MLCommons' run.sub: `SRUN='srun -w $hostn'`, then `$(eval echo $SRUN)` in a loop over
+    hosts: the `$hostn` written into the value is what `eval echo` is there to expand."""
+    src = ("SRUN='srun -N 1 -w $hostn'\nfor hostn in n1 n2; do\n"
+           "  $(eval echo $SRUN) hostname\ndone\n")
+    assert not [d for d in found(src) if d.code == "QC103"]
+    stub = tmp_path / "srun"
+    stub.write_text('#!/bin/sh\necho "srun $*"\n')
+    stub.chmod(0o755)
+    out = subprocess.run(["bash", "-c", src], env={"PATH": f"{tmp_path}:/usr/bin:/bin"},
+                         capture_output=True, text=True, timeout=10).stdout
+    assert out.splitlines() == ["srun -N 1 -w n1 hostname", "srun -N 1 -w n2 hostname"]
+    # a value holding other syntax than references is still code for eval
+    assert [d for d in found("X='ls \"$d\"'\neval echo $X\n") if d.code == "QC103"]

@@ -708,6 +708,15 @@ def _holds_script_argument(an: Analysis, exp: Expansion) -> bool:
     return True
 
 
+_REFERENCE = lazy_compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})")
+
+
+def _only_references(value: str) -> bool:
+    """The value's only shell syntax is `$name` references (and blanks between plain words)."""
+    rest = _REFERENCE.sub("x", value)
+    return "$" in value and all(c.isalnum() or c in " _./:,+%@=-" for c in rest)
+
+
 def _options_list(value: str) -> bool:
     """A value the script wrote as a list of options: plain words split at blanks, one of
     them an option (`-D 10 -x 0`, `--epochs 6 --lr 6e-4`). Split on purpose, it holds nothing a
@@ -807,6 +816,11 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
         if is_eval(trace, where) and any(c in known.unsafe_value for c in _OPERATOR_CHARS):
             # `XSTDERR="2>/dev/null"; eval apt-get check $XSTDERR`: an operator or redirection
             # the script wrote into the value is why it evals (apt's apt.systemd.daily).
+            return None
+        if eval_prints(trace, where) is not None and \
+                _only_references(known.unsafe_value):
+            # `SRUN='srun -w $hostn'` ... `$(eval echo $SRUN)`: the `$name`s the script wrote
+            # into the value are what `eval echo` is there to expand, late (MLCommons run.sub)
             return None
         return known_unsafe(ctx, an, exp, known, where, snippet)
     kind = "command output" if exp.part.kind in ("command", "backtick") else "value"
