@@ -55,6 +55,9 @@ def _problem(arg: Arg) -> str | None:
     value = arg.value
     if not arg.dynamic and value in BUILTINS:
         return "builtin"
+    if arg.word is not None and any(p.kind == "glob" and p.quoting == "none"
+                                    for p in arg.word.parts):
+        return None  # `sudo ./installer-*.sh`: the outer shell expands the pattern first
     text = _static(arg) if arg.dynamic else value
     if arg.dynamic:
         # Only the written part is known: a word such as "cd $dir && make" still shows syntax.

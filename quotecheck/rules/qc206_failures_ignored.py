@@ -83,8 +83,8 @@ def _risky(view: CommandView) -> str | None:
     if name not in _EFFECT:
         return None
     args = eff.argv[1:]
-    if name == "cd" and not args:
-        return None
+    if name == "cd" and (not args or tuple(args) == ("/",)):
+        return None  # (home, or the root directory: nothing to fail on)
     if name == "kill":
         parsed = parse_kill(eff.values, eff.start)
         if parsed is None or parsed[0] in HARMLESS_SIGNALS:

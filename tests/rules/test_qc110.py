@@ -123,3 +123,9 @@ def test_timelimit_is_an_exec_wrapper() -> None:
     [(_, col, d)] = found("timelimit -q -s 9 -t 1 -T 2 cd /srv")
     assert col == 29 and "builtin" in d.text
     assert found("timelimit -t 60 make -C /srv") == []
+
+
+def test_a_glob_in_the_program_word_is_the_outer_shells() -> None:
+    """`sudo ./STAR-CCM+*.sh`: bash expands the pattern before sudo sees a file name."""
+    assert found("sudo ./STAR-CCM+*.sh -q") == []
+    assert found("sudo 'cd /x && ./run*.sh'") != []  # (quoted: shell text, no expansion here)

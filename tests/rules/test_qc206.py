@@ -245,3 +245,9 @@ def test_a_dockerfile_run_script_is_a_warning() -> None:
     [d] = Finder(CODE, path="x.sh", severity="info").diagnostics(
         "sh -c 'cd /opt/app; tar xzf app.tgz; ./install'")
     assert d.severity == "info"
+
+
+def test_cd_to_the_root_cannot_fail() -> None:
+    """ambari's kerberos-setup.sh: `ssh root@h "cd /;tar xvf ..."`: `/` is always there."""
+    assert not found('ssh h "cd /;tar xvf keytabs.tar --no-overwrite-dir"')
+    assert found('ssh h "cd /srv/app;tar xvf keytabs.tar"')
