@@ -26,6 +26,7 @@ from quotecheck.layers.model import Layer, Trace
 from quotecheck.layers.reachability import dead_spans
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.limits import Limits
+from quotecheck.parsing.bats import as_shell, is_bats
 from quotecheck.parsing.scanner import Problem
 from quotecheck.records import Record
 from quotecheck.rules import notes
@@ -90,7 +91,9 @@ def check_source(source: str, options: Options | None = None,
 
         host = read_host(options.host, source, PurePath(path) if path else None)
         problems.extend(_host_problem(p) for p in host.problems)
-    trace = build_trace(source, dialect=dialect, remote_shell=remote_shell, path=path,
+    # (a bats file is parsed as bash runs it, after bats made its tests functions)
+    parsed = as_shell(source) if host is None and is_bats(path, source) else source
+    trace = build_trace(parsed, dialect=dialect, remote_shell=remote_shell, path=path,
                         limits=options.limits, external_sources=options.external_sources,
                         host=host)
     if trace.root.script is not None:

@@ -358,3 +358,24 @@ def test_a_named_fd_redirection_after_a_compound_agrees_with_bash(src: str, vali
     if valid:
         [compound] = [n for n in parse_script(src).body if isinstance(n, Compound)]
         assert compound.redirects and compound.redirects[0].op in (">&", ">", "<")
+
+
+def test_a_bats_file_is_read_as_bats_hands_it_to_bash() -> None:
+    """`@test "name" {` is bats syntax (bats rewrites it into a function before bash runs the
+    file): no parse error, and the code of each test is analysed at its own place."""
+    from quotecheck.checker import Options, check_source
+    from quotecheck.parsing.bats import as_shell
+
+    src = ('#!/usr/bin/env bats\nload helper\n\n@test "a remote home" {\n'
+           '  ssh -o BatchMode=yes -o ConnectTimeout=5 h "echo $HOME"\n'
+           '  [ "$status" -eq 0 ]\n}\n')
+    if shutil.which("bash"):
+        raw = subprocess.run(["bash", "-n", "-c", src], capture_output=True, timeout=10)
+        assert raw.returncode != 0  # raw, bash refuses the @test line
+        done = subprocess.run(["bash", "-n", "-c", as_shell(src)], capture_output=True,
+                              timeout=10)
+        assert done.returncode == 0
+    assert len(as_shell(src)) == len(src) and as_shell(src).count("\n") == src.count("\n")
+    result = check_source(src, Options(select=["QC001", "QC101"]), path="remote.bats")
+    codes = [(d.code, src[d.span[0]:d.span[1]]) for d in result.diagnostics]
+    assert codes == [("QC101", "$HOME")]
