@@ -91,8 +91,12 @@ class Matcher(FrozenRecord):
         if not argv:
             return False
         if self.launched is not None:
-            return (basename(argv[0]) == basename(self.launched[0])
-                    and argv[1:2] == list(self.launched[1:2]))
+            # the same program, doing the same: the first plain word it was given (a script,
+            # a subcommand: `kubectl -n "$ns" port-forward` is not `kubectl -n "$ns" get`)
+            words = [w for w in self.launched[1:] if w and not w.startswith("-")
+                     and "$" not in w][:1]
+            return basename(argv[0]) == basename(self.launched[0]) and \
+                all(w in argv[1:] for w in words)
         name = basename(argv[0])
         if self.exact:
             return name == self.pattern or (len(self.pattern) >= 15

@@ -406,3 +406,13 @@ def test_killall_returns_before_the_service_is_gone(tmp_path: Path) -> None:
 ])
 def test_a_service_started_by_name_after_a_kill(src: str, reported: bool) -> None:
     assert bool(found(src)) is reported, src
+
+
+def test_a_pid_kill_and_the_same_program_doing_something_else() -> None:
+    """impala's run-k8s-e2e-tests.sh: `kubectl ... port-forward ... &` is killed by its pid;
+    a later `kubectl ... get pod` is no restart of it, a new port-forward is."""
+    src = ('kubectl -n "$NS" port-forward svc/impala 21050:21050 &\npid=$!\nkill "$pid"\n'
+           'kubectl -n "$NS" get pod -l app=impalad\n')
+    assert not [d for d in found(src)]
+    again = src + 'kubectl -n "$NS" port-forward pod/impalad-0 21050:21050 &\n'
+    assert len(found(again)) == 1
