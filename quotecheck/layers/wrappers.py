@@ -964,7 +964,9 @@ _MPI_VALUES = frozenset({
     "x", "wdir", "wd", "prefix", "map-by", "bind-to", "rank-by", "npernode", "npersocket", "N",
     "ppn", "output-filename", "timeout", "path", "preload-files", "launcher", "bootstrap",
     "iface", "genvlist", "envlist", "report-pid", "report-uri", "cpus-per-proc",
-    "cpus-per-rank", "mca-param-file", "tune", "rankfile", "hostlist"})
+    "cpus-per-rank", "mca-param-file", "tune", "rankfile", "hostlist",
+    # Intel MPI: `-r ssh` names the remote shell that starts the daemons; Hydra's programs
+    "r", "bootstrap-exec", "launcher-exec", "rmk"})
 _MPI_FLAGS = frozenset({
     "allow-run-as-root", "oversubscribe", "report-bindings", "tag-output",
     "timestamp-output", "q", "quiet", "v", "verbose", "display-map", "display-allocation",

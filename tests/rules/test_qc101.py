@@ -578,3 +578,10 @@ def test_a_variable_kubectl_run_sets_for_the_pod(tmp_path: Path) -> None:
     advised = src.replace('-- echo "$GREETING"', "-- sh -c 'echo \"$GREETING\"'")
     assert _with_stub(tmp_path, "kubectl", body, advised) == "hello\n"
     assert not [x for x in found(advised) if x.code == "QC101"]
+
+
+def test_intel_mpirun_r_names_its_remote_shell() -> None:
+    """`mpirun -r ssh ...`: `ssh` is the value of -r (the launcher of the daemons), not the
+    program run; `-genv PATH $X:$PATH` hands this shell's value on to the ranks, as meant."""
+    src = "mpirun -r ssh -machinefile $NODES -genv PATH $MPIBIN:$PATH -n 4 ./radioss -i in.rad"
+    assert not [d for d in found(src) if d.code == "QC101"]
