@@ -55,6 +55,29 @@ _UNATTENDED_HOSTS = {"github-actions": "a GitHub Actions job", "crontab": "a cro
                      "ansible": "an Ansible task"}
 
 
+# Formats whose commands never have a terminal (GitHub's runners allocate none; cron, systemd,
+# a build, a container without -t, Ansible's tasks neither).
+_NO_TERMINAL_HOSTS = frozenset({"github-actions", "crontab", "systemd", "dockerfile",
+                                "kubernetes", "compose", "ansible"})
+
+
+def _no_terminal(ctx: CheckContext, call: SshCall, why: str) -> bool:
+    """The ssh runs with no terminal at all, so a question cannot be asked: a host file of
+    that kind, a cron job, or the far side of an ssh that asked for no pty. (A CI folder may
+    still give a pty: Buildkite does; a background job has the terminal it was started from.)"""
+    root = ctx.trace.root
+    if root.kind == "host" and root.format in _NO_TERMINAL_HOSTS:
+        return True
+    if why.startswith("it is in `cron") or why.startswith("its comments say that cron"):
+        return True
+    layer = call.shell
+    while layer.parent is not None:
+        layer = ctx.trace.layers[layer.parent]
+        if layer.kind == "ssh":
+            return not any(k in ("-t", "-tt") for k in (layer.options or {}))
+    return False
+
+
 def unattended(ctx: CheckContext, call: SshCall) -> str | None:
     """Why nobody can answer a prompt of this ssh, or None when someone can."""
     if call.view.context.background:
@@ -131,7 +154,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if why is None:
             continue
         missing: list[str] = []
-        if not batch_mode(call):
+        # (with no terminal at all ssh cannot ask: a prompt fails at once, nothing waits)
+        if not batch_mode(call) and not _no_terminal(ctx, call, why):
             missing.append("BatchMode=yes")
         if not connect_timeout(call):
             missing.append("ConnectTimeout")
@@ -158,7 +182,9 @@ def _finding(ctx: CheckContext, call: SshCall, why: str, missing: list[str]) -> 
     if "ConnectTimeout" in missing:
         risks.append(f"if `{dest}` is down or a firewall drops the packets, the TCP connect "
                      "alone takes about two minutes per address before ssh gives up (Linux "
-                     "retries the SYN 6 times by default)")
+                     "retries the SYN 6 times by default), and a host that accepts the "
+                     "connection but never completes the handshake holds ssh for good "
+                     "(ConnectTimeout bounds the handshake too)")
     add = []
     if "BatchMode=yes" in missing:
         add.append("-o BatchMode=yes")

@@ -233,3 +233,20 @@ def test_an_ssh_argv_a_python_file_runs() -> None:
 def test_a_script_whose_comments_say_ci_runs_it(comment: str) -> None:
     [d] = Finder(CODE, path="hook.sh").diagnostics(f"#!/bin/bash\n{comment}\nssh web1 ls\n")
     assert d.severity == "warning" and "CI runs it" in d.message.value("why")
+
+
+def test_with_no_terminal_at_all_only_the_timeout_is_missing() -> None:
+    """Without a terminal ssh cannot ask: a password or host-key question fails at once. The
+    handshake with a host that never completes it is what still holds ssh."""
+    # a cron job: only the timeout
+    [d] = Finder(CODE, path="etc/cron.daily/sync").diagnostics("#!/bin/sh\nssh db1 ls\n")
+    assert d.message.value("missing") == "`ConnectTimeout`" and "handshake" in d.text
+    # the far side of an ssh without -t: no terminal there either
+    [(_, _, d)] = found("ssh -o BatchMode=yes -o ConnectTimeout=5 a 'ssh b ls'")
+    assert d.message.value("missing") == "`ConnectTimeout`"
+    # with -t the far side has a pty: a question there waits
+    [(_, _, d)] = found("ssh -t -o BatchMode=yes -o ConnectTimeout=5 a 'ssh b ls'")
+    assert d.message.value("missing") == "`BatchMode=yes` and `ConnectTimeout`"
+    # a job that has a terminal, in the background: both
+    [(_, _, d)] = found("ssh db1 ls &")
+    assert d.message.value("missing") == "`BatchMode=yes` and `ConnectTimeout`"
