@@ -698,8 +698,8 @@ class _Builder:
     def shell_handoff(self, layer: Layer, view: CommandView, argv: list[Arg],
                       h: ho.ShellHandoff, depth: int, stdin: Feed | None, where: str) -> None:
         shell = h.shell
-        if h.wrapper == "ansible":
-            where = "remote:the hosts of ansible"  # (each host its pattern selects)
+        if h.elsewhere is not None:
+            where = f"remote:{h.elsewhere}"
         values = [a.value for a in argv]
         positional = [argv[i] for i in h.args if i < len(argv)] if h.mode == "c" else [
             argv[h.shell_index] if h.shell_index is not None else Arg(shell, False, None, None),

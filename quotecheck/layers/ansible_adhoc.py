@@ -67,7 +67,8 @@ def parse_ansible(
     offset = 0 if at != args.index else len(argv[at]) - len(args.value or "")
     return ShellHandoff(
         argv=argv, shell=shell, mode="c", script=at, script_offset=offset, wrapper="ansible",
-        shell_source=source, options=sc.options, uncertain=sc.uncertain,
+        shell_source=source, elsewhere="the hosts of ansible", options=sc.options,
+        uncertain=sc.uncertain,
     )
 
 

@@ -190,6 +190,8 @@ class ShellHandoff(FrozenRecord):
     """Index of the shell program word itself (for `sh -c`, 0)."""
     shell_source: str | None = None
     """Where an `unknown` shell comes from, e.g. `$SHELL, else /bin/sh`."""
+    elsewhere: str | None = None
+    """The machines the shell runs on when they are not this one (ansible: its hosts)."""
     options: tuple[Option, ...] = ()
     uncertain: bool = False
     problems: tuple[str, ...] = ()

@@ -239,11 +239,10 @@ def _used_there(ctx: CheckContext, layer: Layer, view: CommandView, key: tuple[s
     """Evidence from another command of the script that sends text to the same side and names
     the path or its directory there (`docker exec c mkdir -p /data` before `docker exec c
     echo x > /data/f`)."""
-    for other in layer.commands:
-        if other is view or not other.handoffs:
-            continue
-        sent = _sent_text(other, list(other.handoffs))
-        if sent is None or sent[4] != key:
+    for other, sent in ctx.memo.get_or_compute("qc111-sent", layer, lambda: [
+            (v, t) for v in layer.commands if v.handoffs
+            for t in [_sent_text(v, list(v.handoffs))] if t is not None]):
+        if other is view or sent[4] != key:
             continue
         parent = posixpath.dirname(target.rstrip("/"))
         names = [target] + ([parent] if parent not in _COMMON_DIRS and parent != "/" else [])

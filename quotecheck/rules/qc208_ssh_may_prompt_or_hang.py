@@ -55,20 +55,14 @@ _UNATTENDED_HOSTS = {"github-actions": "a GitHub Actions job", "crontab": "a cro
                      "ansible": "an Ansible task"}
 
 
-# Formats whose commands never have a terminal (GitHub's runners allocate none; cron, systemd,
-# a build, a container without -t, Ansible's tasks neither).
-_NO_TERMINAL_HOSTS = frozenset({"github-actions", "crontab", "systemd", "dockerfile",
-                                "kubernetes", "compose", "ansible"})
-
-
-def _no_terminal(ctx: CheckContext, call: SshCall, why: str) -> bool:
+def _no_terminal(ctx: CheckContext, call: SshCall) -> bool:
     """The ssh runs with no terminal at all, so a question cannot be asked: a host file of
     that kind, a cron job, or the far side of an ssh that asked for no pty. (A CI folder may
     still give a pty: Buildkite does; a background job has the terminal it was started from.)"""
     root = ctx.trace.root
-    if root.kind == "host" and root.format in _NO_TERMINAL_HOSTS:
-        return True
-    if why.startswith("it is in `cron") or why.startswith("its comments say that cron"):
+    if root.kind == "host" and root.format in _UNATTENDED_HOSTS:
+        return True  # (all of them run their commands with no terminal)
+    if is_script_file(ctx) and _cron(ctx) is not None:
         return True
     layer = call.shell
     while layer.parent is not None:
@@ -93,7 +87,7 @@ def unattended(ctx: CheckContext, call: SshCall) -> str | None:
     if is_script_file(ctx):
         # The same for every ssh of the input: read once.
         return ctx.memo.get_or_compute("qc208-no-terminal", ctx.trace,
-                                       lambda: _in_ci(ctx) or _from_cron(ctx)) or _IN_A_SCRIPT
+                                       lambda: _in_ci(ctx) or _cron(ctx)) or _IN_A_SCRIPT
     return None
 
 
@@ -132,6 +126,11 @@ _CRON_COMMENT = lazy_compile(
     r"|\b(?:crontab|cron\s*job|(?:from|by|via|in|with)\s+cron)\b)")
 
 
+def _cron(ctx: CheckContext) -> str | None:
+    """Why cron runs the script (read once per input), or None."""
+    return ctx.memo.get_or_compute("qc208-cron", ctx.trace, lambda: _from_cron(ctx))
+
+
 def _from_cron(ctx: CheckContext) -> str | None:
     """Why the script is run by cron: it lies in a cron folder, or its comments say so."""
     process = ctx.trace.root.process
@@ -155,7 +154,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         missing: list[str] = []
         # (with no terminal at all ssh cannot ask: a prompt fails at once, nothing waits)
-        if not batch_mode(call) and not _no_terminal(ctx, call, why):
+        if not batch_mode(call) and not _no_terminal(ctx, call):
             missing.append("BatchMode=yes")
         if not connect_timeout(call):
             missing.append("ConnectTimeout")

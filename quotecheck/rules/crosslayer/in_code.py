@@ -677,9 +677,13 @@ def _script_argument(exp: Expansion) -> bool:
 def _action_input(an: Analysis, exp: Expansion) -> bool:
     """``exp`` reads `$INPUT_<NAME>`, which the script never sets: an input the runner hands
     a GitHub Action's program."""
-    name = exp.name or ""
-    return exp.pclass == "named" and name.startswith(ACTION_INPUT_PREFIX) and \
-        len(name) > len(ACTION_INPUT_PREFIX) and not an.assigned(exp.layer).get(name)
+    return exp.pclass == "named" and _is_action_input(an, exp.layer, exp.name)
+
+
+def _is_action_input(an: Analysis, layer: Layer, name: str | None) -> bool:
+    """`INPUT_<NAME>` that ``layer`` never sets."""
+    return name is not None and name.startswith(ACTION_INPUT_PREFIX) and \
+        len(name) > len(ACTION_INPUT_PREFIX) and not an.assigned(layer).get(name)
 
 
 def _holds_script_argument(an: Analysis, exp: Expansion) -> bool:
@@ -796,8 +800,7 @@ def _qc103(ctx: CheckContext, an: Analysis, exp: Expansion, damage: Landing, sni
         # the point; what it is built from decides. A GitHub Action's input pasted into it is
         # data the calling workflow chooses (a branch name, a commit message).
         inputs = sorted({p.name or "" for a in dynamic for p in (a.value.parts if a.value else ())
-                         if p.kind == "parameter" and (p.name or "").startswith(
-                             ACTION_INPUT_PREFIX) and not an.assigned(exp.layer).get(p.name or "")}
+                         if p.kind == "parameter" and _is_action_input(an, exp.layer, p.name)}
                         ) if exp.pclass == "named" and name is not None else []
         severity = "warning" if inputs else "info"
         built = (f" `{exp.name}` is built from other values here, and they become code "
