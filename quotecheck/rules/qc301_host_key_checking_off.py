@@ -4,7 +4,7 @@ Found wherever the setting is written: an ssh/scp/sftp `-o` option, an `rsync -e
 or `GIT_SSH_COMMAND=...` string, an `echo`/heredoc writing an ssh_config file. Each place in
 the input is reported once, from the innermost layer that holds it. Information where the text
 scopes it: a config block for some hosts only (`Host node*`, `Match ...`), or a command whose
-destination is this machine (`localhost`, `127.0.0.1`).
+destination is this machine (`localhost`, `127.0.0.1`), or an ssh that only probes the login.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import re
 from collections.abc import Iterator, Sequence
 
 from quotecheck.diagnostics import Edit, Fix
+from quotecheck.layers.handoff_types import SshHandoff
 from quotecheck.layers.model import Layer
+from quotecheck.layers.ssh_settings import config_value
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Word
@@ -49,10 +51,15 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         if r.heredoc is not None and r.heredoc.spec.quoted)]
                 elif isinstance(node, Compound):
                     words = list(node.words)
-                loopback = isinstance(node, SimpleCommand) and any(
-                    _LOOPBACK.fullmatch(w.value) for w in node.words[1:])
+                lowered = None
+                if isinstance(node, SimpleCommand):
+                    if any(_LOOPBACK.fullmatch(w.value) for w in node.words[1:]):
+                        lowered = _LOOPBACK_NOTE
+                    else:
+                        probe = _is_probe(ctx, layer, node)
+                        lowered = None if probe is None else _PROBE_NOTE.format(probe)
                 for word in words:
-                    yield from _scan(ctx, layer, script, word, reported, loopback)
+                    yield from _scan(ctx, layer, script, word, reported, lowered)
     yield from _host_argv(ctx, reported)
 
 
@@ -90,8 +97,40 @@ def _scope(text: str, at: int) -> str | None:
     return f"{keyword} {what}"
 
 
+# A session that only tells whether the login works: nothing is sent or run in it that an
+# impostor could take, and no password can be typed into it.
+_PROBE = lazy_compile(r"[ \t]*(?:exit(?:[ \t]+\d+)?|true|/bin/true|:|echo(?:[ \t]+[\w.-]+)*)[ \t]*")
+_CARRIES_DATA = frozenset({"-A", "-L", "-R", "-D", "-W", "-X", "-Y", "-M", "-S"})
+_LOOPBACK_NOTE = "the host is this machine (loopback): no one sits in between"
+_PROBE_NOTE = ("the session only probes the login (`{}`) and no password can be typed into "
+               "it: an impostor gets nothing")
+
+
+def _is_probe(ctx: CheckContext, layer: Layer, node: SimpleCommand) -> str | None:
+    """The remote command of the ssh ``node`` runs when it only probes the login: a command
+    like `exit 0` or `true`, no forwarding, and password prompts off (`BatchMode=yes` or
+    `PasswordAuthentication=no`)."""
+    for child in ctx.layers:
+        if child.kind != "ssh" or child.parent != layer.id or child.opened_by is None or \
+                child.opened_by.command is not node:
+            continue
+        handoff = child.handoff
+        if not isinstance(handoff, SshHandoff) or handoff.no_command or not handoff.command \
+                or child.sends is None or not _PROBE.fullmatch(child.sends):
+            return None
+        configs = [o.value for o in handoff.parsed if o.name == "-o" and o.value is not None]
+        if any(o.name in _CARRIES_DATA for o in handoff.parsed) or \
+                (config_value(configs, "ForwardAgent") or "no").lower() != "no":
+            return None
+        if (config_value(configs, "BatchMode") or "").lower() == "yes" or \
+                (config_value(configs, "PasswordAuthentication") or "").lower() == "no":
+            return child.sends.strip()
+        return None
+    return None
+
+
 def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
-          reported: set[int], loopback: bool = False) -> Iterator[Finding]:
+          reported: set[int], lowered: str | None = None) -> Iterator[Finding]:
     for part in word.parts:
         if part.kind != "literal":
             continue
@@ -111,9 +150,9 @@ def _scan(ctx: CheckContext, layer: Layer, script: Script, word: Word,
                     # (the text limits it to the hosts it names: a cluster's own nodes, say)
                     finding = replace(finding, severity="info", message=finding.message.noted(
                         f"it holds only for the hosts of `{one_line_escaped(scope, 40)}`"))
-                elif loopback:
+                elif lowered is not None:
                     finding = replace(finding, severity="info", message=finding.message.noted(
-                        "the host is this machine (loopback): no one sits in between"))
+                        lowered))
                 yield finding
 
 
@@ -181,7 +220,7 @@ def _host_argv(ctx: CheckContext, reported: set[int]) -> Iterator[Finding]:
                                                arg.offsets[m.start(1)], arg.offsets[m.end(1) - 1])
                     if loopback:
                         finding = replace(finding, severity="info", message=finding.message.noted(
-                            "the host is this machine (loopback): no one sits in between"))
+                            _LOOPBACK_NOTE))
                     yield finding
 
 

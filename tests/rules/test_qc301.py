@@ -118,6 +118,10 @@ def test_odd_inputs() -> None:
      "loopback"),
     ("ssh -o StrictHostKeyChecking=no -o BatchMode=yes -o ConnectTimeout=5 ci@127.0.0.1 true\n",
      "loopback"),
+    # A probe: the session runs `exit 0` and cannot be typed into; nothing to intercept.
+    ("ssh -oPasswordAuthentication=no -o StrictHostKeyChecking=no $host 'exit 0'\n",
+     "only probes the login (`exit 0`)"),
+    ("ssh -o BatchMode=yes -o StrictHostKeyChecking=no gpu1 true\n", "only probes"),
 ])
 def test_a_setting_the_text_scopes_is_information(src: str, why: str) -> None:
     from quotecheck.checker import Options, check_source
@@ -130,7 +134,12 @@ def test_a_setting_the_text_scopes_is_information(src: str, why: str) -> None:
 @pytest.mark.parametrize("src", [
     "cat >> ~/.ssh/config <<EOF\nHost *\n  StrictHostKeyChecking no\nEOF\n",
     "echo 'StrictHostKeyChecking no' >> ~/.ssh/config\n",
-    "ssh -o StrictHostKeyChecking=no -o BatchMode=yes -o ConnectTimeout=5 gpu1 true\n",
+    "ssh -o StrictHostKeyChecking=no -o BatchMode=yes -o ConnectTimeout=5 gpu1 nvidia-smi\n",
+    # Not probes: a password may be typed in, the agent is forwarded, a tunnel is opened.
+    "ssh -o StrictHostKeyChecking=no gpu1 true\n",
+    "ssh -A -o BatchMode=yes -o StrictHostKeyChecking=no gpu1 true\n",
+    "ssh -L 5432:db:5432 -o BatchMode=yes -o StrictHostKeyChecking=no gpu1 'exit 0'\n",
+    "ssh -o ForwardAgent=yes -o BatchMode=yes -o StrictHostKeyChecking=no gpu1 true\n",
 ])
 def test_a_setting_for_every_host_stays_a_warning(src: str) -> None:
     from quotecheck.checker import Options, check_source
