@@ -107,6 +107,12 @@ DECLARATION_BUILTINS: Final[frozenset[str]] = frozenset(
     {"export", "local", "declare", "typeset", "readonly"})
 """Builtins whose ``NAME=value`` arguments assign variables."""
 
+NO_PROCESS_BUILTINS: Final[frozenset[str]] = frozenset(
+    {"echo", "printf", "test", "[", "read", "set", "unset", "cd", "exit", "return", "shift",
+     "trap", ":", "true", "false"}) | DECLARATION_BUILTINS
+"""Builtins of every shell quotecheck models (bash, dash, zsh, busybox ash): the shell runs
+them itself, so their arguments are on no process's command line."""
+
 SCRIPT_SOURCERS: Final[frozenset[str]] = frozenset({"source", "."})
 """Builtins that run another file's commands in this shell: any variable may change."""
 

@@ -28,6 +28,7 @@ from quotecheck.parsing.words import Part
 from quotecheck.programs import (
     DECLARATION_BUILTINS,
     MYSQL_CLIENTS,
+    NO_PROCESS_BUILTINS,
     PASSWORD_OPTION_PROGRAMS,
     REGISTRY_LOGIN_TOOLS,
     basename,
@@ -35,6 +36,7 @@ from quotecheck.programs import (
 from quotecheck.records import FrozenRecord, replace
 from quotecheck.rules._portability import inherited, mask
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
+from quotecheck.rules.runtime.word_values import layer_values
 from quotecheck.rules.triggers import ALWAYS
 
 Basis = Literal["known", "name", "header", "blanked"]
@@ -349,7 +351,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         outer = command_lines(ctx, layer)
         for view in layer.commands:
             script = view.context.script
-            for argv in _processes(ctx, view):
+            for argv in _processes(ctx, view, bool(outer)):
                 for s in argv_secrets([a.value for a in argv]):
                     arg = argv[s.index]
                     value = arg.value[s.start:s.end]
@@ -367,6 +369,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         finding = replace(finding, severity="info", message=finding.message
                                           .extended(_ALREADY_ON_ITS_COMMAND_LINE.format(
                                               argument)))
+                    elif origin == "own":
+                        lines = _set_to_constants(ctx, layer, view, arg)
+                        if lines:
+                            finding = replace(finding, severity="info", message=finding.message
+                                              .extended(_SET_HERE.format(lines)))
                     yield finding
             if outer:
                 yield from _assignments(ctx, layer, view, outer, reported)
@@ -374,9 +381,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield from _pasted_secrets(ctx, layer, outer, reported)
 
 
-def _processes(ctx: CheckContext, view: CommandView) -> list[list[Arg]]:
-    """The argvs of the processes a command starts: its own, and those of exec wrappers."""
-    out = [view.argv]
+def _processes(ctx: CheckContext, view: CommandView, outer: bool) -> list[list[Arg]]:
+    """The argvs of the processes a command starts: its own (not a builtin's, unless an outer
+    command line holds its text), and those of exec wrappers."""
+    argv = view.argv
+    builtin = bool(argv) and not argv[0].dynamic and argv[0].value in NO_PROCESS_BUILTINS
+    out = [] if builtin and not outer else [argv]
     for i in view.opens:
         if 0 <= i < len(ctx.layers) and ctx.layers[i].kind == "exec":
             out.append(ctx.layers[i].argv)
@@ -412,6 +422,42 @@ def _argv_finding(ctx: CheckContext, layer: Layer, s: Secret, value: str, origin
         why = _HEADER if s.basis == "header" else _BY_NAME
         return Finding(span, message.extended(why), layer, severity="info")
     return Finding(span, message, layer)
+
+
+_SET_HERE = (" The script sets it to a constant itself ({}), so it is only as secret as "
+             "the script; if it is a real credential, move it out of the script too.")
+
+
+def _set_to_constants(ctx: CheckContext, layer: Layer, view: CommandView, arg: Arg) -> str:
+    """The lines where the script gives every variable of ``arg`` a constant value (`PASSWD=
+    "admin"` ... `curl -u $USERID:$PASSWD`), or "" when one is known only at run time or is
+    set in a file the script sources."""
+    word = arg.word
+    script = layer.script
+    if word is None or script is None or view.context.script.text is not script.text or \
+            any(x < word.span[1] and word.span[0] < y for x, y in layer.dynamic_ranges):
+        return ""
+    values = layer_values(ctx, layer)
+    if values is None:
+        return ""
+    try:
+        if values.expand_all(word) is None:
+            return ""
+    except (ValueError, IndexError, KeyError, RecursionError):
+        return ""
+    lines: set[int] = set()
+    for part in word.parts:
+        if part.kind == "command":
+            return ""
+        if part.name is None or not part.dynamic:
+            continue
+        k = values.at(part.name, part.span[0])
+        if k.alts is None or not k.lines or k.sourced:
+            return ""
+        lines.update(k.lines)
+    shown = sorted(lines)
+    return (f"line {shown[0]}" if len(shown) == 1 else
+            "lines " + ", ".join(str(n) for n in shown[:-1]) + f" and {shown[-1]}")
 
 
 _ALREADY_ON_ITS_COMMAND_LINE = (

@@ -7,6 +7,8 @@ assignment in a script is not, and the same assignment inside a `-c` string is.
 
 from __future__ import annotations
 
+import shlex
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -392,3 +394,62 @@ def test_a_script_argument_passed_to_curl_stays_on_the_scripts_command_line(
            "curl --user \"$USER_NAME:$PASSWORD\" -d \"\" \"http://$LEAD/jobs\"\n")
     [d] = found.diagnostics(src)
     assert d.severity == "info" and "argument 4 of the script" in d.text
+
+
+# -- issue 25: a variable the script sets to a constant, and a builtin's arguments -------------
+
+# apache/ambari, ambari-server/src/main/resources/scripts/install_flume.sh lines 34-38
+# (Apache-2.0): the default Ambari login, set once at the top and used in every function.
+CONSTANT_LOGIN = (
+    'USERID="admin"\nPASSWD="admin"\n'
+    'defineService () {\n'
+    '  curl -s -u $USERID:$PASSWD "http://$1:8080/api/v1/clusters/$2/services"\n'
+    '}\n'
+    'defineService "$1" "$2"\n')
+
+
+def test_a_variable_set_to_a_constant_is_only_as_secret_as_the_script() -> None:
+    [(line, _, d)] = found(CONSTANT_LOGIN)
+    assert line == 4 and d.severity == "info"
+    assert "sets it to a constant itself (lines 1 and 2)" in d.text
+
+
+@pytest.mark.parametrize("setter", [
+    "read -rs PASSWD", 'PASSWD=$(cat /etc/ambari/pass)',
+    'if [ -n "$X" ]; then PASSWD=admin; else read -rs PASSWD; fi'])
+def test_a_variable_set_at_run_time_stays_a_warning(setter: str) -> None:
+    src = CONSTANT_LOGIN.replace('PASSWD="admin"', setter)
+    [(_, _, d)] = [f for f in found(src) if f[0] == 4]
+    assert d.severity == "warning", setter
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash", "zsh"])
+def test_the_no_process_builtins_are_builtins(shell: str) -> None:
+    """Each name is a builtin of the shell (`command -V` says so), which runs it without a
+    process: its arguments reach no command line."""
+    from quotecheck.programs import NO_PROCESS_BUILTINS
+
+    path = shutil.which(shell)
+    if path is None:
+        pytest.skip(f"no {shell}")
+    names = sorted(n for n in NO_PROCESS_BUILTINS if n not in ("declare", "typeset", "local")
+                   or shell != "dash")
+    script = "".join(f"command -V {shlex.quote(n)}\n" for n in names)
+    out = subprocess.run([path, "-c", script], capture_output=True, text=True, timeout=10).stdout
+    lines = out.splitlines()
+    assert len(lines) == len(names)
+    for name, line in zip(names, lines, strict=True):
+        assert "builtin" in line or "reserved" in line, (shell, name, line)
+
+
+def test_a_builtin_writing_a_secret_shows_it_to_nobody() -> None:
+    # mailcow/mailcow-dockerized, data/Dockerfiles/sogo/bootstrap-sogo.sh line 112 (GPL-3.0):
+    # echo writes the plist; the URL is on no command line.
+    src = ('DBPASS=$(cat /run/secrets/db)\n'
+           'echo "<string>mysql://${DBUSER}:${DBPASS}@%2Fvar%2Frun/db</string>" >> sogod.plist\n')
+    assert found(src) == []
+    # In a remote string the text is on ssh's command line and the remote shell's: reported.
+    assert found('DBPASS=$(cat /run/secrets/db)\n'
+                 'ssh h "echo mysql://u:$DBPASS@h > /etc/x"\n')
+    # /bin/echo is a program.
+    assert found('DBPASS=$(cat /run/secrets/db)\n/bin/echo "mysql://u:$DBPASS@h"\n')

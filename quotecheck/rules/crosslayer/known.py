@@ -13,22 +13,10 @@ from quotecheck.rules.crosslayer.advice import outer_label, quote_advice
 from quotecheck.rules.crosslayer.analysis import Analysis
 from quotecheck.rules.crosslayer.expansions import Expansion, Result
 from quotecheck.rules.crosslayer.inner_shells import describe
+from quotecheck.rules.runtime.word_values import layer_values
 
 if TYPE_CHECKING:
-    from quotecheck.values import Knowledge, Values
-
-
-def values_of(ctx: CheckContext, layer: Layer) -> Values | None:
-    script = layer.script
-    if script is None:
-        return None
-    if layer.known is not None:  # the trace's own (trace.LazyValues), analysed once
-        got: Values | None = layer.known.get()
-        return got
-    # Imported here: a check whose expansions never reach this pays nothing for the module.
-    from quotecheck.values import analyse_values
-    return ctx.memo.get_or_compute("values", script,
-                                   lambda: analyse_values(script, ctx.source))
+    from quotecheck.values import Knowledge
 
 
 def knowledge(ctx: CheckContext, exp: Expansion) -> Knowledge | None:
@@ -40,7 +28,7 @@ def knowledge(ctx: CheckContext, exp: Expansion) -> Knowledge | None:
     layer_script = exp.layer.script
     if layer_script is None or exp.script.text is not layer_script.text:
         return None
-    values = values_of(ctx, exp.layer)
+    values = layer_values(ctx, exp.layer)
     if values is None:
         return None
     return values.at(name, exp.part.span[0])
@@ -52,7 +40,7 @@ def output_is_plain(ctx: CheckContext, exp: Expansion) -> bool:
     if exp.part.kind != "command" or layer_script is None or \
             exp.script.text is not layer_script.text:
         return False
-    values = values_of(ctx, exp.layer)
+    values = layer_values(ctx, exp.layer)
     return values is not None and values.output_kind(exp.part) in ("word", "number")
 
 

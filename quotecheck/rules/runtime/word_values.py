@@ -38,7 +38,8 @@ class WordValues(FrozenRecord):
     loop_at: int | None  # with ``each``: where the `for` loop starts in the layer's text
 
 
-def _values(ctx: CheckContext, layer: Layer) -> Values | None:
+def layer_values(ctx: CheckContext, layer: Layer) -> Values | None:
+    """What the script of shell layer ``layer`` says about its variables, analysed once."""
     script = layer.script
     if script is None:
         return None
@@ -63,7 +64,7 @@ def word_values(ctx: CheckContext, layer: Layer, view: CommandView,
     a, b = word.span
     if any(x < b and a < y for x, y in layer.dynamic_ranges):
         return None  # filled in by an outer layer at run time
-    values = _values(ctx, layer)
+    values = layer_values(ctx, layer)
     if values is None:
         return None
     try:
