@@ -35,6 +35,7 @@ from quotecheck.programs import (
     IN_PLACE_EDIT_OPTIONS,
     PACKAGE_INSTALL_VERBS,
     SCRIPT_INTERPRETERS,
+    SCRIPT_SOURCERS,
     WORD_PRINTERS,
 )
 from quotecheck.rules import _fixes
@@ -42,7 +43,11 @@ from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.runtime.display import Locator, node_text
 from quotecheck.rules.runtime.script_messages import NEGATIVE_WORDS, SUCCESS_WORDS, message_text
-from quotecheck.rules.runtime.shell_options import option_in_effect, set_flags
+from quotecheck.rules.runtime.shell_options import (
+    option_in_effect,
+    set_flags,
+    sourced_option_sources,
+)
 from quotecheck.rules.runtime.slots import Slot, commands_in, slot_of, views_by_command
 from quotecheck.rules.triggers import Trigger
 
@@ -359,10 +364,11 @@ def _printing_helper(function: Compound, views: dict[int, CommandView]) -> bool:
 
 
 def _failures_stop_elsewhere(ctx: CheckContext, layer: Layer, view: CommandView) -> bool:
-    """``set -e`` at the top level of the script, which a function called later runs under, or an
-    ``ERR`` trap (with ``set -E`` or not) that the script sets: a failed step never reaches the
-    message."""
+    """``set -e`` at the top level of the script (or of a file it sources there, when that file can
+    be read), which a function called later runs under, or an ``ERR`` trap (with ``set -E`` or
+    not) that the script sets: a failed step never reaches the message."""
     in_function = _function_of(view) is not None
+    sourced = sourced_option_sources(ctx, layer, "errexit") if in_function else []
     for v in layer.commands:
         if not v.argv or v.context.in_substitution:
             continue
@@ -370,10 +376,14 @@ def _failures_stop_elsewhere(ctx: CheckContext, layer: Layer, view: CommandView)
         if name == "trap" and len(v.values) >= 3 and v.values[1] not in ("-", "") \
                 and "ERR" in v.values[2:]:
             return True
-        if in_function and name == "set" and set_flags(v.values).get("errexit") \
-                and not any(isinstance(a, Compound) and a.kind == "function"
-                            for a in v.context.ancestors):
+        if not in_function or any(isinstance(a, Compound) and a.kind == "function"
+                                  for a in v.context.ancestors):
+            continue
+        if name == "set" and set_flags(v.values).get("errexit"):
             return True
+        if name in SCRIPT_SOURCERS and v.context.script is layer.script and \
+                v.command.span[0] in sourced:
+            return True  # a sourced file whose top level runs `set -e`
     return False
 
 
@@ -584,7 +594,7 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         # it finished or worked ("done", "deployed") is reported for a background step.
         return None
     if not background and (option_in_effect(ctx, layer, view.command.span[0], slot.script,
-                                            "errexit")
+                                            "errexit", sourced=True)
                            or _failures_stop_elsewhere(ctx, layer, view)):
         return None
     span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]

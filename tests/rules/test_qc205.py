@@ -429,3 +429,48 @@ def test_success_claimed_in_other_words(claim: str, tmp_path: Path) -> None:
     out = subprocess.run(["bash", "-c", src], capture_output=True, text=True, timeout=10,
                          env={"PATH": f"{tmp_path}:/usr/bin:/bin"}).stdout
     assert out == f"{claim}\n"  # printed although the backup failed
+
+
+# -- issue 25: `set -e` that a sourced file runs ------------------------------------------------
+
+# apache/ozone, hadoop-ozone/dist/src/main/compose/ozonesecure-ha/test-repair-tools.sh:97 sources
+# ../testlib.sh, whose first command is `set -e -u -o pipefail`: a failing step stops the script.
+_SOURCING = ('source "$(dirname "$0")/lib.sh"\n'
+             'step() {\n  cp /nonexistent/a /nonexistent/b\n  echo "copied in function"\n}\n'
+             'cp /nonexistent/a /nonexistent/b\necho "copy done"\n')
+
+
+@pytest.mark.parametrize(("lib", "claims"), [
+    ("set -e\n", []),                                     # the script's own set -e
+    ("set -euo pipefail\nlog() { echo \"$@\"; }\n", []),
+    ("set -o errexit\n", []),
+    ("f() { set -e; }\n", [4, 7]),                        # only in a function it defines
+    ("set -e\nset +e\n", [4, 7]),                         # turned off again
+    ('[ -n "$DEBUG" ] && set -e\n', [4, 7]),              # only sometimes
+    ("", [4, 7]),
+])
+def test_a_sourced_files_set_e_is_the_scripts(lib: str, claims: list[int],
+                                              tmp_path: Path) -> None:
+    (tmp_path / "lib.sh").write_text(lib)
+    script = tmp_path / "s.sh"
+    script.write_text(_SOURCING + "step\n")
+    out = subprocess.run(["bash", str(script)], capture_output=True, text=True,
+                         timeout=10).stdout
+    # bash is the oracle: the claims it prints after a failed cp are the ones reported.
+    printed = [line for line, text in ((4, "copied in function"), (7, "copy done"))
+               if text in out]
+    assert printed == claims, (lib, out)
+    hits = found.diagnostics(_SOURCING + "step\n", path=str(script))
+    assert sorted(_SOURCING.count("\n", 0, h.span[0]) + 1 for h in hits) == claims
+
+
+def test_a_sourced_file_that_cannot_be_read_changes_nothing(tmp_path: Path) -> None:
+    script = tmp_path / "s.sh"
+    # No lib.sh beside the script, or no script file at all (stdin): reported as before.
+    assert len(found.diagnostics(_SOURCING, path=str(script))) == 2
+    assert len(found.diagnostics(_SOURCING, path=None)) == 2
+    # A `set +e` of the script's own after the source turns it off again.
+    (tmp_path / "lib.sh").write_text("set -e\n")
+    src = _SOURCING.replace("cp /nonexistent/a /nonexistent/b\necho \"copy done\"",
+                            "set +e\ncp /nonexistent/a /nonexistent/b\necho \"copy done\"")
+    assert len(found.diagnostics(src, path=str(script))) == 1
