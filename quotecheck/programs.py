@@ -299,6 +299,17 @@ CI_FOLDERS: Final[frozenset[str]] = frozenset({
     ".github", ".gitlab", ".circleci", ".buildkite", ".ci", "ci", "jenkins"})
 """Folders whose scripts CI jobs run."""
 
+CI_WITHOUT_TERMINAL: Final[dict[str, str]] = {
+    ".github": "GitHub Actions", "GITHUB_ACTIONS": "GitHub Actions",
+    "GITHUB_WORKSPACE": "GitHub Actions", "GITHUB_RUN_ID": "GitHub Actions",
+    ".gitlab": "GitLab CI", "GITLAB_CI": "GitLab CI", "CI_JOB_ID": "GitLab CI",
+    "CI_PIPELINE_ID": "GitLab CI", "jenkins": "Jenkins", "JENKINS_URL": "Jenkins",
+    "JENKINS_HOME": "Jenkins", "TF_BUILD": "Azure Pipelines",
+    "CODEBUILD_BUILD_ID": "AWS CodeBuild"}
+"""The CI folders and job variables (of CI_FOLDERS, CI_VARIABLES) of systems that run a job's
+commands with no terminal at all: `docker run -t` fails there with "the input device is not a
+TTY". Buildkite gives its jobs a pty, and a bare `ci/` or `$CI` does not say which system."""
+
 CRON_FOLDERS: Final[frozenset[str]] = frozenset({
     "cron.d", "cron.hourly", "cron.daily", "cron.weekly", "cron.monthly", "periodic"})
 """Folders whose scripts cron (or run-parts, or BSD periodic) runs, with no terminal."""

@@ -19,11 +19,12 @@ and `-F FILE` (the file chosen may set both).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.programs import CI_FOLDERS, CI_VARIABLES, CRON_FOLDERS
+from quotecheck.programs import CI_FOLDERS, CI_VARIABLES, CI_WITHOUT_TERMINAL, CRON_FOLDERS
 from quotecheck.rules._portability import (
     SshCall,
     connects,
@@ -62,7 +63,7 @@ def _no_terminal(ctx: CheckContext, call: SshCall) -> bool:
     root = ctx.trace.root
     if root.kind == "host" and root.format in _UNATTENDED_HOSTS:
         return True  # (all of them run their commands with no terminal)
-    if is_script_file(ctx) and _cron(ctx) is not None:
+    if is_script_file(ctx) and (_cron(ctx) is not None or _ci(ctx)[1]):
         return True
     layer = call.shell
     while layer.parent is not None:
@@ -86,8 +87,7 @@ def unattended(ctx: CheckContext, call: SshCall) -> str | None:
         return "its `BatchMode=yes` says that nobody is there to answer"
     if is_script_file(ctx):
         # The same for every ssh of the input: read once.
-        return ctx.memo.get_or_compute("qc208-no-terminal", ctx.trace,
-                                       lambda: _in_ci(ctx) or _cron(ctx)) or _IN_A_SCRIPT
+        return _ci(ctx)[0] or _cron(ctx) or _IN_A_SCRIPT
     return None
 
 
@@ -101,22 +101,37 @@ _CI_COMMENT = lazy_compile(
 _CI_READ = lazy_compile(r"\$\{?(" + "|".join(sorted(CI_VARIABLES)) + r")\b")
 
 
-def _in_ci(ctx: CheckContext) -> str | None:
+def _ci(ctx: CheckContext) -> tuple[str | None, bool]:
+    """Why CI runs the script, and whether that CI gives it no terminal at all (read once per
+    input)."""
+    return ctx.memo.get_or_compute("qc208-ci", ctx.trace, lambda: _in_ci(ctx))
+
+
+def _in_ci(ctx: CheckContext) -> tuple[str | None, bool]:
     """Why the script is run by CI, where nobody is at a terminal: it lies in a CI folder, or
-    it reads a variable CI sets for its jobs."""
+    it reads a variable CI sets for its jobs (not one it sets itself: `export CI=1` says
+    nothing about who runs it); and whether the CI named runs jobs with no terminal."""
     process = ctx.trace.root.process
     path = process[1] if process and len(process) >= 2 else ""
     folder = next((part for part in path.split("/")[:-1] if part in CI_FOLDERS), None)
     if folder is not None:
-        return f"it is in `{folder}/`: a CI job, no terminal"
+        system = CI_WITHOUT_TERMINAL.get(folder)
+        if system is not None:
+            return f"it is in `{folder}/`: a {system} job, with no terminal", True
+        return f"it is in `{folder}/`: a CI job, no terminal", False
     code = "\n".join(line for line in ctx.source.splitlines()
                      if not line.lstrip().startswith("#"))
-    m = _CI_READ.search(code)
-    if m is not None:
-        return f"it reads `${m.group(1)}`: a CI job, no terminal"
+    for m in _CI_READ.finditer(code):
+        name = m.group(1)
+        if re.search(r"(?:^|[\s;&|(])(?:export\s+|declare\s+-x\s+)?" + name + "=", code):
+            continue  # (the script sets it)
+        system = CI_WITHOUT_TERMINAL.get(name)
+        if system is not None:
+            return f"it reads `${name}`: a {system} job, with no terminal", True
+        return f"it reads `${name}`: a CI job, no terminal", False
     if _CI_COMMENT.search(ctx.source):
-        return "its comments say that CI runs it: no terminal"
-    return None
+        return "its comments say that CI runs it: no terminal", False
+    return None, False
 
 
 # A comment that gives the script's crontab line (`# */5 * * * * /opt/bin/sync.sh`) or says

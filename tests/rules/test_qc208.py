@@ -132,7 +132,7 @@ def test_nobody_can_answer_in_the_background_or_on_another_machine(src: str) -> 
 
 @pytest.mark.parametrize("path, src, why", [
     (".github/scripts/deploy.sh", "#!/bin/bash\nssh web1 'systemctl restart app'\n",
-     "it is in `.github/`: a CI job, no terminal"),
+     "it is in `.github/`: a GitHub Actions job, with no terminal"),
     ("tools/ci/release.sh", "#!/bin/bash\nssh web1 uptime\n", "it is in `ci/`"),
     ("deploy.sh", '#!/bin/bash\n[ -n "${GITLAB_CI:-}" ] && set -x\nssh web1 uptime\n',
      "it reads `$GITLAB_CI`"),
@@ -150,6 +150,39 @@ def test_a_script_that_ci_runs_is_a_warning(path: str, src: str, why: str) -> No
 ])
 def test_a_script_that_only_mentions_ci_stays_info(path: str, src: str) -> None:
     assert [d.severity for d in Finder(CODE, path=path).diagnostics(src)] == ["info"]
+
+
+# kubernetes/kops, tests/e2e/scenarios/bare-metal/run-test lines 22-23 and 76 (Apache-2.0):
+# the script sets CI itself, so reading it says nothing about who runs the script.
+@pytest.mark.parametrize("setting", ["export CI=1", "CI=true", "declare -x CI=1"])
+def test_a_ci_variable_the_script_sets_itself_is_no_evidence(setting: str) -> None:
+    src = (f'#!/usr/bin/env bash\n{setting}\necho "Running with CI=${{CI:-}}"\n'
+           'ssh -o StrictHostKeyChecking=accept-new root@${VM0_IP} uptime\n')
+    [d] = Finder(CODE, path="tests/e2e/run-test").diagnostics(src)
+    assert d.severity == "info" and d.message.value("why") == "it is in a script"
+
+
+@pytest.mark.parametrize("path, src, system", [
+    ("bin/jenkins/run-tests.sh", "#!/bin/bash\nssh -n gw 'echo ok'\n", "Jenkins"),
+    ("deploy.sh", '#!/bin/bash\necho "$GITHUB_RUN_ID"\nssh web1 uptime\n', "GitHub Actions"),
+    ("deploy.sh", '#!/bin/bash\n[ -n "$JENKINS_URL" ] && set -x\nssh web1 uptime\n', "Jenkins"),
+])
+def test_a_ci_that_gives_no_terminal_needs_only_the_timeout(path: str, src: str,
+                                                           system: str) -> None:
+    """Jenkins, GitHub Actions and GitLab run a job's commands with no terminal: a question
+    fails at once, so only the missing ConnectTimeout is reported (apache/impala,
+    bin/jenkins/dockerized-impala-run-tests.sh line 66, Apache-2.0)."""
+    [d] = Finder(CODE, path=path).diagnostics(src)
+    assert d.severity == "warning" and d.message.value("missing") == "`ConnectTimeout`"
+    assert f"a {system} job, with no terminal" in d.message.value("why")
+
+
+def test_a_ci_that_may_give_a_terminal_needs_both() -> None:
+    # A bare `ci/` folder or `$CI` does not say which system runs it (Buildkite gives a pty).
+    for path, src in [("tools/ci/release.sh", "#!/bin/bash\nssh web1 uptime\n"),
+                      ("deploy.sh", '#!/bin/bash\n[ -n "${CI:-}" ] && set -x\nssh web1 ls\n')]:
+        [d] = Finder(CODE, path=path).diagnostics(src)
+        assert d.message.value("missing") == "`BatchMode=yes` and `ConnectTimeout`", path
 
 
 @pytest.mark.parametrize("path, src, why", [
