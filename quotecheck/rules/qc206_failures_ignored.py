@@ -167,10 +167,31 @@ def _fails_elsewhere_after(layer: Layer, view: CommandView) -> bool:
              if v.context.script is view.context.script and v.command.span[0] >= end
              and v.argv and not v.context.in_substitution]
     return bool(after) and all(
-        _needs_project_directory(v) or (v.effective is not None and
-                                        v.effective.name in (*WORD_PRINTERS, "cd"))
+        _needs_project_directory(v) or _after_cd_succeeded(v) or
+        (v.effective is not None and v.effective.name in (*WORD_PRINTERS, "cd"))
         for v in after) and \
         _needs_project_directory(after[-1])
+
+
+def _after_cd_succeeded(view: CommandView) -> bool:
+    """``view`` runs only if a `cd` before it in its `&&` chain succeeded (`cd verl && export
+    X=1 && bash run.sh`): where the directory is missing, it does not run at all."""
+    for node in reversed(view.context.ancestors):
+        if not isinstance(node, CommandList):
+            continue
+        at = next((i for i, item in enumerate(node.items)
+                   if item.span[0] <= view.command.span[0] < item.span[1]), None)
+        if at is None:
+            return False
+        for k in range(at - 1, -1, -1):
+            if node.ops[k] != "&&":
+                return False
+            item = node.items[k]
+            if isinstance(item, SimpleCommand) and item.words and \
+                    item.words[0].value in ("cd", "pushd"):
+                return True
+        return False
+    return False
 
 
 def _status_tested_next(layer: Layer, view: CommandView) -> bool:

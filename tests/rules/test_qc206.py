@@ -41,10 +41,23 @@ def test_a_status_test_on_the_next_line_stops_the_script(shell: str) -> None:
     "ssh h '[ -d app ] || git clone https://x.example/a.git app; cd app; git pull'",
     "ssh h 'cd /srv/app; echo building; ./build.sh'",
     "ssh h 'cd /srv/app; docker compose up -d'",
+    # aws-samples/awsome-distributed-training, 3.test_cases/pytorch/verl/hyperpod-eks/rlvr/
+    # setup/load_data_dapo.sh lines 8-17 (MIT-0): what follows the clone runs only if `cd`
+    # into the clone succeeds.
+    "kubectl exec -it \"$POD\" -- /bin/bash -c \"\nif [ ! -d verl ]; then\n"
+    "    git clone https://github.com/volcengine/verl\nfi\ncd verl && \\\n"
+    "export VERL_HOME=/fsx/verl && \\\nbash recipe/dapo/prepare_dapo_data.sh\n\"",
 ])
 def test_a_failure_the_next_steps_show_is_information(src: str) -> None:
     [(_, _, d)] = found(src)
     assert d.severity == "info" and "fail by themselves" in d.message.explanation, src
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_an_and_chain_after_a_failed_cd_does_not_run(shell: str, tmp_path: Path) -> None:
+    res = subprocess.run([shell, "-c", "false; cd verl && export A=1 && echo RAN"],
+                         capture_output=True, text=True, timeout=10, cwd=tmp_path)
+    assert res.returncode != 0 and "RAN" not in res.stdout
 
 
 @pytest.mark.parametrize("shell", ["bash", "dash"])
