@@ -359,6 +359,7 @@ class Bashism(FrozenRecord):
     instead: str  # the POSIX way
     minor: bool = False  # runs, but prints something else (one severity level lower)
     fix: tuple[Span, str] | None = None  # a safe replacement, when one exists
+    kind: str = ""  # for a `${...}` expansion: `substring`, `pattern`, `case`, `indirect`...
 
 
 BASH_ONLY_BUILTINS: dict[str, str] = {
@@ -386,14 +387,14 @@ _BRACE = lazy_compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 _DASH_EFFECT_FATAL = "dash stops the whole script with `Bad substitution`"
 
 
-def _param_bashism(value: str) -> tuple[str, str] | None:
-    """(effect, instead) when a ``${...}`` expansion is bash-only."""
+def _param_bashism(value: str) -> tuple[str, str, str] | None:
+    """(effect, instead, kind) when a ``${...}`` expansion is bash-only."""
     if not (value.startswith("${") and value.endswith("}")) or len(value) < 4:
         return None
     inner = value[2:-1]
     if inner.startswith("!") and len(inner) > 1:
         return (_DASH_EFFECT_FATAL + " (indirect expansion `${!name}`)",
-                "`eval \"value=\\${$name}\"` after checking the name")
+                "`eval \"value=\\${$name}\"` after checking the name", "indirect")
     length = inner.startswith("#") and len(inner) > 1
     body = inner[1:] if length else inner
     m = _PARAM_NAME.match(body)
@@ -402,21 +403,22 @@ def _param_bashism(value: str) -> tuple[str, str] | None:
     rest = body[m.end():]
     if rest.startswith("["):
         return (_DASH_EFFECT_FATAL + " (sh has no arrays)",
-                "positional parameters (`set -- a b c; \"$1\"`) or separate variables")
+                "positional parameters (`set -- a b c; \"$1\"`) or separate variables", "array")
     if length or not rest:
         return None
     if _POSIX_PARAM_OP.match(rest):
         return None
     if rest.startswith(":"):
         return (_DASH_EFFECT_FATAL + " (substring expansion)",
-                "`cut -c`, `expr substr`, or `${x#prefix}`/`${x%suffix}`")
+                "`cut -c`, `expr substr`, or `${x#prefix}`/`${x%suffix}`", "substring")
     if rest.startswith("/"):
         return (_DASH_EFFECT_FATAL + " (pattern substitution)",
-                "`printf '%s' \"$x\" | sed 's/a/b/g'`")
+                "`printf '%s' \"$x\" | sed 's/a/b/g'`", "pattern")
     if rest[0] in "^,":
-        return (_DASH_EFFECT_FATAL + " (case conversion)", "`tr '[:lower:]' '[:upper:]'`")
+        return (_DASH_EFFECT_FATAL + " (case conversion)", "`tr '[:lower:]' '[:upper:]'`",
+                "case")
     if rest.startswith("@"):
-        return (_DASH_EFFECT_FATAL + " (`@` transformation)", "quoting by hand")
+        return (_DASH_EFFECT_FATAL + " (`@` transformation)", "quoting by hand", "transform")
     return None
 
 
@@ -428,7 +430,8 @@ class _Finder:
         self.seen: set[tuple[int, str]] = set()
 
     def add(self, script: Script, start: int, end: int, construct: str, effect: str,
-            instead: str, *, minor: bool = False, replacement: str | None = None) -> None:
+            instead: str, *, minor: bool = False, replacement: str | None = None,
+            kind: str = "") -> None:
         if inherited(self.layer, script, start):
             return
         span = script_span(script, start, end)
@@ -443,7 +446,7 @@ class _Finder:
             exact = exact_source_span(self.ctx, script, start, end)
             if exact is not None:
                 fix = (exact, replacement)
-        self.found.append(Bashism(span, construct, effect, instead, minor, fix))
+        self.found.append(Bashism(span, construct, effect, instead, minor, fix, kind))
 
     def run(self) -> list[Bashism]:
         for script in all_scripts(self.layer.script):
@@ -676,7 +679,7 @@ class _Finder:
     def _parameter(self, script: Script, p: Part) -> None:
         found = _param_bashism(p.value)
         if found is not None:
-            self.add(script, p.span[0], p.span[1], p.value, found[0], found[1])
+            self.add(script, p.span[0], p.span[1], p.value, found[0], found[1], kind=found[2])
             return
         if p.name in BASH_VARIABLES:
             self.add(script, p.span[0], p.span[1], f"${p.name}",

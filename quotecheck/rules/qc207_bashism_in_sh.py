@@ -5,7 +5,9 @@ Error where the layer is sh for sure (`sh -c`, `dash -c`, `watch`, a `#!/bin/sh`
 remote command runs in the user's login shell, ``su -c`` in the target user's); nothing under
 bash, ksh or zsh. What dash does with each construct is verified in the tests. Not reported:
 what a branch only bash runs holds (``if [ -n "$BASH_VERSION" ]``, a function that returns
-first when it is not bash; see ``_bash_guards``), unless dash rejects it while parsing.
+first when it is not bash; see ``_bash_guards``), unless dash rejects it while parsing; nor
+what busybox's ash accepts in a script a Dockerfile of the repository copies into an Alpine,
+busybox or Wolfi image (``_script_image``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.records import replace
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
 from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
+from quotecheck.rules._script_image import busybox_image
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -39,10 +42,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         guarded = guarded_spans(layer)
         by_eval = eval_guards(ctx.trace, layer)
         platform = _red_hat_family(layer)
+        image = _busybox_image(ctx, layer, shell)
         for b in found:
             if within(b.span, by_eval) or (within(b.span, guarded)
                                            and not _parse_time(b, ctx.source)):
                 continue  # only bash runs it (see _bash_guards)
+            if image is not None and busybox_accepts(b):
+                continue  # the repository's Dockerfile runs it with busybox's ash, which does
             finding = _finding(layer, shell, b)
             if platform is not None and shell.dialect == "sh":
                 # (the text says where it runs: there sh is bash, and this works)
@@ -50,6 +56,47 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     f"the script installs with `{platform}`, a Red Hat family system, where "
                     "/bin/sh is bash and this works; it fails where sh is dash"))
             yield finding
+
+
+def _busybox_image(ctx: CheckContext, layer: Layer,
+                   shell: LayerShell) -> tuple[str, str] | None:
+    """The busybox image a Dockerfile of the repository copies this script file into, for a
+    layer that runs in it (the script itself, a local `sh -c`): see ``_script_image``."""
+    if shell.dialect != "sh" or shell.remote or layer.where != "local":
+        return None
+    process = ctx.trace.root.process
+    path = process[1] if process and len(process) >= 2 else None
+    if not path:
+        return None
+    return ctx.memo.get_or_compute("qc207-busybox-image", ctx.trace,
+                                  lambda: busybox_image(path))
+
+
+# What busybox's ash (1.27 and later, as Alpine and Wolfi build it: CONFIG_SH_IS_ASH,
+# CONFIG_ASH_BASH_COMPAT, CONFIG_ASH_TEST, CONFIG_FEATURE_SH_MATH, CONFIG_FEATURE_FANCY_ECHO)
+# accepts of what this rule reports, from shell/ash.c: the `[[` and `source` builtins
+# (BASH_TEST2, BASH_SOURCE), the `function` keyword (BASH_FUNCTION), `&>file` and `>&file`
+# (BASH_REDIR_OUTPUT), `$'...'` (BASH_DOLLAR_SQUOTE), `${x:1:2}` and `${x/a/b}` (BASH_SUBSTR,
+# BASH_PATTERN_SUBST), `set -o pipefail` (BASH_PIPEFAIL), `let` (FEATURE_SH_MATH), `read -t -n
+# -s -u` (readcmd's `p:u:rt:n:s`); test's `==` (coreutils/test.c), echo's `-e`, and a `SIG`
+# prefix in kill's signal names (libbb/u_signal_names.c, get_signum). Not: arrays, `${!x}`,
+# `${x^^}`, `{a,b}`, `x+=`, `|&`, `<<<`, `((...))`, `for ((...))`, `select`, `declare`,
+# `shopt`, `pushd`, `mapfile`, `printf -v`, `read -a`.
+_BUSYBOX_CONSTRUCTS = frozenset({"source", "[[ ... ]]", "function", "&>", "$'...'",
+                                 "==` in `[", "==` in `test", "set -o pipefail", "let"})
+_BUSYBOX_READ = frozenset("rtnsu")
+
+
+def busybox_accepts(b: Bashism) -> bool:
+    """Does busybox's ash (as Alpine and Wolfi build it) run ``b`` the way bash does?"""
+    c = b.construct
+    if c in _BUSYBOX_CONSTRUCTS or b.kind in ("substring", "pattern"):
+        return True
+    if c.startswith((">& ", "echo -", "kill -SIG")):
+        return True
+    if c.startswith("read -"):
+        return set(c[len("read -"):]) <= _BUSYBOX_READ
+    return False
 
 
 def _red_hat_family(layer: Layer) -> str | None:

@@ -422,3 +422,125 @@ def test_a_red_hat_family_script_says_where_it_runs(src: str, severity: str) -> 
            if x.code == "QC207"]
     assert d.severity == severity, src
     assert ("Red Hat family" in d.text) is (severity == "info")
+
+
+# -- issue 25: the repository says which shell runs `sh` ----------------------------------------
+
+# What busybox's ash accepts (shell/ash.c, as Alpine's and Wolfi's busyboxconfig build it:
+# CONFIG_SH_IS_ASH, CONFIG_ASH_BASH_COMPAT, CONFIG_ASH_TEST; there is no busybox on the test
+# machines, so rules/QC207.md cites the source). dash still rejects each one.
+BUSYBOX_ACCEPTS = [
+    ("nft list table ip filter &>/dev/null; echo after", "&>"),
+    ("[[ -n x ]] && echo yes", "[["),
+    ("source ./env.sh; echo after", "source"),
+    ("x=abc; echo ${x/a/b}", "${x/a/b}"),
+    ("x=abc; echo ${x:1:2}", "${x:1:2}"),
+    ("[ a == a ] && echo same", "=="),
+    ("function f { :; }; f", "function"),
+    ("set -o pipefail; echo after", "pipefail"),
+    ("kill -SIGTERM 2147483647 2>&1; echo after", "-SIGTERM"),
+]
+# What it rejects as dash does: still an error in such an image.
+BUSYBOX_REJECTS = [
+    ("a=(1 2); echo after", "a=("),
+    ("x=abc; echo ${x^^}", "${x^^}"),
+    ("echo hi |& cat", "|&"),
+    ("cat <<< hi", "<<<"),
+    ("shopt -s nullglob; echo after", "shopt"),
+]
+
+
+def image_repo(tmp_path: Path, script: str, dockerfile: str, *, where: str = "images/app",
+               dockerfile_at: str | None = None, name: str = "entrypoint.sh") -> str:
+    """A repository holding ``script`` (a `#!/bin/sh` file) at ``where`` and a Dockerfile at
+    ``dockerfile_at`` (default: beside it); the script's path."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    folder = root / where
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + script + "\n")
+    (root / (dockerfile_at or where) / "Dockerfile").write_text(dockerfile)
+    return str(path)
+
+
+ALPINE = "FROM alpine:3.19\nRUN apk add --no-cache nftables\nCOPY entrypoint.sh /app/\n" \
+         'ENTRYPOINT ["/app/entrypoint.sh"]\n'
+
+
+def in_image(path: str) -> list[tuple[int, str, str]]:
+    src = Path(path).read_text()
+    return [(line, d.severity, src[d.span[0]:d.span[1]]) for line, _, d in found(src, path=path)]
+
+
+@pytest.mark.parametrize(("script", "construct"), BUSYBOX_ACCEPTS,
+                         ids=[c[0][:22] for c in BUSYBOX_ACCEPTS])
+def test_what_busybox_ash_accepts_is_not_reported_in_an_alpine_image(
+        tmp_path: Path, script: str, construct: str) -> None:
+    path = image_repo(tmp_path, script, ALPINE)
+    assert in_image(path) == []
+    # (dash does fail on it: where the script is not in that image, it is reported)
+    assert found(Path(path).read_text()) != []
+    dash = run("dash", script, tmp_path)
+    bash = run("bash", script, tmp_path)
+    assert (dash.returncode, dash.stdout, dash.stderr) != (bash.returncode, bash.stdout,
+                                                           bash.stderr)
+
+
+@pytest.mark.parametrize(("script", "construct"), BUSYBOX_REJECTS,
+                         ids=[c[0][:22] for c in BUSYBOX_REJECTS])
+def test_what_busybox_ash_rejects_stays_an_error_in_an_alpine_image(
+        tmp_path: Path, script: str, construct: str) -> None:
+    path = image_repo(tmp_path, script, ALPINE)
+    assert {s for _, s, _ in in_image(path)} == {"error"}
+
+
+@pytest.mark.parametrize("dockerfile", [
+    "FROM python:3.12-alpine\nCOPY entrypoint.sh /\nCMD [\"/entrypoint.sh\"]\n",
+    "FROM golang:1.22 AS build\nRUN go build ./...\nFROM busybox:1.36\n"
+    "COPY --chmod=755 entrypoint.sh /bin/\n",
+    "FROM cgr.dev/chainguard/wolfi-base\nCOPY [\"entrypoint.sh\", \"/usr/bin/\"]\n",
+    "FROM alpine:3.19 AS base\nFROM base\nCOPY *.sh /app/\n",
+])
+def test_busybox_images_and_the_ways_a_dockerfile_copies_the_script(
+        tmp_path: Path, dockerfile: str) -> None:
+    path = image_repo(tmp_path, "[[ -f /etc/x ]] && echo yes", dockerfile)
+    assert in_image(path) == []
+
+
+def test_a_dockerfile_in_a_parent_folder_with_the_repository_as_context(tmp_path: Path) -> None:
+    dockerfile = "FROM alpine:3.19\nCOPY images/app/entrypoint.sh /entrypoint.sh\n"
+    path = image_repo(tmp_path, "source /etc/profile", dockerfile, dockerfile_at=".")
+    assert in_image(path) == []
+
+
+@pytest.mark.parametrize("dockerfile", [
+    "FROM debian:12\nCOPY entrypoint.sh /\n",  # dash
+    "ARG BASE=alpine:3.19\nFROM ${BASE}\nCOPY entrypoint.sh /\n",  # the image is an argument
+    "FROM alpine:3.19\nCOPY . /app/\n",  # a folder copied whole: not the script named
+    "FROM alpine:3.19 AS build\nCOPY entrypoint.sh /\nFROM ubuntu:24.04\n"
+    "COPY --from=build /entrypoint.sh /\n",  # run in the last stage, whose sh is dash
+    "FROM alpine:3.19\nCOPY other.sh /\n",  # another script
+])
+def test_no_evidence_of_busybox_keeps_the_error(tmp_path: Path, dockerfile: str) -> None:
+    path = image_repo(tmp_path, "[[ -f /etc/x ]] && echo yes", dockerfile)
+    assert [s for _, s, _ in in_image(path)] == ["error"]
+
+
+def test_a_second_dockerfile_that_copies_it_elsewhere_keeps_the_error(tmp_path: Path) -> None:
+    path = image_repo(tmp_path, "source /etc/profile", ALPINE)
+    (tmp_path / "repo" / "Dockerfile").write_text(
+        "FROM ubuntu:24.04\nCOPY images/app/entrypoint.sh /\n")
+    assert [s for _, s, _ in in_image(path)] == ["error"]
+
+
+def test_without_a_path_or_a_dockerfile_nothing_changes(tmp_path: Path) -> None:
+    assert [d.severity for _, _, d in found("#!/bin/sh\nsource /etc/profile\n")] == ["error"]
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\nsource /etc/profile\n")
+    assert [s for _, s, _ in in_image(str(script))] == ["error"]
+
+
+def test_an_ssh_command_in_an_alpine_image_runs_on_another_machine(tmp_path: Path) -> None:
+    path = image_repo(tmp_path, "ssh host 'source ~/env'", ALPINE)
+    assert [s for _, s, _ in in_image(path)] == ["warning"]
