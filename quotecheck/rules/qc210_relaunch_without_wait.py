@@ -206,6 +206,17 @@ def _exclusive(a: Event, b: Event) -> bool:
     return any(c in theirs and theirs[c] != arm for c, arm in a.branches)
 
 
+def _always_before(a: Event, b: Event) -> bool:
+    """``a`` runs before ``b`` on every run that reaches ``b``: earlier in run order, in no
+    `if`/`case` branch or loop that ``b`` is not in too, not after `&&`/`||`."""
+    if not a.order < b.order or a.view.context.guarded or not a.branches <= b.branches:
+        return False
+    loops = {id(n) for n in b.view.context.ancestors
+             if isinstance(n, Compound) and n.kind in LOOPS}
+    return all(id(n) in loops for n in a.view.context.ancestors
+               if isinstance(n, Compound) and n.kind in LOOPS)
+
+
 class Kill(Record):
     event: Event
     span: tuple[int, int]
@@ -561,6 +572,11 @@ class _Scan:
             waits.append(waits[-1] + self._is_wait(e))
             is_sleep = bool(e.view.argv) and e.view.argv[0].value == "sleep"
             sleeps.append(i if is_sleep else sleeps[-1])
+        # The relaunches each kill has met (event index of the kill -> the relaunches): the
+        # first start of the program after a kill is the one that meets the old process; a
+        # start that runs after such a relaunch on every run (``_always_before``) is not
+        # paired with that kill again.
+        met: dict[int, list[Event]] = {}
         for i, e in enumerate(self.events):
             launch = self._launch_argv(e)
             if launch is not None and kills:
@@ -569,11 +585,15 @@ class _Scan:
                 started = [job] if job is not None else launch[1]
                 # Only the latest kills: a relaunch follows its kill closely, and this keeps
                 # the scan linear on scripts with hundreds of kills.
-                hit = next(((k_i, k) for k_i, k in reversed(kills[-RECENT_KILLS:])
-                            if k.event.order < e.order and k.event.view is not e.view
-                            and not _exclusive(k.event, e)
-                            and any(self._selects(k, m, e, started) for m in k.matchers)),
+                selecting = [(k_i, k) for k_i, k in reversed(kills[-RECENT_KILLS:])
+                             if k.event.order < e.order and k.event.view is not e.view
+                             and not _exclusive(k.event, e)
+                             and any(self._selects(k, m, e, started) for m in k.matchers)]
+                hit = next(((k_i, k) for k_i, k in selecting
+                            if not any(_always_before(r, e) for r in met.get(k_i, ()))),
                            None)
+                for k_i, _ in selecting:
+                    met.setdefault(k_i, []).append(e)
                 if hit is not None and e.offset not in reported:
                     k_i, kill = hit
                     if waits[i] - waits[k_i + 1] == 0:

@@ -416,3 +416,50 @@ def test_a_pid_kill_and_the_same_program_doing_something_else() -> None:
     assert not [d for d in found(src)]
     again = src + 'kubectl -n "$NS" port-forward pod/impalad-0 21050:21050 &\n'
     assert len(found(again)) == 1
+
+
+# -- issue 25: a kill meets the first relaunch after it, not every later start -----------------
+
+# GoogleCloudPlatform/cluster-toolkit tools/rdma-preflight.sh:84-96: `killall rping`, the rping
+# server started again in the background (reported), `sleep 10`, then an rping client: the
+# client was reported too, as a second restart after the same kill.
+_SERVER_THEN_CLIENT = ("killall rping 2>/dev/null\nrping -d -s -a \"$IP\" >/dev/null &\n"
+                       "sleep 10\nrping -d -c -C 1 -a \"$IP\"\n")
+
+
+def test_the_first_relaunch_after_a_kill_is_the_one_that_meets_it(tmp_path: Path) -> None:
+    """Real bash: an old process that takes a second to stop is still there when the first
+    start after the kill runs; every later start runs after that first one."""
+    from harness.stubs import StubDir
+
+    stubs = StubDir(tmp_path, names=["killall", "rping"])
+    subprocess.run(["bash", "-c", _SERVER_THEN_CLIENT.replace("sleep 10", "sleep 0")],
+                   env=stubs.env(), check=True, timeout=10)
+    # (the background server may record after the client: compare as a set, kill first)
+    records = [r[0] for r in stubs.records()]
+    assert records[0] == "killall" and sorted(records[1:]) == ["rping", "rping"]
+    script = ('sh -c \'trap "sleep 1; exit 0" TERM; while :; do sleep 0.05; done\' & p=$!\n'
+              "sleep 0.3\nkill $p\n"
+              'kill -0 $p 2>/dev/null && echo old-alive-at-first-start\n')
+    res = subprocess.run(["bash", "-c", script + "wait\n"], capture_output=True, text=True,
+                         timeout=10)
+    assert res.stdout == "old-alive-at-first-start\n", res.stderr
+    [(line, _, d)] = found(_SERVER_THEN_CLIENT)
+    assert line == 2 and "on line 1 killed" in d.text
+
+
+@pytest.mark.parametrize(("src", "lines"), [
+    # the first start runs only on some runs: the later one may be the first on the others
+    ('pkill -f srv.py\nif [ -n "$A" ]; then python3 srv.py --a & fi\npython3 srv.py --b &\n',
+     [2, 3]),
+    ('pkill -f srv.py\n[ -n "$A" ] && python3 srv.py --a &\npython3 srv.py --b &\n', [2, 3]),
+    ('pkill -f srv.py\nfor i in $L; do python3 srv.py --w "$i" & done\npython3 srv.py --b &\n',
+     [2, 3]),
+    # on every run after the first: one finding, at the first
+    ('pkill -f srv.py\npython3 srv.py --a &\npython3 srv.py --b &\n', [2]),
+    # a second kill before the later start pairs with it
+    ('pkill -f srv.py\npython3 srv.py --a &\npkill -f srv.py\npython3 srv.py --b &\n', [2, 4]),
+])
+def test_a_later_start_is_paired_only_when_no_relaunch_always_ran_before(
+        src: str, lines: list[int]) -> None:
+    assert [line for line, _, _ in found(src)] == lines, src
