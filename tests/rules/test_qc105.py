@@ -276,3 +276,37 @@ def test_ansible_other_spellings(src: str) -> None:
 ])
 def test_ansible_left_alone(src: str) -> None:
     assert [d for d in found(src) if d.code == "QC105"] == []
+
+
+# -- issue 25: a function's own argument spliced into its awk program ---------------------------
+
+# apache/impala, bin/report_build_error.sh lines 20-30 (Apache-2.0): the ERR trap passes the
+# failing line's number, and awk prints that line.
+REPORT_LINE = ('report_build_error() {\n'
+               '  ERROR_MSG=$(cd "$PWD" && awk "NR == $1" $0)\n'
+               '  echo ERROR in $0 at line $1: $ERROR_MSG\n'
+               '}\n'
+               "trap 'report_build_error $LINENO' ERR\n")
+
+
+def test_a_function_s_argument_spliced_into_awk_is_info() -> None:
+    [d] = found(REPORT_LINE)
+    assert d.severity == "info"
+    assert "<argument 1 of report_build_error>" in d.text
+
+
+def test_the_function_s_argument_with_real_bash_and_awk(tmp_path: Path) -> None:
+    script = tmp_path / "s.sh"
+    script.write_text("f() { awk \"NR == $1\" \"$0\"; }\nf 2\n# second line\n")
+    res = run_shell("bash", f"bash {script}", None, timeout=10)
+    assert res.stdout == "f 2\n"  # awk got `NR == 2`, the shell's value
+
+
+@pytest.mark.parametrize("src", [
+    'f() { awk "{ print $1 }" file; }\nf\n',  # called with no argument: awk gets `{ print  }`
+    'f() { awk "{ print $2 }" file; }\nf "$x"\n',  # fewer arguments than the `$N` read
+    'awk "NR == $1" file\n',  # the script's own $1, not a function's
+])
+def test_a_positional_no_call_gives_stays_an_error(src: str) -> None:
+    [d] = found(src)
+    assert d.severity == "error", src

@@ -88,6 +88,27 @@ def _all_arguments_in_a_function(exp: Expansion) -> bool:
         isinstance(a, Compound) and a.kind == "function" for a in exp.view.context.ancestors)
 
 
+def _function_given(ctx: CheckContext, exp: Expansion) -> str | None:
+    """The function whose positional parameter `$N` ``exp`` reads, when the script calls it
+    with at least N arguments somewhere (`trap 'report_build_error $LINENO' ERR`): the shell's
+    value is then the function's argument, most likely the one the author meant to splice in,
+    not an empty string standing in for awk's field."""
+    name = exp.name
+    if exp.pclass != "positional" or name is None or not name.isdigit():
+        return None
+    function = next((a.name for a in reversed(exp.view.context.ancestors)
+                     if isinstance(a, Compound) and a.kind == "function" and a.name), None)
+    if function is None:
+        return None
+    wanted = int(name)
+    call = re.compile(r"(?:^|[\s;&|('\"`{])" + re.escape(function)
+                      + r"((?:[ \t]+[^\s;&|()]+)+)")
+    for m in call.finditer(ctx.source):
+        if len(m.group(1).split()) >= wanted:
+            return function
+    return None
+
+
 _SITS_PROGRAM_BUT_PROGRAM = Template(
     "sits-program-but-program",
     "`{shown}` sits in {article} program, but the program is in double quotes (or "
@@ -141,13 +162,16 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
                   "in the environment (os.environ)")
     if exp.part.kind in ("command", "backtick") and lang != "python":
         meant = False
-    if not meant and name is not None and (
+    given = _function_given(ctx, exp) if meant and lang in ("awk", "perl") else None
+    if given is not None:
+        meant = False  # (see _function_given: the evidence points the other way)
+    if not meant and given is None and name is not None and (
             _script_value(an.assigned(exp.layer).get(name, []))
             or _writes_program_code(an.assigned(exp.layer).get(name, []))):
         return None  # the script's own constant, number or program code: the text intended
     if not meant and _all_arguments_in_a_function(exp):
         return None
-    received = _program_as_received(prog, exp, an.assigned(exp.layer))
+    received = _program_as_received(prog, exp, an.assigned(exp.layer), given)
     receives = f"`{received}`" if received.strip() else "an empty program"
     layer_note = ""
     shell = prog.layer if prog.layer.kind == "shell" else (
@@ -173,11 +197,17 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
                                    if meant else (), severity))
 
 
-def _program_as_received(prog: Program, exp: Expansion, assigned: Iterable[str]) -> str:
+def _program_as_received(prog: Program, exp: Expansion, assigned: Iterable[str],
+                         function: str | None = None) -> str:
     """The program text with the expansion replaced by what the shell puts there."""
     text = prog.text
-    stand_in = "" if exp.pclass in ("positional", "special") or (
-        exp.name is not None and exp.name not in assigned) else f"<value of {exp.shown}>"
+    if function is not None:
+        stand_in = f"<argument {exp.name} of {function}>"
+    elif exp.pclass in ("positional", "special") or (
+            exp.name is not None and exp.name not in assigned):
+        stand_in = ""
+    else:
+        stand_in = f"<value of {exp.shown}>"
     idx = sorted(i for i in (prog.index_of(s) for s in exp.sources) if i is not None)
     if idx:
         text = text[: idx[0]] + stand_in + text[idx[-1] + 1:]
