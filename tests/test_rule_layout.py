@@ -31,7 +31,6 @@ from quotecheck.rules.registry import all_rules
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "quotecheck" / "rules"
 ELSEWHERE = {
-    "QC001": ("tests/test_check_cli.py", "tests/test_hostile_inputs.py"),
     "QC002": ("tests/test_hostile_inputs.py", "tests/test_check_cli.py"),
 }
 _ITEM = re.compile(r"(QC\d{3})@\d+:\d+")

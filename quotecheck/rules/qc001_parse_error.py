@@ -75,12 +75,31 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 shown = ", ".join(f"`{text[a:b]}`" for a, b in e.code_values[:3])
                 yield Finding(span, problem_message(message + _UNLESS.format(shown)), layer,
                               severity="warning")
+            elif not inner and _first_command_of_a_file_without_shebang(ctx, span[0]):
+                yield Finding(span, problem_message(message + _NOT_SHELL), layer,
+                              severity="info")
             else:
                 yield Finding(span, problem_message(message), layer)
 
 
+def _first_command_of_a_file_without_shebang(ctx: CheckContext, at: int) -> bool:
+    """A file with no `#!` line whose first command already does not parse: nothing in it shows
+    it is a shell script (a Pig Latin or SQL file named `.sh`, a template), so the error says
+    little about a shell."""
+    source = ctx.source
+    process = ctx.trace.root.process
+    if ctx.trace.host is not None or ctx.trace.root.kind != "shell" or \
+            source.startswith("#!") or not (process and len(process) >= 2 and process[1]):
+        return False
+    before = source[:source.rfind("\n", 0, at) + 1]
+    return all(not line.strip() or line.lstrip().startswith("#")
+               for line in before.splitlines())
+
+
 _UNLESS = (", unless the value of {} (pasted in where the shell reads code) is itself shell "
            "code that makes it valid")
+_NOT_SHELL = (" (the file has no `#!` line and its first command does not parse: it may not "
+              "be a shell script at all)")
 _LATER = " (a later syntax error: bash stops reading at the first one above)"
 
 
