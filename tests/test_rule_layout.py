@@ -106,7 +106,8 @@ def test_fixture_expect_lines_name_registered_codes() -> None:
             assert m, f"{where}: `{item}` is not CODE@LINE:COLUMN (or a lone `none`)"
             assert m.group(1) in all_rules(), f"{where}: {m.group(1)} is not a rule"
             listed.add(m.group(1))
-    assert listed == set(all_rules()) - set(ELSEWHERE)
+    # (the parse-problem rules have no fixture: their inputs do not parse)
+    assert listed == set(all_rules()) - {"QC001", "QC002"}
 
 
 def test_fix_pairs_are_filed_under_registered_codes() -> None:
