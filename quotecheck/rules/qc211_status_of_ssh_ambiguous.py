@@ -13,7 +13,8 @@ a way that matters (`true`, `:`, `exit 0`, `echo ...`, `uptime`, `hostname`, `un
 command; ssh in the background; `ssh h cmd || true` (the status is dropped: nothing is
 decided on it); a decision whose failure branch treats both kinds of failure alike
 (`_failures_alike`), and `ssh h cmd && next` whose remote command is no yes/no answer: any
-failure skips the next step alike.
+failure skips the next step alike. Information only: a failure branch that only reports and
+ends the script (``_reports_and_exits``): a remote "no" and 255 end the run alike.
 """
 
 from __future__ import annotations
@@ -73,6 +74,34 @@ _REPORTER_NAME = lazy_compile(r"(?i)^_*(?:\w*_)?(?:err|error|fail|die|fatal|abor
 
 def _reports(name: str) -> bool:
     return name in _REPORTS or bool(_REPORTER_NAME.match(name))
+
+
+def _failure_branch(how: str, node: Node | None, view: CommandView,
+                    negated: bool) -> Node | None:
+    """The branch the script takes when the ssh fails: an `if`'s then-branch (negated) or its
+    else-branch, or what follows `||` (`&&` after a `!`)."""
+    if how == "if" and isinstance(node, Compound):
+        wanted = "body" if negated else "else"
+        return next((p for r, p in node.parts if r == wanted), None)
+    if isinstance(node, CommandList) and (how == "||") != negated:
+        index = next((k for k, c in enumerate(node.items)
+                      if c is view.command or _contains(c, view.command)), None)
+        if index is not None and index + 1 < len(node.items):
+            return node.items[index + 1]
+    return None
+
+
+def _reports_and_exits(how: str, node: Node | None, view: CommandView, negated: bool) -> bool:
+    """The branch taken on failure only reports and then ends the script (`>&2 echo "cannot
+    find rsync"; exit 1`): the run ends the same way whether the remote command failed or ssh
+    did (255); only the message may name the wrong cause."""
+    branch = _failure_branch(how, node, view, negated)
+    steps = list(_steps(branch)) if branch is not None else []
+    if not steps or not all(isinstance(s, SimpleCommand) and s.words and
+                            _reports(basename(s.words[0].value)) for s in steps):
+        return False
+    last = steps[-1]
+    return isinstance(last, SimpleCommand) and last.words[0].value == "exit"
 
 
 def _failures_alike(call: SshCall, how: str, node: Node | None, view: CommandView,
@@ -259,7 +288,14 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             retry = _retry(how, node, holder, negated)
             if not retry and _failures_alike(call, how, node, holder, negated):
                 continue
-            yield _finding(ctx, call, how, retry, None)
+            finding = _finding(ctx, call, how, retry, None)
+            if not retry and _reports_and_exits(how, node, holder, negated):
+                finding = Finding(finding.span, finding.message.noted(
+                    "the branch taken on failure only reports and ends the script, so a "
+                    "remote failure and ssh's own failure end the run alike; only the "
+                    "message may name the wrong cause"), finding.layer, finding.related,
+                    severity="info")
+            yield finding
             continue
         if view.context.in_substitution and holder is view:
             continue

@@ -180,3 +180,29 @@ def test_a_failure_branch_through_the_scripts_own_reporter() -> None:
     """acme.sh's `_err "... failed"; return 1`: a reporting helper, both failures alike."""
     assert not found('if ! ssh h ./install; then _err "install failed"; return 1; fi')
     assert len(found('if ! ssh h ./install; then log_error "host unreachable"; fi')) == 1
+
+
+# -- issue 25: both outcomes lead to the same end ----------------------------------------------
+
+# mailcow-dockerized helper-scripts/_cold-standby.sh:76: `if ! ssh ... which ${bin}; then >&2
+# echo "Cannot find ${bin} in remote PATH, exiting..."; exit 1; fi`.
+_EXITS = ("if ! ssh h {cmd} > /dev/null; then\n  >&2 echo \"Cannot find rsync in remote PATH\"\n"
+          "  exit 1\nfi\necho continued\n")
+
+
+def test_a_branch_that_reports_and_exits_ends_the_run_alike(remote: SshServer,
+                                                            stubs: StubDir) -> None:
+    # Real sshd: a remote "not found" (1) and a killed remote shell (255) end the run alike.
+    for cmd in ("'which no-such-program-qc211'", "'kill -TERM $$'"):
+        res = run_shell("bash", _EXITS.format(cmd=cmd), remote.client_env(stubs), timeout=30)
+        assert res.returncode == 1 and "continued" not in res.stdout, (cmd, res.stderr)
+        assert "Cannot find rsync" in res.stderr
+    [(_, _, d)] = found(_EXITS.format(cmd="which rsync"))
+    assert d.severity == "info" and "end the run alike" in d.message.explanation
+    # Without the exit, the script goes on believing rsync is missing: a warning.
+    [(_, _, d)] = found(_EXITS.format(cmd="which rsync").replace("  exit 1\n", ""))
+    assert d.severity == "warning"
+    # A retry loop is no end: still a warning.
+    [(_, _, d)] = found("until ssh h 'test -f /ready'; do echo 'not yet'; exit 1; done")
+    assert d.severity == "warning"
+
