@@ -60,9 +60,11 @@ def _probe_only(call: SshCall) -> bool:
 STATUS_ANSWERS = frozenset({"test", "[", "[[", "grep", "egrep", "fgrep", "pgrep", "pidof",
                             "diff", "cmp", "which", "type", "command", "getent", "ls", "stat",
                             "id"})
-# Words of a message that put the failure down to one cause (the connection).
-_NAMES_A_CAUSE = lazy_compile(r"unreach|connect|network|offline|\bdown\b|time[sd]? ?out|"
-                              r"\bhost\b|\bping", re.IGNORECASE)
+# Words of a message that put the failure down to one cause (the connection), as whole words:
+# `networks`, `connectors` are things a step makes or handles (`could not create networks,
+# volumes and containers`), not the connection.
+_NAMES_A_CAUSE = lazy_compile(r"unreach|\b(?:dis)?connect(?:ed|ing|ion|ivity)?\b|\bnetwork\b|"
+                              r"offline|\bdown\b|time[sd]? ?out|\bhost\b|\bping", re.IGNORECASE)
 _REPORTS = frozenset({"echo", "printf", "logger", "exit", "return", "false", "log", "die",
                       "fail", "error", "err", "fatal"})
 

@@ -206,3 +206,25 @@ def test_a_branch_that_reports_and_exits_ends_the_run_alike(remote: SshServer,
     [(_, _, d)] = found("until ssh h 'test -f /ready'; do echo 'not yet'; exit 1; done")
     assert d.severity == "warning"
 
+
+# mailcow-dockerized helper-scripts/_cold-standby.sh:168: the message names what the remote
+# step creates (Docker networks), not the connection.
+_REPORTS_ONLY = ("if ! ssh h 'cd /srv/app && {step}'; then\n"
+                 "  >&2 echo \"Could not create {what} on remote\"\nfi\necho continued\n")
+
+
+def test_a_thing_the_step_makes_is_no_cause(remote: SshServer, stubs: StubDir) -> None:
+    # Real sshd: a remote failure and a killed remote shell print the same line and go on.
+    outs = []
+    for step in ("false", "kill -TERM $$"):
+        res = run_shell("bash", _REPORTS_ONLY.format(step=step, what="networks, volumes"),
+                        remote.client_env(stubs), timeout=30)
+        outs.append((res.stdout, res.stderr.splitlines()[-1]))
+    assert outs[0] == outs[1] == ("continued\n", "Could not create networks, volumes on remote")
+    src = _REPORTS_ONLY.format(step="docker compose create", what="networks, volumes")
+    assert found(src) == []
+    # A message that puts the failure down to the network still names a cause.
+    assert len(found(src.replace("Could not create networks, volumes on remote",
+                                 "network error, is the host up?"))) == 1
+    assert len(found(src.replace("Could not create networks, volumes on remote",
+                                 "could not connect"))) == 1
