@@ -561,9 +561,35 @@ def test_a_fact_of_this_machine_tested_by_the_remote_if(tmp_path: Path) -> None:
     'ssh h "echo built on \\"$(hostname)\\""',  # a value, not a test
     'sh -c "if [ \\"$(uname)\\" = Linux ]; then ps; fi"',  # the same machine
     'ssh h "tar czf /tmp/b.tgz -C \\"$PWD\\" ."',
+    # openhpc/ohpc, tests/ci/setup_slurm_and_run_tests.sh line 114 (Apache-2.0): the login
+    # moves the inner shell to the user's home; the cd takes it back to this directory.
+    'sudo --user="${USER}" --login bash -c "cd ${PWD}/tests; find ./ -name \'*.log\' -delete"',
+    'ssh h "cd $PWD && make"',
 ])
 def test_this_machines_facts_sent_as_values(src: str) -> None:
     assert not [x for x in found(src) if x.code == "QC101"]
+
+
+def test_an_inner_cd_to_its_own_pwd_goes_nowhere(tmp_path: Path) -> None:
+    """The inner shell's own `$PWD` as a `cd` target is where it already is: `cd $PWD/tests`
+    there is `cd tests`. Only this shell's value makes the `cd` move anywhere."""
+    home = tmp_path / "home"
+    (home / "tests").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    inner = 'cd; bash -c "cd \\${PWD}/tests && pwd"'  # the inner value: escaped
+    outer = 'cd; bash -c "cd ' + str(tmp_path) + '/tests && pwd"'  # what this shell pastes
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    got = [subprocess.run(["bash", "-c", c], capture_output=True, text=True, env=env,
+                          timeout=10, check=True).stdout.strip() for c in (inner, outer)]
+    assert got == [str(home / "tests"), str(tmp_path / "tests")]
+
+
+@pytest.mark.parametrize("src", [
+    'ssh h "cd /x; ls $PWD"',  # not a cd target
+    'ssh h "cd /a && cd $PWD/b"',  # after the inner cd: the inner value differs
+])
+def test_pwd_elsewhere_in_the_inner_text_is_still_reported(src: str) -> None:
+    assert [x.severity for x in found(src) if x.code == "QC101"] == ["warning"]
 
 
 def test_a_variable_kubectl_run_sets_for_the_pod(tmp_path: Path) -> None:

@@ -190,6 +190,8 @@ def _code_result(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
                 decided = decided_here(ctx, an, exp, first, local)
                 if decided is not None:
                     return decided
+                if _moves_into_it(an, exp, first):
+                    return None
             if damage is None:
                 return None
             if (not sets and not set_here and name in ENVIRONMENT_NAMES and env_differs
@@ -584,6 +586,27 @@ def _cd_before(text: str, at: int) -> bool:
     """A `cd` command of the text ends before offset ``at`` (not the `cd` whose argument
     ``at`` is in)."""
     return any(_SEPARATOR.search(text, m.end(), at) for m in _INNER_CD.finditer(text, 0, at))
+
+
+_CD_ARGUMENT = lazy_compile(r"(?:^|[\s;&|({])(?:cd|pushd)(?:[ \t]+--)?[ \t]+[\"']?$")
+
+
+def _moves_into_it(an: Analysis, exp: Expansion, first: Landing) -> bool:
+    """`$PWD` starts the argument of the inner script's first `cd` (`bash -c "cd $PWD/tests;
+    ..."` after `sudo --login`, `ssh h "cd $PWD && make"` on a shared file system): the inner
+    shell's own directory would make that `cd` pointless, so taking this one's there is the
+    purpose of the text."""
+    for layer in [first.layer, *(x for x in an.subtree([first.layer.id])
+                                 if x.kind == "shell" and x is not first.layer)]:
+        if exp.sources[0] not in an.chars(layer):
+            continue
+        text = layer.text or ""
+        at = next((i for i in (text_index(layer, s) for s in exp.sources) if i is not None),
+                  None)
+        if at is not None and _CD_ARGUMENT.search(text, 0, at) is not None and \
+                not _cd_before(text, at):
+            return True
+    return False
 
 
 def decided_here(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
