@@ -525,7 +525,8 @@ class _Finder:
                 if bad:
                     self.add(script, *w.span, f"read {v}",
                              f"dash's read knows only `-r` and `-p`: `Illegal option -{bad[0]}`"
-                             " and the script stops", "`read -r` (and `stty -echo` for -s)")
+                             " (status 2), nothing is read and the script goes on with the "
+                             "variables as they were", "`read -r` (and `stty -echo` for -s)")
                     break
         elif name == "trap":
             for w in args[1:]:

@@ -7,7 +7,9 @@ bash, ksh or zsh. What dash does with each construct is verified in the tests. N
 what a branch only bash runs holds (``if [ -n "$BASH_VERSION" ]``, a function that returns
 first when it is not bash; see ``_bash_guards``), unless dash rejects it while parsing; nor
 what busybox's ash accepts in a script a Dockerfile of the repository copies into an Alpine,
-busybox or Wolfi image (``_script_image``).
+busybox or Wolfi image (``_script_image``). Lower than an error where dash's failure leaves
+the script on its path (``_dash_outcome``): a test bash finds false on Linux too, a `source`
+whose file nothing after it uses.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.records import replace
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
+from quotecheck.rules._dash_outcome import harmless
 from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
 from quotecheck.rules._script_image import busybox_image
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
+_ORDER: dict[Severity, int] = {"hint": 0, "info": 1, "warning": 2, "error": 3}
 _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "hint",
                                     "hint": "hint"}
 
@@ -50,6 +54,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if image is not None and busybox_accepts(b):
                 continue  # the repository's Dockerfile runs it with busybox's ash, which does
             finding = _finding(layer, shell, b)
+            outcome = harmless(layer, b)
+            now: Severity = finding.severity if finding.severity is not None else "error"
+            if outcome is not None and _ORDER[outcome[0]] < _ORDER[now]:
+                # (dash's failure leaves the script on the path it takes anyway)
+                finding = replace(finding, severity=outcome[0],
+                                  message=finding.message.noted(outcome[1]))
             if platform is not None and shell.dialect == "sh":
                 # (the text says where it runs: there sh is bash, and this works)
                 finding = replace(finding, severity="info", message=finding.message.noted(

@@ -79,7 +79,7 @@ def test_seed_remote_shell_decides_the_severity() -> None:
 
 # (inner script, where the construct starts in it, what dash shows)
 CONSTRUCTS = [
-    ("source ./env.sh; echo after", "source", "source: not found"),
+    ("source ./env.sh; echo $X", "source", "source: not found"),
     ("[[ -n x ]] && echo yes; echo after", "[[", "[[: not found"),
     ("a=(1 2); echo after", "a=(", 'Syntax error: "(" unexpected'),
     ("x=ab; echo ${x[0]}", "${x[0]}", "Bad substitution"),
@@ -164,7 +164,7 @@ def test_posix_text_is_clean_and_runs_under_dash(script: str, tmp_path: Path) ->
     ("#!/bin/zsh", None), ("", None),
 ])
 def test_the_shebang_decides_the_root_layer(first: str, expected: str | None) -> None:
-    src = f"{first}\nsource /etc/profile\n"
+    src = f"{first}\nsource /etc/profile\necho \"$PATH\"\n"
     got = found(src)
     if expected is None:
         assert got == []
@@ -412,8 +412,9 @@ def test_a_guard_does_not_reach_a_new_sh_process() -> None:
     ("#!/bin/sh\nyum install -y httpd\nsource /etc/profile\n", "info"),
     ("#!/bin/sh\ndnf -y install git\n[[ -d /srv ]] && echo ok\n", "info"),
     # no platform named, or two families: dash is as likely as bash
-    ("#!/bin/sh\nsource /etc/profile\n", "error"),
-    ("#!/bin/sh\napt-get install -y x || yum install -y x\nsource /etc/profile\n", "error"),
+    ("#!/bin/sh\nsource /etc/profile\necho \"$PATH\"\n", "error"),
+    ("#!/bin/sh\napt-get install -y x || yum install -y x\nsource /etc/profile\nmake\n",
+     "error"),
 ])
 def test_a_red_hat_family_script_says_where_it_runs(src: str, severity: str) -> None:
     from quotecheck.checker import Options, check_source
@@ -528,19 +529,119 @@ def test_no_evidence_of_busybox_keeps_the_error(tmp_path: Path, dockerfile: str)
 
 
 def test_a_second_dockerfile_that_copies_it_elsewhere_keeps_the_error(tmp_path: Path) -> None:
-    path = image_repo(tmp_path, "source /etc/profile", ALPINE)
+    path = image_repo(tmp_path, "source /etc/profile\nmake", ALPINE)
     (tmp_path / "repo" / "Dockerfile").write_text(
         "FROM ubuntu:24.04\nCOPY images/app/entrypoint.sh /\n")
     assert [s for _, s, _ in in_image(path)] == ["error"]
 
 
 def test_without_a_path_or_a_dockerfile_nothing_changes(tmp_path: Path) -> None:
-    assert [d.severity for _, _, d in found("#!/bin/sh\nsource /etc/profile\n")] == ["error"]
+    assert [d.severity for _, _, d in found("#!/bin/sh\nsource /etc/profile\nmake\n")] == [
+        "error"]
     script = tmp_path / "run.sh"
-    script.write_text("#!/bin/sh\nsource /etc/profile\n")
+    script.write_text("#!/bin/sh\nsource /etc/profile\nmake\n")
     assert [s for _, s, _ in in_image(str(script))] == ["error"]
 
 
 def test_an_ssh_command_in_an_alpine_image_runs_on_another_machine(tmp_path: Path) -> None:
     path = image_repo(tmp_path, "ssh host 'source ~/env'", ALPINE)
     assert [s for _, s, _ in in_image(path)] == ["warning"]
+
+
+# -- issue 25: the severity follows what dash does with the construct where it stands ---------
+
+def _body_runs(tmp_path: Path, body: str) -> tuple[subprocess.CompletedProcess[str],
+                                                   subprocess.CompletedProcess[str]]:
+    (tmp_path / "common.sh").write_text(
+        'PROJECT=demo\nsetup_env() { :; }\nPATH="$PWD/bin:$PATH"\n')
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    (tmp_path / "bin" / "hello").write_text("#!/bin/sh\necho hi\n")
+    (tmp_path / "bin" / "hello").chmod(0o755)
+    down = tmp_path / "cluster-down.sh"
+    down.write_text("#!/bin/sh\necho down\n")
+    down.chmod(0o755)
+    return run("dash", body, tmp_path), run("bash", body, tmp_path)
+
+
+@pytest.mark.parametrize("body", [
+    'if [[ $(uname -s) == "OS/390" ]]; then echo zos; else echo other; fi',
+    'os=$(uname)\nif [[ "$os" == Darwin ]]; then echo mac; else echo linux; fi',
+    '[[ $OSTYPE == darwin* ]] && echo mac\necho done',
+    'if [ "$(uname)" == "Darwin" ]; then echo mac; else echo linux; fi',
+    '[[ `uname` != Linux ]] && echo other\necho done',
+    'if [[ $(uname -s) == Darwin || $(uname -s) == FreeBSD ]]; then echo bsd; fi; echo done',
+])
+def test_a_test_bash_finds_false_on_linux_is_information(tmp_path: Path, body: str) -> None:
+    src = "#!/bin/sh\n" + body + "\n"
+    # (`$OSTYPE` is reported on its own: dash does not set it)
+    got = [d for _, _, d in found(src) if src[d.span[0]:d.span[1]] in ("[[", "==")]
+    assert got and {d.severity for d in got} == {"info"}, [d.text for d in got]
+    assert all("false too" in d.text for d in got)
+    # dash takes the branch bash takes on this (Linux) machine; only stderr differs
+    dash, bash = _body_runs(tmp_path, body)
+    assert dash.stdout == bash.stdout != "" and dash.stderr and not bash.stderr
+
+
+@pytest.mark.parametrize("body", [
+    'if [[ $(uname -s) == Linux ]]; then echo linux; else echo other; fi',
+    'if [[ $(uname -s) == Darwin || -d / ]]; then echo some; else echo none; fi',
+    'os=linux\nif [[ $os == linux ]]; then echo linux; else echo other; fi',
+    'if [ "$(uname)" == "Linux" ]; then echo linux; else echo other; fi',
+])
+def test_a_test_whose_failure_takes_the_other_branch_stays_an_error(tmp_path: Path,
+                                                                    body: str) -> None:
+    got = found("#!/bin/sh\n" + body + "\n")
+    assert {d.severity for _, _, d in got} == {"error"}
+    dash, bash = _body_runs(tmp_path, body)
+    assert dash.stdout != bash.stdout
+
+
+def test_a_source_nothing_after_it_uses_is_a_warning(tmp_path: Path) -> None:
+    # mlcommons/training's minigo cluster/destroy.sh: `source ./common.sh`, then a script
+    body = "source ./common.sh\n\n./cluster-down.sh\n"
+    [(line, _, d)] = found("#!/bin/sh\n" + body)
+    assert (line, d.severity) == (2, "warning") and "misses what the file exports" in d.text
+    dash, bash = _body_runs(tmp_path, body)
+    assert "source: not found" in dash.stderr
+    assert (dash.stdout, dash.returncode) == (bash.stdout, bash.returncode) == ("down\n", 0)
+
+
+@pytest.mark.parametrize("body", [
+    'source ./common.sh\necho "project=$PROJECT"\n',  # a variable the file sets
+    "source ./common.sh\nsetup_env && echo set up\n",  # a function the file defines
+    "source ./common.sh\nhello\n",  # a program looked up in the PATH the file sets
+    "set -e\nsource ./common.sh\n./cluster-down.sh\n",  # `not found` stops the script
+    "source ./common.sh && ./cluster-down.sh\n",  # its status decides
+    "./cluster-down.sh\nsource ./common.sh\n",  # the last command: the script's status
+    'f() { echo "project=$PROJECT"; }\nsource ./common.sh\nf\n',  # what a function runs
+])
+def test_a_source_whose_file_the_script_needs_stays_an_error(tmp_path: Path, body: str) -> None:
+    got = found("#!/bin/sh\n" + body)
+    assert [d.severity for _, _, d in got if d.text.startswith("`source`")] == ["error"]
+    dash, bash = _body_runs(tmp_path, body)
+    assert (dash.stdout, dash.returncode) != (bash.stdout, bash.returncode)
+
+
+def test_read_with_a_bash_option_goes_on_in_dash(tmp_path: Path) -> None:
+    [(_, _, d)] = found("sh -c 'x=old; read -t 1 x < /dev/null; echo $x'")
+    assert d.severity == "error" and "goes on with the variables as they were" in d.text
+    dash = run("dash", "x=old; read -t 1 x < /dev/null; echo $x", tmp_path)
+    assert (dash.stdout, dash.returncode) == ("old\n", 0)
+    assert "Illegal option -t" in dash.stderr
+
+
+# The table of rules/QC207.md: where dash stops the script and where it goes on.
+@pytest.mark.parametrize(("script", "stops"), [
+    ("x=abc; echo ${x:0:1}", True), ("x=abc; echo ${x/a/b}", True),
+    ("set -o pipefail", True), ("export -f f", True), ("echo hi >& out.txt", True),
+    ("set -e; source ./nothing-here", True),
+    ("echo hi &> out.txt", False), ("[[ -n x ]]", False), ("[ a == a ]", False),
+    ("x=a; x+=b", False), ("kill -SIGTERM 2147483647", False), ("read -t 1 x < /dev/null", False),
+    ("printf -v x %s y", False), ("declare x=1", False), ("let x=1", False),
+    ("pushd /tmp", False), ("trap 'echo t' ERR", False), ("((i++))", False),
+    ("source ./nothing-here", False), ("echo {a,b}", False),
+])
+def test_where_dash_stops_and_where_it_goes_on(tmp_path: Path, script: str, stops: bool) -> None:
+    assert found(f"sh -c '{script}'".replace("'echo t'", '"echo t"'))
+    dash = run("dash", f"{script}; echo after", tmp_path)
+    assert ("after" not in dash.stdout) is stops, (dash.stdout, dash.stderr)
