@@ -449,10 +449,13 @@ def _windows_only(tree: ast.Module, source: str) -> list[tuple[int, int]]:
         if any(n.split(".")[0] in WINDOWS_MODULES for n in names):
             return [(1, source.count("\n") + 1)]
     ranges: list[tuple[int, int]] = []
+    lines: list[bytes] | None = None
     for node in ast.walk(tree):
         if not isinstance(node, ast.If):
             continue
-        test = ast.get_source_segment(source, node.test) or ""
+        if lines is None:  # (split once: ast.get_source_segment splits the source each call)
+            lines = [line.encode() for line in _PYTHON_LINES.findall(source)]
+        test = _segment(lines, node.test)
         negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
         branch = node.body
         if _OFF_WINDOWS.search(test) or (negated and _ON_WINDOWS.search(test)):
@@ -463,6 +466,24 @@ def _windows_only(tree: ast.Module, source: str) -> list[tuple[int, int]]:
             ranges.append((branch[0].lineno, max(getattr(x, "end_lineno", None) or x.lineno
                                                   for x in branch)))
     return ranges
+
+
+# Python's own line ends (a form feed or U+2028 ends no line, as str.splitlines would).
+_PYTHON_LINES = lazy_compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+def _segment(lines: list[bytes], node: ast.expr) -> str:
+    """The source text of ``node`` (its offsets count UTF-8 bytes), from the lines of the
+    source as bytes."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    end = node.end_col_offset if node.end_col_offset is not None else None
+    if not 0 <= first <= last < len(lines):
+        return ""
+    if first == last:
+        return lines[first][node.col_offset:end].decode(errors="replace")
+    text = lines[first][node.col_offset:] + b"".join(lines[first + 1:last]) + \
+        lines[last][:end]
+    return text.decode(errors="replace")
 
 
 def _host_of(call: ast.Call) -> str | None:
