@@ -82,6 +82,15 @@ _TIME_STAMP = lazy_compile(r"\$\(\s*date\b[^)]*\)|`\s*date\b[^`]*`"
 # its time stamp.
 _RUN_END = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)[\W_]*"
                         r"(?:at|on)?[\W_]*", re.IGNORECASE)
+# How long the run took: `$(( $(date +%s) - start ))s`, `${SECONDS} seconds`, `$elapsed min`.
+_DURATION = lazy_compile(
+    r"(?:\$\(\((?:[^()]|\([^()]*\)|\$\([^()]*\))*\)\)|\$\{?(?:SECONDS|[A-Za-z_0-9]*(?:"
+    r"elapsed|duration|runtime|took|seconds|secs|minutes|mins)[A-Za-z_0-9]*)\}?)"
+    r"\s*(?:s|sec|secs|seconds|m|min|mins|minutes|ms)?\b", re.IGNORECASE)
+# What is left of a timing line ("Finished in 42s", "Done after 3 minutes", "all done, took
+# 42s") without its duration.
+_RUN_TOOK = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)[\W_]*"
+                         r"(?:in|after|took)[\W_]*", re.IGNORECASE)
 # `$?` or `${?}` read in a command's text: the status of the command before it.
 _READS_STATUS = lazy_compile(r"\$(?:\?|\{\?\})")
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
@@ -116,10 +125,14 @@ def _claims_nothing(text: str) -> bool:
 
 
 def _run_end_marker(text: str, slot: Slot, views: dict[int, CommandView]) -> bool:
-    """A bare "done at $(date)" as the script's last step: it logs when the run ended (a line
-    "start at ..." often opens it), it reports on no step before it."""
-    if not slot.top or not _TIME_STAMP.search(text) or \
-            not _RUN_END.fullmatch(_TIME_STAMP.sub(" ", text)):
+    """A bare "done at $(date)" or "finished in ${SECONDS}s" as the script's last step: it logs
+    when the run ended or how long it took (a line "start at ..." often opens it), it reports
+    on no step before it."""
+    stamped = _TIME_STAMP.search(text) is not None and \
+        _RUN_END.fullmatch(_TIME_STAMP.sub(" ", text)) is not None
+    timed = _DURATION.search(text) is not None and \
+        _RUN_TOOK.fullmatch(_DURATION.sub(" ", text)) is not None
+    if not slot.top or not (stamped or timed):
         return False
     after = slot.items[slot.index + 1:]
     return all(_neutral([n], views) or _names(n, views) == ["exit"] for n in after)

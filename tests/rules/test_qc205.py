@@ -229,6 +229,10 @@ echo -e "done at $(date)"
     CELEBORN_REG_END,
     'make\necho "Finished at `date +%T`"\nexit 0\n',
     'make\necho "$(date \'+%F %T\'): all done"\n',
+    # how long the run took, as its last line
+    'start=$(date +%s)\nmake build\necho "Finished in $(( $(date +%s) - start ))s"\n',
+    'make\necho "Done in ${SECONDS}s"\n',
+    'make\necho "All done, took $elapsed seconds"\nexit 0\n',
 ])
 def test_a_time_stamped_end_of_run_line_claims_nothing(src: str) -> None:
     assert found(src) == [], src
@@ -238,6 +242,8 @@ def test_a_time_stamped_end_of_run_line_claims_nothing(src: str) -> None:
     'make\necho "done at $(date)"\nmake install\n',  # not the end of the run
     'make\necho "Build done at $(date)"\n',  # it names what was done
     'make\necho "done"\n',  # no time stamp
+    'make\necho "Build finished successfully in ${SECONDS}s"\n',  # it names what succeeded
+    'make\necho "Finished in ${SECONDS}s"\nmake install\n',  # not the end of the run
 ])
 def test_a_done_line_that_reports_on_a_step(src: str) -> None:
     assert len(found(src)) == 1, src
