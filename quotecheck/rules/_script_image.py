@@ -16,7 +16,6 @@ import fnmatch
 import json
 import os
 
-from quotecheck.hosts.dockerfile import BUSYBOX_IMAGES, instructions, stage_images
 from quotecheck.lazy_regex import lazy_compile
 
 # Wolfi's and Chainguard's images: their shell, where they have one, is busybox's ash.
@@ -47,6 +46,8 @@ def busybox_image(path: str | None) -> tuple[str, str] | None:
 
 
 def _busybox(image: str) -> bool:
+    from quotecheck.hosts.dockerfile import BUSYBOX_IMAGES
+
     return "$" not in image and bool(BUSYBOX_IMAGES.search(image) or _WOLFI_IMAGES.search(image))
 
 
@@ -78,6 +79,9 @@ def _copied_into(dockerfile: str, script: str, contexts: list[str]) -> list[str]
     """The images the Dockerfile copies ``script`` into (the stage's base image, and the last
     stage's when that is another), or None when it does not copy it. The build context is
     not written in the Dockerfile: its folder or any parent up to the repository root."""
+    # (the Dockerfile reader is loaded only where there is a Dockerfile to read)
+    from quotecheck.hosts.dockerfile import instructions, stage_images
+
     try:
         with open(dockerfile, encoding="utf-8", errors="replace") as f:
             source = f.read(MAX_DOCKERFILE)
