@@ -26,7 +26,14 @@ import re
 
 from quotecheck.diagnostics import Severity
 from quotecheck.layers.model import Layer
-from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes, walk
+from quotecheck.parsing.tree import (
+    CommandList,
+    Compound,
+    Script,
+    SimpleCommand,
+    iter_nodes,
+    walk,
+)
 from quotecheck.parsing.words import Word
 from quotecheck.rules._portability import Bashism, all_scripts, script_span, words_of
 
@@ -253,3 +260,63 @@ def _words_own(words: list[Word], assigned: set[str]) -> bool:
                     _SPECIAL.match(p.name) or p.name in assigned):
                 return False
     return True
+
+
+# -- code that runs only where there is no bash ---------------------------------------------------
+
+_LOOKUPS = frozenset({"command", "which", "type", "hash"})
+
+
+def _finds_bash(node: object) -> bool:
+    """`command -v bash`, `which bash`, `type bash`, `hash bash` (a list of that one command)."""
+    while isinstance(node, CommandList) and len(node.items) == 1:
+        node = node.items[0]
+    if not isinstance(node, SimpleCommand) or not node.words:
+        return False
+    words = [w.value for w in node.words if not w.dynamic]
+    if len(words) != len(node.words) or words[0] not in _LOOKUPS:
+        return False
+    operands = [w for w in words[1:] if not w.startswith("-")]
+    return operands == ["bash"] and (words[0] != "command" or "-v" in words[1:])
+
+
+def _leaves(node: object) -> bool:
+    """Does the list end by leaving the script (`exit`, `exec`)?"""
+    while isinstance(node, CommandList) and node.items:
+        node = node.items[-1]
+    return isinstance(node, SimpleCommand) and bool(node.words) and \
+        node.words[0].value in ("exit", "exec")
+
+
+def without_bash(layer: Layer) -> tuple[int, int] | None:
+    """The input span of the layer's text that runs only where no bash was found: what follows
+    a top-level `if command -v bash; then ...; exit; fi` or `command -v bash && exec bash "$0"`
+    (also `which`, `type`, `hash`)."""
+    script = layer.script
+    if script is None:
+        return None
+    found = _without_bash(script)
+    return None if found is None else script_span(script, *found)
+
+
+def _without_bash(script: Script) -> tuple[int, int] | None:
+    for node in script.body:
+        items = node.items if isinstance(node, CommandList) else [node]
+        ops = node.ops if isinstance(node, CommandList) else []
+        for i, item in enumerate(items):
+            if isinstance(item, Compound) and item.kind == "if" and item.parts:
+                role, cond = item.parts[0]
+                body = item.parts[1][1] if len(item.parts) > 1 else None
+                if role == "condition" and _finds_bash(cond) and body is not None and \
+                        _leaves(body) and all(r != "condition" for r, _ in item.parts[2:]):
+                    return (item.span[1], len(script.text))
+            elif (_finds_bash(item) and i + 1 < len(items) and i < len(ops)
+                  and ops[i] == "&&" and _leaves(items[i + 1])):
+                return (items[i + 1].span[1], len(script.text))
+    return None
+
+
+WITHOUT_BASH_NOTE = (
+    "this runs only where the script found no bash: not on Debian or Ubuntu, whose sh is dash "
+    "but where bash is an Essential package, always installed; a system without bash is "
+    "busybox's (Alpine, Wolfi), whose ash accepts this, or another sh")

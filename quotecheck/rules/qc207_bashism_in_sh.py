@@ -22,7 +22,7 @@ from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.records import replace
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
-from quotecheck.rules._dash_outcome import harmless
+from quotecheck.rules._dash_outcome import WITHOUT_BASH_NOTE, harmless, without_bash
 from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
 from quotecheck.rules._script_image import busybox_image
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
@@ -47,6 +47,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         by_eval = eval_guards(ctx.trace, layer)
         platform = _red_hat_family(layer)
         image = _busybox_image(ctx, layer, shell)
+        no_bash = without_bash(layer) if shell.dialect == "sh" and layer.parent is None else None
         for b in found:
             if within(b.span, by_eval) or (within(b.span, guarded)
                                            and not _parse_time(b, ctx.source)):
@@ -60,6 +61,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 # (dash's failure leaves the script on the path it takes anyway)
                 finding = replace(finding, severity=outcome[0],
                                   message=finding.message.noted(outcome[1]))
+            elif (no_bash is not None and within(b.span, [no_bash]) and now == "error"
+                  and busybox_accepts(b) and not _parse_time(b, ctx.source)):
+                # (only where there is no bash: not where sh is dash)
+                finding = replace(finding, severity="warning",
+                                  message=finding.message.noted(WITHOUT_BASH_NOTE))
             if platform is not None and shell.dialect == "sh":
                 # (the text says where it runs: there sh is bash, and this works)
                 finding = replace(finding, severity="info", message=finding.message.noted(

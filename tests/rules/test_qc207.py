@@ -645,3 +645,62 @@ def test_where_dash_stops_and_where_it_goes_on(tmp_path: Path, script: str, stop
     assert found(f"sh -c '{script}'".replace("'echo t'", '"echo t"'))
     dash = run("dash", f"{script}; echo after", tmp_path)
     assert ("after" not in dash.stdout) is stops, (dash.stdout, dash.stderr)
+
+
+# -- issue 25: code that runs only where the script found no bash ------------------------------
+
+# apache/impala's docker/install_bash_if_needed.sh, shortened (Apache-2.0): the rest of the
+# script runs only where there is no bash, which is never the case on Debian or Ubuntu (bash
+# is an Essential package there: `dpkg -s bash`), the systems whose sh is dash.
+IMPALA_BASH_CHECK = '''#!/bin/sh
+set -eu
+if command -v bash; then
+  echo "Bash found, skipping installation."
+  exit 0
+fi
+if [ -f /etc/os-release ]; then
+  source /etc/os-release
+  echo "$ID"
+fi
+'''
+
+
+def test_what_runs_only_without_bash_is_a_warning(tmp_path: Path) -> None:
+    [(line, _, d)] = found(IMPALA_BASH_CHECK)
+    assert (line, d.severity) == (8, "warning") and "Essential" in d.text
+    # On this Debian/Ubuntu machine dash never gets there: bash is always installed.
+    import shutil
+
+    if shutil.which("dpkg-query"):
+        essential = subprocess.run(["dpkg-query", "-W", "-f=${Essential}", "bash"],
+                                   capture_output=True, text=True)
+        assert essential.stdout == "yes"
+    script = tmp_path / "install.sh"
+    script.write_text(IMPALA_BASH_CHECK)
+    dash = subprocess.run(["dash", str(script)], capture_output=True, text=True, timeout=10)
+    assert dash.returncode == 0 and "skipping installation" in dash.stdout
+    assert "not found" not in dash.stderr
+
+
+def test_a_re_exec_under_bash_leaves_the_rest_to_shells_without_bash(tmp_path: Path) -> None:
+    src = ('#!/bin/sh\n'
+           '[ -z "$BASH_VERSION" ] && command -v bash >/dev/null && exec bash "$0" "$@"\n'
+           '[[ -n "$1" ]] && echo "arg $1"\n')
+    [(_, _, d)] = found(src)
+    assert d.severity == "warning" and "Essential" in d.text
+    script = tmp_path / "run.sh"
+    script.write_text(src)
+    dash = subprocess.run(["dash", str(script), "x"], capture_output=True, text=True, timeout=10)
+    assert (dash.stdout, dash.stderr) == ("arg x\n", "")
+
+
+@pytest.mark.parametrize("src", [
+    # no way out after the test: dash goes on, with bash installed
+    "#!/bin/sh\nif command -v bash >/dev/null; then echo found; fi\nsource ./env.sh\nmake\n",
+    # the rest runs only where bash IS there: still dash
+    "#!/bin/sh\ncommand -v bash >/dev/null || exit 1\nsource ./env.sh\nmake\n",
+    # what busybox's ash rejects too
+    "#!/bin/sh\nif which bash; then exit 0; fi\nshopt -s nullglob\n",
+])
+def test_no_guard_against_bash_keeps_the_error(src: str) -> None:
+    assert [d.severity for _, _, d in found(src)] == ["error"]
