@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from quotecheck.diagnostics import problem_message
 from quotecheck.layers.model import Layer
+from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.runtime_text import RunTimeError, run_time_errors
 from quotecheck.parsing.shell_options import argv_enables_extglob, enables_extglob
 from quotecheck.rules.api import CheckContext, Finding, Rule
@@ -83,17 +84,25 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _first_command_of_a_file_without_shebang(ctx: CheckContext, at: int) -> bool:
-    """A file with no `#!` line whose first command already does not parse: nothing in it shows
-    it is a shell script (a Pig Latin or SQL file named `.sh`, a template), so the error says
-    little about a shell."""
+    """A file with no `#!` line whose first command already does not parse and is a statement
+    of another language (`A = load ...;`): nothing in it shows it is a shell script (a Pig
+    Latin file named `.sh`), so the error says little about a shell."""
     source = ctx.source
     process = ctx.trace.root.process
     if ctx.trace.host is not None or ctx.trace.root.kind != "shell" or \
             source.startswith("#!") or not (process and len(process) >= 2 and process[1]):
         return False
-    before = source[:source.rfind("\n", 0, at) + 1]
-    return all(not line.strip() or line.lstrip().startswith("#")
-               for line in before.splitlines())
+    start = source.rfind("\n", 0, at) + 1
+    end = source.find("\n", at)
+    line = source[start:end if end >= 0 else len(source)]
+    return _OTHER_LANGUAGE.match(line) is not None and all(
+        not line.strip() or line.lstrip().startswith("#")
+        for line in source[:start].splitlines())
+
+
+# A statement of another language: `A = load 'passwd' using PigStorage(':');`, `x = 1`. In a
+# shell `A = ...` runs a command named A, which no script means.
+_OTHER_LANGUAGE = lazy_compile(r"[ \t]*[A-Za-z_][\w.]*[ \t]+=[ \t]")
 
 
 _UNLESS = (", unless the value of {} (pasted in where the shell reads code) is itself shell "

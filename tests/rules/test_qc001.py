@@ -34,6 +34,8 @@ def test_a_file_without_a_shebang_whose_first_command_fails_may_not_be_shell() -
     ("#!/bin/sh\n" + PIG, "files/pigSmoke.sh"),  # its #! line says it is shell
     ("echo start\nif then\n", "run.sh"),  # a command parsed before the error
     ("A = load 'passwd' using PigStorage(':');\n", None),  # typed at a prompt
+    ("# lib\nif then\n", "lib.sh"),  # a shell text, broken
+    ('echo "unterminated\n', "x.sh"),
 ])
 def test_the_first_syntax_error_of_a_shell_text_stays_an_error(src: str,
                                                               path: str | None) -> None:
