@@ -23,7 +23,14 @@ from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.records import replace
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
 from quotecheck.rules._dash_outcome import WITHOUT_BASH_NOTE, harmless, without_bash
-from quotecheck.rules._portability import Bashism, LayerShell, bashisms, layer_shell
+from quotecheck.rules._portability import (
+    Bashism,
+    LayerShell,
+    Span,
+    bashisms,
+    layer_shell,
+    script_span,
+)
 from quotecheck.rules._script_image import busybox_image
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
@@ -48,6 +55,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         platform = _red_hat_family(layer)
         image = _busybox_image(ctx, layer, shell)
         no_bash = without_bash(layer) if shell.dialect == "sh" and layer.parent is None else None
+        stop = _dash_stops(ctx, layer, found, by_eval) \
+            if shell.dialect == "sh" and layer.parent is None and image is None else None
         for b in found:
             if within(b.span, by_eval) or (within(b.span, guarded)
                                            and not _parse_time(b, ctx.source)):
@@ -66,12 +75,34 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 # (only where there is no bash: not where sh is dash)
                 finding = replace(finding, severity="warning",
                                   message=finding.message.noted(WITHOUT_BASH_NOTE))
+            if stop is not None and b.span[0] >= stop[1] and \
+                    _ORDER[finding.severity or "error"] > _ORDER["info"]:
+                # (like a later syntax error: dash never gets this far)
+                finding = replace(finding, severity="info", message=finding.message.noted(
+                    f"dash stops with a syntax error at line {stop[0]}, before it gets here"))
             if platform is not None and shell.dialect == "sh":
                 # (the text says where it runs: there sh is bash, and this works)
                 finding = replace(finding, severity="info", message=finding.message.noted(
                     f"the script installs with `{platform}`, a Red Hat family system, where "
                     "/bin/sh is bash and this works; it fails where sh is dash"))
             yield finding
+
+
+def _dash_stops(ctx: CheckContext, layer: Layer, found: list[Bashism],
+                by_eval: list[Span]) -> tuple[int, int] | None:
+    """(line, offset) of a script file's first construct dash rejects while parsing, and the
+    input offset where the top-level command holding it ends: dash runs the commands before
+    it, stops there with a syntax error (status 2), and never reads what follows."""
+    script = layer.script
+    first = next((b for b in found if _parse_time(b, ctx.source)
+                  and not within(b.span, by_eval)), None)
+    if script is None or first is None:
+        return None
+    for node in script.body:
+        span = script_span(script, node.span[0], node.span[1])
+        if span is not None and span[0] <= first.span[0] < span[1]:
+            return ctx.source.count("\n", 0, first.span[0]) + 1, span[1]
+    return None
 
 
 def _busybox_image(ctx: CheckContext, layer: Layer,

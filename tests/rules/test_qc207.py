@@ -704,3 +704,37 @@ def test_a_re_exec_under_bash_leaves_the_rest_to_shells_without_bash(tmp_path: P
 ])
 def test_no_guard_against_bash_keeps_the_error(src: str) -> None:
     assert [d.severity for _, _, d in found(src)] == ["error"]
+
+
+# -- issue 25: what follows the point where dash stops with a syntax error -----------------------
+
+# open-mpi/ompi, contrib/ompi-time.sh (BSD-3-Clause), shortened: a `#!/bin/sh` script of bash
+# functions; dash runs the first lines, stops at the first `function`, and reads no further.
+STOPS_EARLY = ('#!/bin/sh\n'
+               'echo start\n'
+               'function usage {\n'
+               '  echo "usage: $0"\n'
+               '}\n'
+               'echo after\n'
+               'if [[ "$1" == -h ]]; then usage; fi\n'
+               'echo -e "a\\tb"\n')
+
+
+def test_what_follows_dashs_first_syntax_error_is_information() -> None:
+    got = {(line, d.severity) for line, _, d in found(STOPS_EARLY)}
+    assert got == {(3, "error"), (7, "info"), (8, "info")}
+    [later] = [d for line, _, d in found(STOPS_EARLY) if line == 7]
+    assert "dash stops with a syntax error at line 3" in later.text
+
+
+def test_dash_never_reaches_them(tmp_path: Path) -> None:
+    script = tmp_path / "s.sh"
+    script.write_text(STOPS_EARLY)
+    res = subprocess.run(["dash", str(script)], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2 and "Syntax error" in res.stderr
+    assert "start" in res.stdout and "after" not in res.stdout
+
+
+def test_before_the_first_syntax_error_they_stay_errors() -> None:
+    src = '#!/bin/sh\n[[ -f x ]] && echo y\nfunction f {\n  :\n}\n'
+    assert {(line, d.severity) for line, _, d in found(src)} == {(2, "error"), (3, "error")}
