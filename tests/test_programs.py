@@ -349,3 +349,30 @@ def test_the_facts_module_stays_cheap_to_import() -> None:
                 for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
                 for alias in node.names}
     assert imported == {"__future__", "typing"}
+
+
+# apache/drill, start-build-env.sh lines 118-127 (Apache-2.0): `${DOCKER_INTERACTIVE_RUN}` is
+# empty or `-i -t`; the words after it are docker's own options, then the image and command.
+DRILL = ('docker run --rm=true ${DOCKER_INTERACTIVE_RUN} \\\n'
+         '  --name "${CONTAINER_NAME}" \\\n'
+         '  -v "${HOME}/.m2:${DOCKER_HOME_DIR}/.m2${V_OPTS:-}" \\\n'
+         '  -w "${DOCKER_HOME_DIR}/drill" \\\n'
+         '  -u "${USER_ID}" \\\n'
+         '  "drill-build-${USER_ID}" sh -c "echo ready"\n')
+
+
+def test_a_run_time_word_before_docker_s_own_options_holds_options() -> None:
+    [layer] = [x for x in build_trace(DRILL).layers if x.kind == "exec"]
+    assert [a.value for a in layer.argv] == ["sh", "-c", "echo ready"]
+    assert layer.handoff is not None and layer.handoff.uncertain  # (known only at run time)
+    assert [d.code for d in codes(DRILL, select=["QC101"])] == []
+
+
+@pytest.mark.parametrize(("src", "command"), [
+    ("docker run --rm $IMG --help\n", ["--help"]),  # the image's program gets --help
+    ("docker run --rm $IMG -e foo\n", ["-e", "foo"]),  # nothing would be left for the image
+])
+def test_a_run_time_image_before_its_program_s_options_stays_the_image(
+        src: str, command: list[str]) -> None:
+    [layer] = [x for x in build_trace(src).layers if x.kind == "exec"]
+    assert [a.value for a in layer.argv] == command

@@ -822,6 +822,13 @@ CONTAINER_RUN = _g(
 )
 
 
+def _takes_a_value(grammar: Grammar, word: str) -> bool:
+    """``word`` is an option of ``grammar`` that takes a value (`--name`, `-v`, `--env=X`)."""
+    if word.startswith("--"):
+        return word[2:].partition("=")[0] in grammar.long_values
+    return len(word) == 2 and word[0] == "-" and word[1] in grammar.short_values
+
+
 def parse_container(
     argv: tuple[str, ...], dynamic: AbstractSet[int], start: int, end: int
 ) -> Handoff | None:
@@ -834,8 +841,18 @@ def parse_container(
     if not ops or argv[ops[0]] not in ("exec", "run"):
         return None
     action = argv[ops[0]]
-    sub = scan(argv, CONTAINER_EXEC if action == "exec" else CONTAINER_RUN, ops[0] + 1, end,
-               dynamic)
+    grammar = CONTAINER_EXEC if action == "exec" else CONTAINER_RUN
+    sub = scan(argv, grammar, ops[0] + 1, end, dynamic)
+    while len(sub.operands) > 1 and sub.operands[0] in dynamic and \
+            _takes_a_value(grammar, argv[sub.operands[0] + 1]):
+        # `docker run --rm $INTERACTIVE --name "$n" -v ... image cmd`: a run-time word followed
+        # by the program's own options with their values holds options too (or nothing); taken
+        # for the container, it made `--name` the command.
+        rest = scan(argv, grammar, sub.operands[0] + 1, end, dynamic)
+        if not rest.operands:
+            break
+        sub = type(sub)((*sub.options, *rest.options), rest.operands, rest.dashdash,
+                        (*sub.unknown, *rest.unknown), rest.missing_value, True)
     options = glob.options + sub.options
     uncertain = glob.uncertain or sub.uncertain
     if sub.has("--help"):
