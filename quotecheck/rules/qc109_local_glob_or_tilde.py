@@ -73,6 +73,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         continue
                     if part.quoting != "none" or part.kind not in ("glob", "tilde"):
                         continue
+                    if part.kind == "glob" and arg.value.startswith("-"):
+                        # (`sqlcmd -?`, `--exclude=*.log`: an option of the program; the local
+                        # shell would match it only against files named like options)
+                        continue
                     finding = _judge(ctx, layer, view, h, context, arg, part)
                     if finding is not None:
                         seen.add(i)

@@ -168,3 +168,20 @@ def test_the_callers_home_handed_to_a_user_switcher(tmp_path: Path) -> None:
     assert not found(advised)
     assert not found('sudo cp x "$HOME/"')  # root: your own home, as written
     assert not found('HOME=/srv/app\ngosu app ls "$HOME"')  # a HOME the script sets
+
+
+# netdata/netdata, src/go/tools/functions-validation/e2e/mssql.sh line 202 (GPL-3.0-or-later):
+# `-?` is sqlcmd's help option; the pattern is the program's, not a path in the container.
+@pytest.mark.parametrize("src", [
+    'help="$(docker exec -i "$cid" "$MSSQL_SQLCMD_PATH" -? 2>&1)"',
+    "ssh h rsync -a --exclude=*.log src/ dst/",
+])
+def test_a_pattern_in_an_option_word_is_the_program_s(src: str) -> None:
+    assert found(src) == []
+
+
+def test_real_bash_passes_an_option_pattern_on_as_written(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("")
+    out = subprocess.run(["bash", "-c", "printf '%s\\n' -? --exclude=*.log"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=10, check=True).stdout
+    assert out.split() == ["-?", "--exclude=*.log"]
