@@ -20,6 +20,7 @@ from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import (
+    CommandList,
     Compound,
     Node,
     Pipeline,
@@ -428,6 +429,19 @@ class _Finder:
         self.layer = layer
         self.found: list[Bashism] = []
         self.seen: set[tuple[int, str]] = set()
+        self._sets: dict[str, list[tuple[int, Span | None, Span]]] | None = None
+        self._functions_found: list[Span] | None = None
+
+    @property
+    def _functions(self) -> list[Span]:
+        """The input spans of the script's function definitions."""
+        if self._functions_found is None:
+            script = self.layer.script
+            self._functions_found = [] if script is None else [
+                span for node in iter_nodes(script.body)
+                if isinstance(node, Compound) and node.kind == "function"
+                and (span := script_span(script, *node.span)) is not None]
+        return self._functions_found
 
     def add(self, script: Script, start: int, end: int, construct: str, effect: str,
             instead: str, *, minor: bool = False, replacement: str | None = None,
@@ -682,11 +696,94 @@ class _Finder:
         if found is not None:
             self.add(script, p.span[0], p.span[1], p.value, found[0], found[1], kind=found[2])
             return
-        if p.name in BASH_VARIABLES:
+        if p.name in BASH_VARIABLES and not self._own_variable(script, p):
             self.add(script, p.span[0], p.span[1], f"${p.name}",
                      f"dash does not set `{p.name}`: it expands to nothing",
                      _BASH_VARIABLE_INSTEAD.get(p.name, "a command that computes the value"),
                      minor=True)
+
+
+    def _own_variable(self, script: Script, p: Part) -> bool:
+        """Does the script set this bash variable itself where the expansion reads it? In
+        dash it is then an ordinary variable: set at the top level before the expansion (or
+        anywhere at the top level, for an expansion in a function, which runs later), in the
+        same function before it, or by the statement whose test reads it
+        (`[ -z "$UID" ] && UID=$(id -u)`)."""
+        if self._sets is None:
+            self._sets = _variables_set(self.layer.script)
+        at = script_span(script, p.span[0], p.span[1])
+        if at is None or p.name is None:
+            return False
+        pos = at[0]
+        for start, function, statement in self._sets.get(p.name, ()):
+            if statement[0] <= pos < statement[1] and start > pos:
+                return True  # the statement that tests it sets it
+            inside = next((f for f in self._functions if f[0] <= pos < f[1]), None)
+            if function is None and (start < pos or inside is not None):
+                return True
+            if function is not None and function == inside and start < pos:
+                return True
+        return False
+
+
+_SET_NAME = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(=|\Z)")
+
+
+def _variables_set(script: Script | None) -> dict[str, list[tuple[int, Span | None, Span]]]:
+    """For each variable the script assigns (`x=`, `export x=`, `read x`, `for x in`): the
+    input offset of each assignment, the span of the function it is in (None: the top level)
+    and the span of the top-level statement (or the function's statement) holding it."""
+    out: dict[str, list[tuple[int, Span | None, Span]]] = {}
+    if script is None:
+        return out
+
+    def visit(nodes: list[Node], function: Span | None, statement: Span | None) -> None:
+        for node in nodes:
+            here = statement if statement is not None else script_span(script, *node.span)
+            if here is None:
+                continue
+            if isinstance(node, SimpleCommand):
+                names: list[tuple[str, int]] = [(a.name, a.span[0]) for a in node.assignments]
+                words = node.words
+                if words and not words[0].dynamic and words[0].value in (
+                        "read", "export", "readonly", "local", "typeset", "declare"):
+                    for w in words[1:]:
+                        m = _SET_NAME.match(w.raw)
+                        if m is not None and (m.group(2) or words[0].value == "read"):
+                            names.append((m.group(1), w.span[0]))
+                for name, offset in names:
+                    at = script_span(script, offset, offset + 1)
+                    if at is not None:
+                        out.setdefault(name, []).append((at[0], function, here))
+            elif isinstance(node, Pipeline):
+                visit(node.commands, function, here)
+            elif isinstance(node, CommandList):
+                visit(node.items, function, here)
+            elif isinstance(node, Compound):
+                if node.kind == "function":
+                    span = script_span(script, *node.span)
+                    body: list[Node] = [x for _, x in node.parts]
+                    while len(body) == 1 and isinstance(body[0], Compound) and \
+                            body[0].kind == "group":
+                        body = [x for _, x in body[0].parts]
+                    if len(body) == 1 and isinstance(body[0], CommandList):
+                        # each and-or list of the body is a statement
+                        items, ops = body[0].items, body[0].ops
+                        chain = 0
+                        for i, item in enumerate(items):
+                            if i + 1 == len(items) or i >= len(ops) or ops[i] not in ("&&", "||"):
+                                first, last = items[chain].span[0], item.span[1]
+                                visit(items[chain:i + 1], span, script_span(script, first, last))
+                                chain = i + 1
+                    else:
+                        visit(body, span, None)
+                    continue
+                if node.kind == "for" and node.name and not node.name.startswith("(("):
+                    out.setdefault(node.name, []).append((here[0], function, here))
+                visit([x for _, x in node.parts], function, here)
+
+    visit(script.body, None, None)
+    return out
 
 
 _BASH_VARIABLE_INSTEAD = {

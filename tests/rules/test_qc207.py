@@ -738,3 +738,34 @@ def test_dash_never_reaches_them(tmp_path: Path) -> None:
 def test_before_the_first_syntax_error_they_stay_errors() -> None:
     src = '#!/bin/sh\n[[ -f x ]] && echo y\nfunction f {\n  :\n}\n'
     assert {(line, d.severity) for line, _, d in found(src)} == {(2, "error"), (3, "error")}
+
+
+# -- issue 25: a bash variable the script sets itself is an ordinary variable in dash -------------
+
+@pytest.mark.parametrize("script", [
+    '[ -z "${UID}" ] && UID="$(id -u)"\nf() { [ "${UID}" -ne 0 ] || echo root; echo "u=$UID"; }\n'
+    "f\n",
+    'export EUID="$(id -u)"\necho "e=$EUID"\n',
+    "f() { echo \"r=$RANDOM\"; }\nRANDOM=7\nf\n",
+    "read -r HOSTNAME < /etc/hostname\necho \"h=$HOSTNAME\"\n",
+])
+def test_a_bash_variable_the_script_sets_is_its_own(tmp_path: Path, script: str) -> None:
+    assert where("#!/bin/sh\n" + script) == []
+    # (dash expands it to what the script set, as bash does; RANDOM=7 seeds bash's, so only
+    # the line before it is compared there)
+    dash = run("dash", script, tmp_path)
+    bash = run("bash", script, tmp_path)
+    assert dash.returncode == 0 and "=\n" not in dash.stdout
+    if "RANDOM" not in script:
+        assert dash.stdout == bash.stdout
+
+
+@pytest.mark.parametrize("script", [
+    'echo "u=$UID"\nUID="$(id -u)"\n',  # set after the top-level use
+    'f() { UID=0; }\necho "u=$UID"\n',  # set only in a function that never ran
+])
+def test_a_bash_variable_read_before_the_script_sets_it_is_reported(
+        tmp_path: Path, script: str) -> None:
+    line = 2 if script.startswith("echo") else 3
+    assert where("#!/bin/sh\n" + script) == [(line, 9)]
+    assert "u=\n" in run("dash", script, tmp_path).stdout
