@@ -838,6 +838,10 @@ def not_evaluated(ctx: CheckContext) -> list[Report]:
 
 # How many calls of one function are followed (each runs its body again).
 _CALLS_FOLLOWED = 8
+# The words of a trap's command text (`trap 'cleanup; exit' INT TERM`) that may name a function.
+_TRAP_WORDS = lazy_compile(r"[A-Za-z_][A-Za-z_0-9:.-]*")
+# The order of what a trap runs: after every command of the script.
+_AT_EXIT = 1 << 62
 
 
 def _in_run_order(layer: Layer) -> list[Event]:
@@ -850,11 +854,15 @@ def _in_run_order(layer: Layer) -> list[Event]:
         if fn is not None and fn.name is not None:
             function_of[id(view)] = fn.name
     calls: dict[str, list[CommandView]] = {}
+    trapped: set[str] = set()  # functions a `trap` runs: at the signal or when the shell exits
     for view in layer.commands:
         if view.argv and not view.argv[0].dynamic and view.source_span is not None:
             name = view.argv[0].value
             if name in function_of.values() and function_of.get(id(view)) != name:
                 calls.setdefault(name, []).append(view)
+            elif name == "trap" and len(view.argv) >= 3:
+                trapped.update(w for w in _TRAP_WORDS.findall(view.argv[1].value)
+                               if w in function_of.values())
 
     def runs(view: CommandView, depth: int
              ) -> list[tuple[tuple[int, ...], frozenset[tuple[int, int]], bool]]:
@@ -862,6 +870,10 @@ def _in_run_order(layer: Layer) -> list[Event]:
         at = view.source_span[0]
         arms = _branches(view)
         name = function_of.get(id(view))
+        if name is not None and name not in calls and name in trapped:
+            # Called only by a trap (`trap cleanup EXIT`): it runs when the script exits or
+            # is signalled, after everything the script has started by then.
+            return [((_AT_EXIT, at), arms, False)]
         if name is None or name not in calls or depth > 4:
             return [((at,), arms, False)]
         return [((*o, at), b | arms, looped or _in_loop(call))

@@ -178,6 +178,28 @@ def test_a_function_runs_where_it_is_called(tmp_path: Path) -> None:
     assert line == 5
 
 
+def test_a_function_a_trap_runs_runs_when_the_script_ends(tmp_path: Path) -> None:
+    """Real bash and dash: a function called only by `trap ... EXIT` (or INT/TERM) runs when
+    the script exits, after the start that follows its definition; its kill stops that start
+    at the end, it is no kill before it."""
+    from harness.stubs import StubDir
+
+    stubs = StubDir(tmp_path, names=["pkill", "containerd"])
+    script = ("cleanup() {\n  pkill containerd || true\n}\ntrap cleanup EXIT\n"
+              "containerd --config x.toml &\nwait\n")
+    for shell in ("bash", "dash"):
+        subprocess.run([shell, "-c", script], env=stubs.env(), check=True, timeout=10)
+        assert [r[0] for r in stubs.records()][-2:] == ["containerd", "pkill"]
+    assert found(script) == []
+    assert found(script.replace("trap cleanup EXIT", "trap 'cleanup; exit 1' INT TERM")) == []
+    # a function the trap calls through another one runs at the end too
+    nested = script.replace("trap cleanup EXIT", "on_exit() { cleanup; }\ntrap on_exit EXIT")
+    assert found(nested) == []
+    # called directly before the start, it is a relaunch, trap or not
+    [(line, _, _)] = found(script.replace("trap cleanup EXIT", "trap cleanup EXIT\ncleanup"))
+    assert line == 6
+
+
 @pytest.mark.parametrize(("src", "reported"), [
     ("pkill app\nappctl restore --all\n", False),  # appctl is another program
     ("pkill java\njavac Main.java\n", False),
