@@ -66,7 +66,10 @@ def _in_word(toks: list[Token], text: str, index: int) -> Iterator[Match]:
         inner1, inner2 = q1.inner(text), q2.inner(text)
         empty_close = inner2 == "" and k + 2 == len(toks) - 1
         delimited = inner1.endswith(_OPENERS) and (inner2 == "" or inner2.startswith(_CLOSERS))
-        if q1.kind == "double" and u.expansion:
+        if q1.kind == "double" and u.expansion and (
+                delimited or empty_close or inner1.endswith(_OPENERS)):
+            # (where neither side reads as a nested quote's edge, `"$name"[$i]="$v"` joins
+            # three parts on purpose)
             why = ("the expansion between them is outside any quotes: the local shell expands "
                    "it, then splits and globs the result")
             yield Match(q1, q2, [u], (index,), why, "warning")

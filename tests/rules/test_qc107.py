@@ -178,3 +178,18 @@ def test_quotes_that_only_switch_are_not_split_words() -> None:
                 "tool 'a'\\''b c'\\'''", 'echo "Usage: "$0" [options]"',
                 "tool '--name='\"$n\" 'x'", 'X="a"$b" c"']:
         assert found(src) == [], src
+
+
+# containerd/containerd, script/setup/install-cni-windows line 40 (Apache-2.0): three parts
+# joined on purpose, an array element assigned through eval.
+SPLIT_IP = ('split_ip() {\n  local -r varname="$1"\n  local -r ip="$2"\n'
+            '  for i in {0..3}; do\n'
+            '    eval "$varname"[$i]="$( echo "$ip" | cut -d \'.\' -f $((i + 1)) )"\n'
+            '  done\n}\nsplit_ip parts 10.1.2.3\necho "${parts[2]}"\n')
+
+
+def test_parts_joined_where_no_side_reads_as_a_nested_quote() -> None:
+    assert found(SPLIT_IP) == []
+    out = subprocess.run(["bash", "-c", SPLIT_IP], capture_output=True, text=True,
+                         timeout=10, check=True).stdout
+    assert out == "2\n"
