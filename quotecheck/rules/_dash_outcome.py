@@ -29,6 +29,7 @@ from quotecheck.layers.model import Layer
 from quotecheck.parsing.tree import (
     CommandList,
     Compound,
+    Redirect,
     Script,
     SimpleCommand,
     iter_nodes,
@@ -260,6 +261,59 @@ def _words_own(words: list[Word], assigned: set[str]) -> bool:
                     _SPECIAL.match(p.name) or p.name in assigned):
                 return False
     return True
+
+
+# -- an echo -e whose output is a message on the terminal ------------------------------------------
+
+_TERMINAL_TARGETS = frozenset({"/dev/stderr", "/dev/tty", "/dev/null", "/dev/stdout"})
+
+
+def terminal_echo(layer: Layer, b: Bashism) -> bool:
+    """Is ``b`` the ``-e`` of an ``echo`` whose output only goes to the terminal: its standard
+    output not sent to a file (`>`, `>>`; `>&2` and `/dev/null` do not count), not piped, not
+    captured by `$(...)`, not in a function (whose caller may redirect it), a compound command
+    with a redirection or a pipeline of its own, and the script never moves its standard
+    output (`exec > file`)? Under dash it then prints a stray `-e` on the screen (and
+    interprets backslashes anyway): nothing reads it."""
+    script = layer.script
+    if script is None or not b.construct.startswith("echo -"):
+        return False
+    commands = list(walk(script))
+    at = next(((c, cx) for c, cx in commands if len(c.words) > 1 and script_span(
+        cx.script, *c.words[1].span) == b.span), None)
+    if at is None:
+        return False
+    cmd, cx = at
+    if cx.script is not script or cx.in_pipeline or cx.in_substitution:
+        return False
+    if any(_to_file(r) for r in cmd.redirects):
+        return False
+    for a in cx.ancestors:
+        if isinstance(a, Compound) and (a.kind == "function" or any(
+                _to_file(r) for r in a.redirects)):
+            return False
+    # `exec > log` moves everything after it
+    return not any(c.words and c.words[0].value == "exec" and any(_to_file(r) for r in
+                                                                  c.redirects)
+                   for c, _ in commands)
+
+
+def _to_file(r: Redirect) -> bool:
+    """Does the redirection send standard output to a file (or an unknown target)?"""
+    if r.fd not in (None, 1) or r.op not in (">", ">>", ">|", "&>", "&>>", ">&"):
+        return False
+    if r.dup_fd is not None or r.target is None:
+        return r.op in ("&>", "&>>") or r.dup_fd not in (None, 2)
+    value = r.target.value
+    if r.op == ">&" and (value.isdigit() or value == "-"):
+        return value not in ("2", "-")
+    return r.target.dynamic or value not in _TERMINAL_TARGETS
+
+
+TERMINAL_ECHO_NOTE = (
+    "its output is only a message on the terminal (not redirected to a file, piped or "
+    "captured): under dash the line starts with a stray `-e` (backslashes are interpreted "
+    "anyway), and nothing reads it")
 
 
 # -- code that runs only where there is no bash ---------------------------------------------------

@@ -22,7 +22,13 @@ from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.records import replace
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
-from quotecheck.rules._dash_outcome import WITHOUT_BASH_NOTE, harmless, without_bash
+from quotecheck.rules._dash_outcome import (
+    TERMINAL_ECHO_NOTE,
+    WITHOUT_BASH_NOTE,
+    harmless,
+    terminal_echo,
+    without_bash,
+)
 from quotecheck.rules._portability import (
     Bashism,
     LayerShell,
@@ -75,6 +81,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 # (only where there is no bash: not where sh is dash)
                 finding = replace(finding, severity="warning",
                                   message=finding.message.noted(WITHOUT_BASH_NOTE))
+            if b.construct.startswith("echo -") and _ORDER[finding.severity or "error"] > \
+                    _ORDER["info"] and terminal_echo(layer, b):
+                # (a stray `-e` in a message nothing reads)
+                finding = replace(finding, severity="info",
+                                  message=finding.message.noted(TERMINAL_ECHO_NOTE))
             if stop is not None and b.span[0] >= stop[1] and \
                     _ORDER[finding.severity or "error"] > _ORDER["info"]:
                 # (like a later syntax error: dash never gets this far)

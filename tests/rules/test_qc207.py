@@ -107,7 +107,7 @@ CONSTRUCTS = [
     ('trap "echo trapped" ERR; false; echo after', "ERR", "bad trap"),
     ("printf -v x %s y; echo after", "-v", "Illegal option -v"),
     ("kill -SIGTERM 2147483647 2>&1; echo after", "-SIGTERM", "Illegal option -S"),
-    ("echo -e 'a'", "-e", "-e a"),
+    ("echo -e 'a' > out.txt; cat out.txt", "-e", "-e a"),  # (on the screen only: info)
     ("echo uid=$EUID", "$EUID", "uid=\n"),
     ("echo hi >& out.txt", ">&", "Bad fd number"),
 ]
@@ -769,3 +769,45 @@ def test_a_bash_variable_read_before_the_script_sets_it_is_reported(
     line = 2 if script.startswith("echo") else 3
     assert where("#!/bin/sh\n" + script) == [(line, 9)]
     assert "u=\n" in run("dash", script, tmp_path).stdout
+
+
+# -- issue 25: an echo -e whose output is only a message on the terminal --------------------------
+
+def _severities(src: str) -> list[str]:
+    return [d.severity for _, _, d in found("#!/bin/sh\n" + src)]
+
+
+@pytest.mark.parametrize("body", [
+    "echo -e '\\texport cluster_cidr=X'",
+    "echo -e 'warning:\\tdisk full' >&2",
+    "echo -e 'a\\tb' > /dev/null",
+    "if true; then echo -e 'done\\n'; fi",
+])
+def test_an_echo_e_on_the_terminal_is_information(tmp_path: Path, body: str) -> None:
+    assert _severities(body) == ["info"]
+    [(_, _, d)] = found("#!/bin/sh\n" + body)
+    assert "stray `-e`" in d.text
+    # dash prints a stray `-e` where bash prints none: on the screen only
+    dash = run("dash", "{ " + body + "; } 2>&1", tmp_path)
+    bash = run("bash", "{ " + body + "; } 2>&1", tmp_path)
+    if "/dev/null" not in body:
+        assert dash.stdout.startswith("-e ") and not bash.stdout.startswith("-e")
+    assert dash.stdout.replace("-e ", "", 1) == bash.stdout
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("body", [
+    "echo -e 'a\\tb' > out.txt",
+    "echo -e 'a\\tb' >> out.txt",
+    "echo -e 'a\\tb' | cat > out.txt",
+    "x=$(echo -e 'a\\tb'); echo \"$x\" > out.txt",
+    "f() { echo -e 'a\\tb'; }; f > out.txt",
+    "{ echo -e 'a\\tb'; } > out.txt",
+    "exec > out.txt; echo -e 'a\\tb'",
+])
+def test_an_echo_e_whose_output_is_read_stays_a_warning(tmp_path: Path, body: str) -> None:
+    assert "warning" in _severities(body)
+    run("dash", body, tmp_path)
+    in_dash = (tmp_path / "out.txt").read_text()
+    run("bash", f"rm out.txt; {body}", tmp_path)
+    assert in_dash == "-e a\tb\n" != (tmp_path / "out.txt").read_text()
