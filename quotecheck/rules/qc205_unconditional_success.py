@@ -93,6 +93,14 @@ _RUN_TOOK = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)
                          r"(?:in|after|took)[\W_]*", re.IGNORECASE)
 # `$?` or `${?}` read in a command's text: the status of the command before it.
 _READS_STATUS = lazy_compile(r"\$(?:\?|\{\?\})")
+# A section header of a report: a title framed by a run of the same mark on both sides
+# (`##### Docker Info #####`, `=== List installed packages ===`).
+_FRAMED = lazy_compile(r"^\s*([#=*~+-])\1{2,}(.*?)([#=*~+-])\3{2,}\s*$")
+# What follows a word that says how or where the step ended ("completed successfully",
+# "deployed to prod", "done with"): after such a word the title is a claim, not a noun phrase.
+_COMPLEMENT = lazy_compile(
+    r"\s*(?:[A-Za-z]+ly|ok|okay|fine|now|with|without|in|at|on|to|into|for|from|and|as|by)\b",
+    re.IGNORECASE)
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
 _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
 
@@ -107,12 +115,32 @@ def _claims(text: str) -> list[str]:
     return [m.group(0) for m in SUCCESS_WORDS.finditer(text)]
 
 
+def _section_header(text: str) -> bool:
+    """A framed title (`##### List installed packages #####`) whose success words only name
+    what the section lists: each is inside the title, not its first word, and followed by a
+    noun of it ("installed packages"), not ending it or followed by how or where ("Build
+    completed", "completed successfully", "deployed to prod" stay claims)."""
+    framed = _FRAMED.match(text)
+    if framed is None:
+        return False
+    title = framed.group(2).strip()
+    matches = list(SUCCESS_WORDS.finditer(title))
+    if not matches:
+        return False
+    for m in matches:
+        rest = title[m.end():]
+        if m.start() == 0 or not re.match(r"\s+[A-Za-z]", rest) or _COMPLEMENT.match(rest):
+            return False
+    return True
+
+
 def _claims_nothing(text: str) -> bool:
-    """Whether ``text`` reports no outcome: see ``_PROGRESS``, ``_INSTRUCTION``, ``_NOT_YET``.
+    """Whether ``text`` reports no outcome: see ``_PROGRESS``, ``_INSTRUCTION``, ``_NOT_YET``,
+    ``_section_header``.
 
     A log line naming the job's own start or end ("Job 42 started") also claims nothing about
     the step before it."""
-    if _INSTRUCTION.search(text):
+    if _INSTRUCTION.search(text) or _section_header(text):
         return True
     first = SUCCESS_WORDS.search(text)
     if first is not None and _PROGRESS.match(text[:first.end()]):

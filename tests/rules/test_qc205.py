@@ -113,6 +113,23 @@ def test_text_that_claims_nothing(src: str) -> None:
     assert found(src) == []
 
 
+def test_a_section_header_titles_what_follows() -> None:
+    """openstack__kolla/tools/diag:12: `##### List installed packages #####` titles the output
+    of the next command; real bash prints it before that output whatever the step above it did,
+    and "installed" there names the packages listed, it says nothing worked."""
+    header = 'echo "##### List installed packages, including editables #####"'
+    script = f"false\n{header}\nprintf 'pkg 1.0\\n'\n"
+    assert bash(script) == "##### List installed packages, including editables #####\npkg 1.0\n"
+    assert found("docker info\n" + header + "\npip list\n") == []
+    assert found('docker info\necho "=== Docker: installed images ==="\ndocker images\n') == []
+    # A framed line that says the step ended or worked is still a claim.
+    for claim in ("===== Build completed =====", "=== Build completed successfully ===",
+                  "*** Deployed to prod ***", "##### Installed nginx #####",
+                  "---- app installed ----"):
+        [(line, _, _)] = found(f'make\necho "{claim}"\n')
+        assert line == 2, claim
+
+
 def test_printing_helper_says_ok_by_definition() -> None:
     # apache__zeppelin/bin/functions.sh:63: the function's job is printing [ OK ].
     src = ('echo_success_msg() {\n  [ "$BOOTUP" = "color" ] && $MOVE_TO_COL\n  echo -n "["\n'
