@@ -101,6 +101,11 @@ _FRAMED = lazy_compile(r"^\s*([#=*~+-])\1{2,}(.*?)([#=*~+-])\3{2,}\s*$")
 _COMPLEMENT = lazy_compile(
     r"\s*(?:[A-Za-z]+ly|ok|okay|fine|now|with|without|in|at|on|to|into|for|from|and|as|by)\b",
     re.IGNORECASE)
+# A variable holding a status or result (`$rc`, `${TRAVIS_TEST_RESULT}`, `$exit_code`): a
+# message that prints it reports the status, whatever it is.
+_STATUS_VARIABLE = lazy_compile(
+    r"\$\{?(?:[A-Za-z_0-9]*_)?(?:result|status|rc|ret|retval|retcode|exitcode|exit_code"
+    r"|exit_status|return_code|returncode)\}?(?![A-Za-z_0-9])", re.IGNORECASE)
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
 _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
 
@@ -109,6 +114,13 @@ def _reads_status(script: Script, node: Node) -> bool:
     """Whether ``node`` reads `$?` (`echo "rc=$?"`, `status=$?`, `if [ $? -ne 0 ]`, `case $?
     in`): right after a step, the script looks at the step's status itself."""
     return _READS_STATUS.search(script.text[node.span[0]:node.span[1]]) is not None
+
+
+def _prints_status(script: Script, node: Node) -> bool:
+    """Whether the message prints a status or result the script holds (`echo "Build done
+    with result: ${TRAVIS_TEST_RESULT}"`, `echo "finished, rc=$rc"`): it reports that value,
+    which says whether something worked, whatever it is."""
+    return _STATUS_VARIABLE.search(script.text[node.span[0]:node.span[1]]) is not None
 
 
 def _claims(text: str) -> list[str]:
@@ -597,7 +609,7 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         return None
     if _run_end_marker(text, slot, views):
         return None
-    if _reads_status(slot.script, view.command):
+    if _reads_status(slot.script, view.command) or _prints_status(slot.script, view.command):
         return None  # `echo "done (rc=$?)"` reports a status, whatever it is
     j = i - 1
     lo = hi = -1

@@ -130,6 +130,25 @@ def test_a_section_header_titles_what_follows() -> None:
         assert line == 2, claim
 
 
+def test_a_message_that_prints_a_result_reports_it() -> None:
+    """travis-ci__travis-build travis_custom_image.bash:4: "Build done with result:
+    ${TRAVIS_TEST_RESULT}" prints the build's result; real bash prints the failure's status
+    there when the step before it failed, so the message is right whatever happened."""
+    src = ('sudo bash -c "mv /etc_backup /etc"\n'
+           'echo -e "\\nBuild done with result: ${TRAVIS_TEST_RESULT}"\n')
+    assert bash("TRAVIS_TEST_RESULT=1\nfalse\n" + src.split("\n", 1)[1]) == \
+        "\nBuild done with result: 1\n"
+    assert found(src) == []
+    for message in ('echo "deploy finished, rc=$rc"', 'echo "Done (status ${status})"',
+                    'echo "completed with exit code $exit_code"'):
+        assert found(f"cp a b\n{message}\n") == [], message
+    # A variable that only holds a path or a name is no status.
+    for message in ('echo "Done, saved to $RESULT_DIR"', 'echo "Deployed $results"',
+                    'echo "Done: ${status_page}"'):
+        [(line, _, _)] = found(f"cp a b\n{message}\n")
+        assert line == 2, message
+
+
 def test_printing_helper_says_ok_by_definition() -> None:
     # apache__zeppelin/bin/functions.sh:63: the function's job is printing [ OK ].
     src = ('echo_success_msg() {\n  [ "$BOOTUP" = "color" ] && $MOVE_TO_COL\n  echo -n "["\n'
