@@ -106,6 +106,16 @@ _COMPLEMENT = lazy_compile(
 _STATUS_VARIABLE = lazy_compile(
     r"\$\{?(?:[A-Za-z_0-9]*_)?(?:result|status|rc|ret|retval|retcode|exitcode|exit_code"
     r"|exit_status|return_code|returncode)\}?(?![A-Za-z_0-9])", re.IGNORECASE)
+# Bookkeeping after the work a message reports on: a marker file (`touch $dir/.complete`), a
+# service restarted or reloaded to pick the work up (`systemctl restart cron`,
+# `restart_service cron`, `nginx -s reload`). A message that names neither reports on the
+# work before it.
+_RESTART_WORD = lazy_compile(r"(?:^|[_\-/])(?:restart|reload|daemon-reload|force-reload)"
+                             r"(?:$|[_\-])", re.IGNORECASE)
+_NAMES_RESTART = lazy_compile(r"\b(?:re)?(?:start|load)\w*|\brunning\b|\bup\b|\bactive\b"
+                              r"|\bonline\b|\bready\b", re.IGNORECASE)
+_NAMES_MARKER = lazy_compile(r"\btouch\w*|\bmark\w*|\bflag\w*|\bstamp\w*|\bcreat\w*"
+                             r"|\bready\b", re.IGNORECASE)
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
 _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
 
@@ -499,6 +509,57 @@ def _exits_on_failure(layer: Layer, name: str) -> bool:
     return False
 
 
+def _bookkeeping(items: list[Node], views: dict[int, CommandView], text: str) -> bool:
+    """``touch $dir/.complete`` or a service restart (``restart_service cron``, ``systemctl
+    reload nginx``) that ``text`` does not name: it follows the work the message reports on,
+    and its failure does not undo that work."""
+    if len(items) != 1 or not isinstance(items[0], SimpleCommand):
+        return False
+    v = views.get(id(items[0]))
+    if v is None or not v.argv or v.argv[0].dynamic:
+        return False
+    eff = v.effective
+    name = eff.name if eff is not None else v.values[0]
+    words = eff.argv if eff is not None else v.values
+    if name == "touch":
+        return _NAMES_MARKER.search(text) is None
+    return any(_RESTART_WORD.search(w) for w in words[:3]) and \
+        _NAMES_RESTART.search(text) is None
+
+
+def _checking_if(node: Node, views: dict[int, CommandView]) -> bool:
+    """``if ! tar -xzf x.tgz; then echo ... >&2; exit 1; fi``: an `if` on a step (not a bare
+    test) with a branch that ends the script or function."""
+    if not isinstance(node, Compound) or node.kind != "if":
+        return False
+    conditions = [n for role, part in node.parts if role == "condition"
+                  for n in _names(part, views)]
+    if not conditions or all(n in ("[", "test", "[[", "") for n in conditions):
+        return False
+    return any(n in ("exit", "return") for role, part in node.parts if role != "condition"
+               for n in _names(part, views))
+
+
+def _before_bookkeeping(slot: Slot, lo: int, views: dict[int, CommandView],
+                        text: str) -> tuple[int, int] | None:
+    """The work before a trailing bookkeeping step (``_bookkeeping``) the message names nothing
+    of: a checked step (``_checking_if``, ``step || exit 1``: no finding then) or plain commands
+    (the finding names them and its severity is theirs). None (an `if` or loop that checks
+    nothing, or nothing before it) keeps the pairing with the bookkeeping step."""
+    j = lo - 1
+    while j >= 0:
+        glo, ghi = slot.group(j)
+        items = slot.items[glo:ghi + 1]
+        if _neutral(items, views) or _bookkeeping(items, views, text):
+            j = glo - 1
+            continue
+        if (len(items) == 1 and _checking_if(items[0], views)) or \
+                not any(isinstance(n, (Compound, CommandList)) for n in items):
+            return glo, ghi
+        return None
+    return None
+
+
 def _cleanup(items: list[Node], views: dict[int, CommandView]) -> bool:
     if len(items) != 1 or not isinstance(items[0], SimpleCommand):
         return False
@@ -626,6 +687,10 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         # `cp a b; echo "rc=$?"` or `status=$?`: the script reads the step's status itself,
         # and a fix joined to the step would leave it nothing to read.
         return None
+    if _bookkeeping(slot.items[lo:hi + 1], views, text):
+        before = _before_bookkeeping(slot, lo, views, text)
+        if before is not None:
+            lo, hi = before
     if _cleanup(slot.items[lo:hi + 1], views) and _checked_before(
             slot, lo - 1, views, layer, _then_branch(view)):
         return None

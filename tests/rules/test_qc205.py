@@ -149,6 +149,42 @@ def test_a_message_that_prints_a_result_reports_it() -> None:
         assert line == 2, message
 
 
+WENET_UNTAR = (
+    'if ! tar -xzf "$part.tgz"; then\n  echo "error un-tarring $part.tgz" >&2\n  exit 1\nfi\n'
+    'touch "$part/.complete"\necho "Successfully downloaded and un-tarred $part.tgz"\n')
+
+
+def test_a_marker_or_a_restart_after_the_work_is_not_what_the_message_reports(
+        tmp_path: Path) -> None:
+    """wenet-e2e__wenet thchs_download_and_untar.sh:94: the message names the untar, which the
+    `if ! tar ...; then exit 1` checks; the `touch` of a marker after it does not undo it.
+    Real bash: a failed tar stops the script before the message; a failed touch leaves the
+    untarred files there, so the message is true."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "f.txt").write_text("x\n")
+    subprocess.run(["tar", "-czf", "data.tgz", "-C", "src", "f.txt"], cwd=tmp_path, check=True)
+    (tmp_path / "bad.tgz").write_text("not an archive\n")
+    for part, printed in (("bad", False), ("data", True)):
+        res = subprocess.run(["bash", "-c", f"part={part}\n" + WENET_UNTAR], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=10)
+        assert ("Successfully" in res.stdout) is printed, res
+    assert (tmp_path / "f.txt").exists()  # untarred, though the touch of data/.complete failed
+    assert found(WENET_UNTAR) == []
+    # The same with `|| exit 1`, and after a service restart the message does not name.
+    assert found('tar -xzf a.tgz || exit 1\ntouch a/.done\necho "Extracted a.tgz"\n') == []
+    assert found('mv a.orig a || exit 1\nsystemctl restart cron\necho "Restored cron"\n') == []
+    # Unchecked work before the marker: reported, naming the work, not the touch.
+    [(line, _, diag)] = found('cp a b\ntouch .done\necho "copied"\n')
+    assert line == 3 and "`cp a b` (1:1)" in diag.text
+    # A message that names the restart (or the marker) reports on it.
+    [(line, _, diag)] = found('cp a b || exit 1\nsystemctl restart app\necho "app restarted"\n')
+    assert "systemctl restart" in diag.text
+    # An `if` that checks nothing before the reload keeps the pairing with the reload.
+    [(line, _, diag)] = found('if [ "$v6" = 1 ]; then\n  ufw route allow in on wg0\nfi\n'
+                              'ufw reload >/dev/null\necho "UFW configuration completed."\n')
+    assert "ufw reload" in diag.text
+
+
 def test_printing_helper_says_ok_by_definition() -> None:
     # apache__zeppelin/bin/functions.sh:63: the function's job is printing [ OK ].
     src = ('echo_success_msg() {\n  [ "$BOOTUP" = "color" ] && $MOVE_TO_COL\n  echo -n "["\n'
