@@ -37,6 +37,7 @@ from quotecheck.rules._portability import (
     layer_shell,
     script_span,
 )
+from quotecheck.rules._probes import probed
 from quotecheck.rules._script_image import busybox_image
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
@@ -69,6 +70,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # only bash runs it (see _bash_guards)
             if image is not None and busybox_accepts(b):
                 continue  # the repository's Dockerfile runs it with busybox's ash, which does
+            if shell.dialect == "sh" and probed(layer, b, _parse_time(b, ctx.source), found):
+                continue  # a probe of the shell, or used only after one (see _probes)
             finding = _finding(layer, shell, b)
             outcome = harmless(layer, b)
             now: Severity = finding.severity if finding.severity is not None else "error"

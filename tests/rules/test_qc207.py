@@ -811,3 +811,45 @@ def test_an_echo_e_whose_output_is_read_stays_a_warning(tmp_path: Path, body: st
     in_dash = (tmp_path / "out.txt").read_text()
     run("bash", f"rm out.txt; {body}", tmp_path)
     assert in_dash == "-e a\tb\n" != (tmp_path / "out.txt").read_text()
+
+
+# -- issue 25: a probe of the shell, and what runs only after it ----------------------------------
+
+PROBES = [
+    # libtool's probe for `+=`: dash's `not found` goes to /dev/null, the test answers no
+    'if a=x && a+=" b" 2>/dev/null && test "a b" = "$a"; then echo has; else echo lacks; fi',
+    # libtool's probe for `printf -v`, and its use in the branch the probe opens
+    'if test xyes = `(x=; printf -v x %q yes; echo x"$x") 2>/dev/null`; then\n'
+    '  printf -v y %q "a b"; echo "$y"\nelse echo lacks; fi',
+    'if (shopt -s nullglob) 2>/dev/null; then shopt -s nullglob; echo has; else echo lacks; fi',
+    # a fallback for the variable: dash uses it
+    'd=/tmp/x-${RANDOM-0}$$; echo "${d%%-*}"',
+    '{ test -n "$RANDOM" && echo "r$RANDOM" | cut -c1; } || echo lacks',
+]
+
+
+@pytest.mark.parametrize("script", PROBES, ids=[p[:24] for p in PROBES])
+def test_a_probe_of_the_shell_and_its_use_are_not_reported(tmp_path: Path, script: str) -> None:
+    assert where("#!/bin/sh\n" + script) == []
+    dash = run("dash", script, tmp_path)
+    assert dash.returncode == 0 and dash.stderr == "", dash
+    assert run("bash", script, tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("script", [
+    'a=x; a+=" b" 2>/dev/null; echo "$a"',  # no test reads it: dash prints `x`
+    'if a=x && a+=" b"; then echo "$a"; fi',  # the error is not discarded
+    'if [[ -f /etc/passwd ]] 2>/dev/null; then echo yes; fi',  # a test: the other branch
+    'printf -v y %q "a b"; echo "$y"',  # no probe before it
+    'd=/tmp/x-${RANDOM}$$',
+])
+def test_no_probe_keeps_the_finding(script: str) -> None:
+    assert where("#!/bin/sh\n" + script) != []
+
+
+@pytest.mark.parametrize("script", [
+    "kill -SIGTERM 2147483647 2>/dev/null || echo gone",  # an action, not a probe: kills nothing
+    "until curl -fs localhost:1/health &> /dev/null; do sleep 1; done",  # `&>` discards nothing
+])
+def test_an_action_whose_failure_is_quiet_is_no_probe(script: str) -> None:
+    assert where("#!/bin/sh\n" + script) != []
