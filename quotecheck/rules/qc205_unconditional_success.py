@@ -238,6 +238,24 @@ def _if_condition(view: CommandView) -> Node | None:
     return None
 
 
+def _source_tested(view: CommandView, start: int) -> bool:
+    """`if [[ -f /etc/crontab.orig ]]; then mv /etc/crontab.orig /etc/crontab`: the file moved
+    or copied was there a moment ago (like `mkdir` after `[ ! -d ]`)."""
+    condition = _if_condition(view)
+    if condition is None:
+        return False
+    script = view.context.script
+    tested = " ".join(script.text[condition.span[0]:condition.span[1]].translate(_UNQUOTE)
+                      .split())
+    if "!" in tested or "||" in tested:
+        return False  # `if ! [ -f x ]`, `[ -f x ] || ...`: not known to be there
+    operands = [_written(view, k) for k in range(start + 1, len(view.argv))
+                if not view.values[k].startswith("-")]
+    sources = operands[:-1]
+    return bool(sources) and all(
+        re.search(rf"-[fe] {re.escape(f)}(?:\s|\]|$)", tested) for f in sources)
+
+
 def _kill_targets(view: CommandView, start: int) -> tuple[bool, list[str]]:
     """Whether ``kill`` only tests (`-0`, `-s 0`), and its targets as written."""
     probe = False
@@ -346,6 +364,8 @@ def _quiet(ctx: CheckContext, layer: Layer, view: CommandView,
         return _kill_checked(view, eff.start, views)
     if eff.name == "chmod":
         return _written_before(layer, view, eff.start)
+    if eff.name in ("mv", "cp"):
+        return _source_tested(view, eff.start)
     return _own_script(eff)
 
 

@@ -185,6 +185,34 @@ def test_a_marker_or_a_restart_after_the_work_is_not_what_the_message_reports(
     assert "ufw reload" in diag.text
 
 
+PIHOLE_CRON = ('if [[ -f crontab.orig ]]; then\n  mv crontab crontab.pihole\n'
+               '  mv crontab.orig crontab\n  systemctl restart cron\n'
+               '  echo "Restored the default system cron"\nfi\n')
+
+
+def test_a_move_of_a_file_the_if_has_just_tested_is_info(tmp_path: Path) -> None:
+    """pi-hole__pi-hole automated install/uninstall.sh:113: the `mv` of the file the `if` has
+    just found there (like `mkdir` after `[ ! -d ]`). Real bash: with the file, the move is done
+    and the message is true; without it, nothing runs and nothing is printed."""
+    (tmp_path / "crontab").write_text("new\n")
+    script = PIHOLE_CRON.replace("systemctl restart cron", "true")
+
+    def run() -> str:
+        return subprocess.run(["bash", "-c", script], stdout=subprocess.PIPE, text=True,
+                              cwd=tmp_path, timeout=10).stdout
+
+    assert run() == ""
+    (tmp_path / "crontab.orig").write_text("orig\n")
+    assert run() == "Restored the default system cron\n"
+    assert (tmp_path / "crontab").read_text() == "orig\n"
+    [(line, _, diag)] = found(PIHOLE_CRON)
+    assert line == 5 and diag.severity == "info" and "`mv crontab.orig crontab`" in diag.text
+    # Not tested, or tested to be missing: a warning.
+    for cond in ("[[ -f other ]]", "! [ -f crontab.orig ]", "[ -d crontab.orig ]"):
+        [(_, _, diag)] = found(PIHOLE_CRON.replace("[[ -f crontab.orig ]]", cond))
+        assert diag.severity == "warning", cond
+
+
 def test_printing_helper_says_ok_by_definition() -> None:
     # apache__zeppelin/bin/functions.sh:63: the function's job is printing [ OK ].
     src = ('echo_success_msg() {\n  [ "$BOOTUP" = "color" ] && $MOVE_TO_COL\n  echo -n "["\n'
