@@ -316,6 +316,34 @@ TERMINAL_ECHO_NOTE = (
     "anyway), and nothing reads it")
 
 
+# -- a script that reads Red Hat's init functions ----------------------------------------------
+
+_RED_HAT_FUNCTIONS = frozenset({"/etc/rc.d/init.d/functions", "/etc/init.d/functions"})
+
+
+def red_hat_functions(layer: Layer) -> tuple[int, str] | None:
+    """(input offset where it ends, the path) of a top-level `. /etc/rc.d/init.d/functions`
+    (or `/etc/init.d/functions`), Red Hat's init script library (the initscripts package). What
+    follows it runs only where that file exists, a Red Hat family system whose sh is bash:
+    elsewhere dash stops the script there (`.: cannot open`, a special builtin's error)."""
+    script = layer.script
+    if script is None:
+        return None
+    for node in script.body:
+        first = node
+        while isinstance(first, CommandList) and first.items:
+            if any(op in ("&&", "||") for op in first.ops[:1]):
+                break
+            first = first.items[0]
+        if isinstance(first, SimpleCommand) and len(first.words) == 2 and \
+                not first.words[1].dynamic and first.words[0].value in (".", "source") and \
+                first.words[1].value in _RED_HAT_FUNCTIONS:
+            span = script_span(script, *first.span)
+            if span is not None:
+                return span[1], first.words[1].value
+    return None
+
+
 # -- code that runs only where there is no bash ---------------------------------------------------
 
 _LOOKUPS = frozenset({"command", "which", "type", "hash"})

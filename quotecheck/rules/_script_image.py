@@ -5,9 +5,10 @@ repository root copies by name (``COPY``/``ADD`` of the file, or a glob matching
 that image's ``/bin/sh``.
 When every such Dockerfile copies it into a stage built on Alpine, busybox, Wolfi or a
 Chainguard image, and that stage is also the image's last, ``/bin/sh`` there is busybox's ash
-(Alpine's and Wolfi's busybox are built with ``CONFIG_SH_IS_ASH=y``). The Dockerfiles are read as
-text, never built or run; no Dockerfile, a base image named by an ``ARG``, a stage of another
-image or a second Dockerfile that disagrees: no evidence (None).
+(Alpine's and Wolfi's busybox are built with ``CONFIG_SH_IS_ASH=y``); when it is a Red Hat
+family image (CentOS, RHEL, UBI, Fedora, Rocky, Alma, Oracle Linux), ``/bin/sh`` is bash. The
+Dockerfiles are read as text, never built or run; no Dockerfile, a base image named by an
+``ARG``, a stage of another image or a second Dockerfile that disagrees: no evidence (None).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+from collections.abc import Callable
 
 from quotecheck.lazy_regex import lazy_compile
 
@@ -25,9 +27,32 @@ MAX_LEVELS = 12  # folders walked up from the script's, at most
 MAX_DOCKERFILE = 1 << 18  # characters of a Dockerfile read
 
 
+# Red Hat family images, whose /bin/sh is bash: the bash package of Fedora and of RHEL (and
+# so of CentOS, UBI, Rocky, Alma and Oracle Linux, rebuilt from RHEL's sources) makes
+# `/bin/sh` a link to bash (`ln -sf bash .../sh`, `Provides: /bin/sh` in bash.spec).
+_RED_HAT_IMAGES = lazy_compile(
+    r"(?:^|/)(?:centos|fedora|rockylinux|almalinux|oraclelinux|rhel\d*|ubi\d*"
+    r"(?:-minimal|-init)?|ubi\d*/ubi(?:-minimal|-init)?)(?::|@|$)|^(?:registry\.access\.redhat\.com|registry\.redhat\.io)/"
+    r"(?:ubi|rhel)\d*(?:/|$)|^quay\.io/(?:centos|fedora)/")
+
+
 def busybox_image(path: str | None) -> tuple[str, str] | None:
     """The base image whose busybox ash runs the script at ``path`` and the Dockerfile that
     copies it there (relative to the script's folder), or None (no evidence)."""
+    return _image_of(path, _busybox)
+
+
+def red_hat_image(path: str | None) -> tuple[str, str] | None:
+    """The Red Hat family base image (its /bin/sh is bash) whose shell runs the script at
+    ``path`` and the Dockerfile that copies it there, or None (no evidence)."""
+    return _image_of(path, _red_hat)
+
+
+def _red_hat(image: str) -> bool:
+    return "$" not in image and bool(_RED_HAT_IMAGES.search(image))
+
+
+def _image_of(path: str | None, accept: Callable[[str], bool]) -> tuple[str, str] | None:
     if not path:
         return None
     script = os.path.normpath(os.path.abspath(path))
@@ -38,8 +63,8 @@ def busybox_image(path: str | None) -> tuple[str, str] | None:
             got = _copied_into(dockerfile, script, folders[at:])
             if got is None:
                 continue
-            if not got or not all(_busybox(i) for i in got):
-                return None  # copied into an image whose sh is not known to be busybox
+            if not got or not all(accept(i) for i in got):
+                return None  # copied into an image whose sh is not known to be that one
             if found is None:
                 found = (got[0], os.path.relpath(dockerfile, folders[0]))
     return found

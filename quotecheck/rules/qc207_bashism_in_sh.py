@@ -14,7 +14,7 @@ whose file nothing after it uses.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers.model import Layer
@@ -26,6 +26,7 @@ from quotecheck.rules._dash_outcome import (
     TERMINAL_ECHO_NOTE,
     WITHOUT_BASH_NOTE,
     harmless,
+    red_hat_functions,
     terminal_echo,
     without_bash,
 )
@@ -38,7 +39,7 @@ from quotecheck.rules._portability import (
     script_span,
 )
 from quotecheck.rules._probes import probed
-from quotecheck.rules._script_image import busybox_image
+from quotecheck.rules._script_image import busybox_image, red_hat_image
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -61,6 +62,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         by_eval = eval_guards(ctx.trace, layer)
         platform = _red_hat_family(layer)
         image = _busybox_image(ctx, layer, shell)
+        red_hat = _image(ctx, layer, shell, "qc207-red-hat-image", red_hat_image) \
+            if image is None else None
+        init = red_hat_functions(layer) if shell.dialect == "sh" and layer.parent is None \
+            else None
         no_bash = without_bash(layer) if shell.dialect == "sh" and layer.parent is None else None
         stop = _dash_stops(ctx, layer, found, by_eval) \
             if shell.dialect == "sh" and layer.parent is None and image is None else None
@@ -94,7 +99,19 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 # (like a later syntax error: dash never gets this far)
                 finding = replace(finding, severity="info", message=finding.message.noted(
                     f"dash stops with a syntax error at line {stop[0]}, before it gets here"))
-            if platform is not None and shell.dialect == "sh":
+            if red_hat is not None and b.construct not in ("<(...)", ">(...)"):
+                # (the repository's Dockerfile runs it in an image whose sh is bash; bash as
+                # sh before 5.1 has no process substitution)
+                finding = replace(finding, severity="info", message=finding.message.noted(
+                    f"`{red_hat[1]}` copies the script into `{red_hat[0]}`, a Red Hat family "
+                    "image, where /bin/sh is bash and this works; it fails where sh is dash"))
+            elif init is not None and b.span[0] >= init[0]:
+                # (it runs only where Red Hat's init functions exist; there sh is bash)
+                finding = replace(finding, severity="info", message=finding.message.noted(
+                    f"it runs only after `. {init[1]}`, Red Hat's init script library: where "
+                    "that file is missing dash stops there (`.: cannot open`), and where it "
+                    "exists, a Red Hat family system, /bin/sh is bash and this works"))
+            elif platform is not None and shell.dialect == "sh":
                 # (the text says where it runs: there sh is bash, and this works)
                 finding = replace(finding, severity="info", message=finding.message.noted(
                     f"the script installs with `{platform}`, a Red Hat family system, where "
@@ -123,14 +140,18 @@ def _busybox_image(ctx: CheckContext, layer: Layer,
                    shell: LayerShell) -> tuple[str, str] | None:
     """The busybox image a Dockerfile of the repository copies this script file into, for a
     layer that runs in it (the script itself, a local `sh -c`): see ``_script_image``."""
+    return _image(ctx, layer, shell, "qc207-busybox-image", busybox_image)
+
+
+def _image(ctx: CheckContext, layer: Layer, shell: LayerShell, key: str,
+           find: Callable[[str | None], tuple[str, str] | None]) -> tuple[str, str] | None:
     if shell.dialect != "sh" or shell.remote or layer.where != "local":
         return None
     process = ctx.trace.root.process
     path = process[1] if process and len(process) >= 2 else None
     if not path:
         return None
-    return ctx.memo.get_or_compute("qc207-busybox-image", ctx.trace,
-                                  lambda: busybox_image(path))
+    return ctx.memo.get_or_compute(key, ctx.trace, lambda: find(path))
 
 
 # What busybox's ash (1.27 and later, as Alpine and Wolfi build it: CONFIG_SH_IS_ASH,

@@ -853,3 +853,52 @@ def test_no_probe_keeps_the_finding(script: str) -> None:
 ])
 def test_an_action_whose_failure_is_quiet_is_no_probe(script: str) -> None:
     assert where("#!/bin/sh\n" + script) != []
+
+
+# -- issue 25: a Dockerfile copies the script into a Red Hat family image, whose sh is bash -------
+
+@pytest.mark.parametrize("dockerfile", [
+    "FROM centos:7\nRUN yum -y install nc\nCOPY health.sh /home/admin/\n",
+    "FROM registry.access.redhat.com/ubi9/ubi-minimal:9.3\nCOPY health.sh /usr/local/bin/\n",
+    "FROM golang:1.22 AS build\nRUN go build ./...\nFROM rockylinux:9\nCOPY *.sh /opt/\n",
+    "FROM quay.io/centos/centos:stream9\nCOPY [\"health.sh\", \"/\"]\n",
+])
+def test_a_red_hat_family_image_runs_it_with_bash(tmp_path: Path, dockerfile: str) -> None:
+    script = 'if [ "$(curl -s localhost:8089/ok)" == "ok" ]; then exit 0; fi\nexit 1'
+    path = image_repo(tmp_path, script, dockerfile, name="health.sh")
+    [(line, severity, text)] = in_image(path)
+    assert (line, severity, text) == (2, "info", "==")
+    [(_, _, d)] = found(Path(path).read_text(), path=path)
+    assert "Red Hat family image" in d.text and "Dockerfile" in d.text
+    # (bash as sh, as there, runs it; dash does not)
+    body = '[ "ok" == "ok" ] && echo same'
+    assert run("bash", f"exec -a sh bash -c '{body}'", tmp_path).stdout == "same\n"
+    assert "unexpected operator" in run("dash", body, tmp_path).stderr
+
+
+@pytest.mark.parametrize("dockerfile", [
+    "FROM amazonlinux:2023\nCOPY health.sh /\n",  # not supported by a cited fact here
+    "FROM canal/osbase:v3\nCOPY health.sh /\n",  # a project's own image: not known
+    "ARG BASE=centos:7\nFROM ${BASE}\nCOPY health.sh /\n",
+    "FROM centos:7 AS build\nCOPY health.sh /\nFROM debian:12\n"
+    "COPY --from=build /health.sh /\n",
+])
+def test_no_evidence_of_a_red_hat_image_keeps_the_error(tmp_path: Path, dockerfile: str) -> None:
+    path = image_repo(tmp_path, '[ "$1" == ok ] && exit 0', dockerfile, name="health.sh")
+    assert [s for _, s, _ in in_image(path)] == ["error"]
+
+
+def test_what_follows_red_hats_init_functions_runs_where_sh_is_bash(tmp_path: Path) -> None:
+    script = ('[[ -n "$1" ]] && echo early\n. /etc/rc.d/init.d/functions\n'
+              'echo $"Starting docker: "\n[[ -x /usr/bin/dockerd ]] || exit 5\necho after\n')
+    got = [(line, d.severity) for line, _, d in found("#!/bin/sh\n" + script)]
+    # before the `.` dash runs it: still an error; after it, information
+    assert got == [(2, "error"), (4, "info"), (5, "info")]
+    # where the file is missing (here: no Red Hat initscripts), dash stops at the `.`
+    assert not Path("/etc/rc.d/init.d/functions").exists()
+    dash = run("dash", script, tmp_path)
+    assert dash.returncode == 2 and "cannot open" in dash.stderr and "after" not in dash.stdout
+    # a folder named for Red Hat is no evidence
+    assert [s for _, s, _ in in_image(image_repo(
+        tmp_path, "[[ -x /usr/bin/dockerd ]] || exit 5", "FROM debian:12\n",
+        where="contrib/init/sysvinit-redhat", name="docker"))] == ["error"]
