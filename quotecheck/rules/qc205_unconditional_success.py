@@ -426,6 +426,32 @@ def _severity(ctx: CheckContext, layer: Layer, slot: Slot, lo: int, hi: int,
     return "info"
 
 
+# A bare acknowledgement: "Done", "OK.", "done!".
+_BARE_DONE = lazy_compile(r"[\W_]*(?:done|ok|okay)[\W_]*", re.IGNORECASE)
+
+
+def _answers_prompt(layer: Layer, view: CommandView, text: str) -> bool:
+    """A bare "Done" in the branch an `if` runs on the user's answer to a prompt the script has
+    just read (`read -r REPLY; if [[ $REPLY =~ ^[Yy]$ ]]; then iptables ...; echo "Done"`):
+    the person at the terminal sees the step's own error right above it, and the line only
+    closes the attempt they asked for."""
+    if not _BARE_DONE.fullmatch(text) or view.source_span is None:
+        return False
+    condition = _if_condition(view)
+    if condition is None:
+        return False
+    tested = view.context.script.text[condition.span[0]:condition.span[1]]
+    for v in layer.commands:
+        if not v.argv or v.values[0] != "read" or v.source_span is None or \
+                v.source_span[0] >= view.source_span[0]:
+            continue
+        names = [a for a in v.values[1:] if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", a)]
+        for name in names[-1:] or ["REPLY"]:
+            if re.search(rf"\$\{{?{name}\b", tested):
+                return True
+    return False
+
+
 def _function_of(view: CommandView) -> Compound | None:
     for node in reversed(view.context.ancestors):
         if isinstance(node, Compound) and node.kind == "function":
@@ -741,6 +767,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
     at = where.at(src[0] if src else None)
     message = node_text(slot.script, view.command, 50)
     severity = _severity(ctx, layer, slot, lo, hi, views)
+    if not background and _answers_prompt(layer, view, text):
+        severity = "info"
     if severity == "info":
         msg = (_PRINTED_EVEN_WHEN_FAILED(message=message, step_text=step_text, at=at))
     elif background:

@@ -213,6 +213,28 @@ def test_a_move_of_a_file_the_if_has_just_tested_is_info(tmp_path: Path) -> None
         assert diag.severity == "warning", cond
 
 
+PIVPN_REPAIR = ('echo -n "try to start now? [Y/n] "\nread -r REPLY\n'
+                'if [[ "${REPLY}" =~ ^[Yy]$ ]] || [[ -z "${REPLY}" ]]; then\n'
+                '  ls /nonexistent-qc205\n  echo "Done"\nfi\n')
+
+
+def test_a_bare_done_after_a_prompt_the_user_answered_is_info() -> None:
+    """pivpn__pivpn scripts/self_check.sh:118/251/299: a bare "Done" closing the attempt the
+    user just asked for at a prompt. Real bash: the step's own error is printed right above
+    it, on the same terminal."""
+    res = subprocess.run(["bash", "-c", PIVPN_REPAIR], input="y\n", stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=10)
+    lines = res.stdout.splitlines()
+    assert "nonexistent-qc205" in lines[-2] and lines[-1] == "Done", res.stdout
+    [(line, _, diag)] = found(PIVPN_REPAIR)
+    assert line == 5 and diag.severity == "info"
+    # Not after a prompt's answer, or more than a bare "Done": a warning.
+    for src in (PIVPN_REPAIR.replace("read -r REPLY", "REPLY=y"),
+                PIVPN_REPAIR.replace('"Done"', '"Done, the VPN is running"')):
+        [(_, _, diag)] = found(src)
+        assert diag.severity == "warning", src
+
+
 def test_printing_helper_says_ok_by_definition() -> None:
     # apache__zeppelin/bin/functions.sh:63: the function's job is printing [ OK ].
     src = ('echo_success_msg() {\n  [ "$BOOTUP" = "color" ] && $MOVE_TO_COL\n  echo -n "["\n'
