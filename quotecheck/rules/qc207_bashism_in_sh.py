@@ -15,6 +15,7 @@ whose file nothing after it uses.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers.model import Layer
@@ -22,6 +23,7 @@ from quotecheck.lazy_regex import lazy_compile
 from quotecheck.programs import DECLARATION_BUILTINS
 from quotecheck.records import replace
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
+from quotecheck.rules._ci_runner import bash_runs
 from quotecheck.rules._dash_outcome import (
     TERMINAL_ECHO_NOTE,
     WITHOUT_BASH_NOTE,
@@ -43,6 +45,7 @@ from quotecheck.rules._script_image import busybox_image, red_hat_image
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
+_T = TypeVar("_T")
 _ORDER: dict[Severity, int] = {"hint": 0, "info": 1, "warning": 2, "error": 3}
 _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "hint",
                                     "hint": "hint"}
@@ -66,6 +69,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if image is None else None
         init = red_hat_functions(layer) if shell.dialect == "sh" and layer.parent is None \
             else None
+        ci = _image(ctx, layer, shell, "qc207-ci-bash", bash_runs) \
+            if layer.parent is None else None
         no_bash = without_bash(layer) if shell.dialect == "sh" and layer.parent is None else None
         stop = _dash_stops(ctx, layer, found, by_eval) \
             if shell.dialect == "sh" and layer.parent is None and image is None else None
@@ -99,7 +104,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 # (like a later syntax error: dash never gets this far)
                 finding = replace(finding, severity="info", message=finding.message.noted(
                     f"dash stops with a syntax error at line {stop[0]}, before it gets here"))
-            if red_hat is not None and b.construct not in ("<(...)", ">(...)"):
+            if ci is not None:
+                # (the repository's CI runs the file with bash: its `#!` line is not used)
+                finding = replace(finding, severity="info", message=finding.message.noted(
+                    f"`{ci}` runs this script with bash by name, so its `#!` line is not used "
+                    "there and this works; it fails where the script is run by its own name"))
+            elif red_hat is not None and b.construct not in ("<(...)", ">(...)"):
                 # (the repository's Dockerfile runs it in an image whose sh is bash; bash as
                 # sh before 5.1 has no process substitution)
                 finding = replace(finding, severity="info", message=finding.message.noted(
@@ -144,7 +154,7 @@ def _busybox_image(ctx: CheckContext, layer: Layer,
 
 
 def _image(ctx: CheckContext, layer: Layer, shell: LayerShell, key: str,
-           find: Callable[[str | None], tuple[str, str] | None]) -> tuple[str, str] | None:
+           find: Callable[[str | None], _T | None]) -> _T | None:
     if shell.dialect != "sh" or shell.remote or layer.where != "local":
         return None
     process = ctx.trace.root.process

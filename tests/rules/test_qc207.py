@@ -902,3 +902,45 @@ def test_what_follows_red_hats_init_functions_runs_where_sh_is_bash(tmp_path: Pa
     assert [s for _, s, _ in in_image(image_repo(
         tmp_path, "[[ -x /usr/bin/dockerd ]] || exit 5", "FROM debian:12\n",
         where="contrib/init/sysvinit-redhat", name="docker"))] == ["error"]
+
+
+# -- issue 25: the repository's CI runs the script with bash by name ------------------------------
+
+def _ci_repo(tmp_path: Path, ci_name: str, ci_text: str) -> str:
+    root = tmp_path / "repo"
+    folder = root / ".ci" / "community-jenkins"
+    folder.mkdir(parents=True)
+    (root / ".git").mkdir()
+    path = folder / "pr-builder.sh"
+    path.write_text('#!/bin/sh\nset -o pipefail\nx=abc\necho "${x:0:1}"\n')
+    ci = root / ci_name if ci_name.startswith(".github") else folder / ci_name
+    ci.parent.mkdir(parents=True, exist_ok=True)
+    ci.write_text(ci_text)
+    return str(path)
+
+
+@pytest.mark.parametrize(("ci_name", "ci_text"), [
+    ("Jenkinsfile", "node { stage('build') {\n  // If pr-builder.sh fails, the sh step throws\n"
+     "  sh \"/bin/bash -x .ci/community-jenkins/pr-builder.sh ${build_arg} ompi\"\n} }\n"),
+    (".github/workflows/ci.yml", "jobs:\n  b:\n    steps:\n      - run: bash -e "
+     "./.ci/community-jenkins/pr-builder.sh\n"),
+])
+def test_a_ci_file_that_runs_the_script_with_bash(tmp_path: Path, ci_name: str,
+                                                  ci_text: str) -> None:
+    path = _ci_repo(tmp_path, ci_name, ci_text)
+    assert {s for _, s, _ in in_image(path)} == {"info"}
+    # bash runs it whatever its `#!` line says; dash stops at `set -o pipefail`
+    bash = subprocess.run(["/bin/bash", "-x", path], capture_output=True, text=True, timeout=10)
+    dash = subprocess.run(["dash", path], capture_output=True, text=True, timeout=10)
+    assert (bash.returncode, bash.stdout) == (0, "a\n")
+    assert dash.returncode == 2 and "pipefail" in dash.stderr
+
+
+@pytest.mark.parametrize("ci_text", [
+    "sh './.ci/community-jenkins/pr-builder.sh'\n",  # run by its own name: `#!/bin/sh`
+    "sh 'bash .ci/community-jenkins/pr-builder.sh'\nsh 'sh .ci/community-jenkins/pr-builder.sh'\n",
+    "sh 'bash .ci/other.sh'\n",  # another script
+])
+def test_a_ci_file_that_runs_it_otherwise_is_no_evidence(tmp_path: Path, ci_text: str) -> None:
+    path = _ci_repo(tmp_path, "Jenkinsfile", ci_text)
+    assert {s for _, s, _ in in_image(path)} == {"error"}

@@ -1,0 +1,80 @@
+"""Which shell a repository's CI files run a script file with (for QC207).
+
+A `#!/bin/sh` script that the repository's CI runs by name with bash
+(``/bin/bash -x .ci/community-jenkins/pr-builder.sh`` in a Jenkinsfile) never meets its `#!`
+line there. The CI files looked at are ``Jenkinsfile*``, ``.gitlab-ci.yml``, ``.travis.yml``,
+``azure-pipelines.yml``, ``.cirrus.yml`` in the script's folder and its parents up to the
+repository root (the folder holding ``.git``), and ``.github/workflows/*.yml`` at the root.
+A mention of the script's path (relative to the root or to the CI file's folder, or its name
+from its own folder) counts; the evidence holds only when every mention is an argument of
+``bash`` (``bash script``, ``/bin/bash -x script``, ``bash -e ./script``; a comment line does
+not count): one run by its own name (``./script``) or by ``sh`` leaves its `#!` line in force.
+Read as text, never run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+
+from quotecheck.rules._script_image import _folders_up
+
+_CI_NAMES = re.compile(r"Jenkinsfile[\w.-]*|\.gitlab-ci\.ya?ml|\.travis\.ya?ml|"
+                       r"azure-pipelines\.ya?ml|\.cirrus\.ya?ml")
+MAX_CI = 1 << 18
+_BASH = re.compile(r"(?:^|[\s'\"`;&|(])(?:/usr)?(?:/bin/)?(?:env\s+)?bash(?:\s+-[A-Za-z]+)*\s+$")
+
+
+def bash_runs(path: str | None) -> str | None:
+    """The CI file (relative to the script's folder) that runs the script at ``path`` with
+    bash, when every CI file that names it does so; else None."""
+    if not path:
+        return None
+    script = os.path.normpath(os.path.abspath(path))
+    folders = _folders_up(os.path.dirname(script))
+    root = folders[-1]
+    files: list[str] = []
+    for folder in folders:
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        files.extend(os.path.join(folder, n) for n in names if _CI_NAMES.fullmatch(n))
+    workflows = os.path.join(root, ".github", "workflows")
+    with contextlib.suppress(OSError):
+        files.extend(os.path.join(workflows, n) for n in sorted(os.listdir(workflows))
+                     if n.endswith((".yml", ".yaml")))
+    found: str | None = None
+    for ci in files:
+        verdict = _runs_with_bash(ci, script, root)
+        if verdict is False:
+            return None
+        if verdict and found is None:
+            found = os.path.relpath(ci, folders[0])
+    return found
+
+
+def _runs_with_bash(ci: str, script: str, root: str) -> bool | None:
+    """True: the CI file names the script only after `bash`; False: it names it otherwise;
+    None: it does not name it."""
+    try:
+        with open(ci, encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_CI)
+    except OSError:
+        return None
+    names = {os.path.relpath(script, root), os.path.relpath(script, os.path.dirname(ci))}
+    seen = False
+    for name in names:
+        if name.startswith(".."):
+            continue
+        pattern = re.compile(r"(?<![\w/.-])(?:\./)?" + re.escape(name) + r"(?![\w/.-])")
+        for m in pattern.finditer(text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            before = text[line_start:m.start()]
+            if before.lstrip().startswith(("#", "//", "*", "/*")):
+                continue  # a comment
+            if not _BASH.search(before):
+                return False
+            seen = True
+    return True if seen else None
