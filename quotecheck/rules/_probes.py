@@ -41,38 +41,34 @@ from quotecheck.parsing.tree import (
     walk,
 )
 from quotecheck.rules._portability import BASH_VARIABLES, Bashism, Span, script_span
+from quotecheck.rules.api import CheckContext
 
 # Tests: dash's failure takes the other branch, which is no answer to a probe.
 _NOT_PROBES = ("[[ ... ]]", "==` in `", "(( ... ))")
 _RANDOM = frozenset({"RANDOM", "SRANDOM"})
-_WALKS: dict[int, tuple[Script, list[tuple[SimpleCommand, Context]]]] = {}
+Walked = list[tuple[SimpleCommand, Context]]
 
 
-def _walk(script: Script) -> list[tuple[SimpleCommand, Context]]:
-    """``walk(script)`` as a list, kept for the last script asked about."""
-    got = _WALKS.get(id(script))
-    if got is None or got[0] is not script:
-        _WALKS.clear()
-        got = (script, list(walk(script)))
-        _WALKS[id(script)] = got
-    return got[1]
 _DEFAULT = re.compile(r"\$\{([A-Za-z_]+)(:?-)(.*)\}\Z", re.S)
 
 
-def probed(layer: Layer, b: Bashism, parse_time: bool, found: list[Bashism]) -> str | None:
+def probed(ctx: CheckContext, layer: Layer, b: Bashism, parse_time: bool,
+           found: list[Bashism]) -> str | None:
     """Why ``b`` is part of a probe of the shell (or used only after one), else None."""
     script = layer.script
     if script is None:
         return None
+    # (the script's commands, walked once per check)
+    walked: Walked = ctx.memo.get_or_compute("qc207-walk", script, lambda: list(walk(script)))
     if b.construct.startswith("$") and b.construct[1:] in BASH_VARIABLES:
-        return _variable(script, b)
+        return _variable(walked, b)
     if parse_time or b.construct.startswith(_NOT_PROBES):
         return None
-    if _probe(script, b.span):
+    if _probe(walked, b.span):
         return PROBE_NOTE
-    for s, node, cond in _ifs(script):
+    for s, node, cond in _ifs(walked):
         body = [p for role, p in node.parts if role == "body"][:1]
-        if body and _inside(s, body[0], b.span) and _probes_for(script, s, cond, b.construct,
+        if body and _inside(s, body[0], b.span) and _probes_for(walked, s, cond, b.construct,
                                                                 found):
             return AFTER_PROBE_NOTE
     return None
@@ -107,12 +103,12 @@ def _internal(c: SimpleCommand) -> bool:
         r.fd in (None, 1) and r.op in (">", ">>", ">|") for r in c.redirects)
 
 
-def _probe(script: Script, span: Span) -> bool:
+def _probe(walked: Walked, span: Span) -> bool:
     """Is the construct at ``span`` in a command (or substitution) whose stderr is discarded
     and whose status or output a test reads?"""
     quiet = tested = False
     innermost: tuple[int, bool] | None = None
-    for c, cx in _walk(script):
+    for c, cx in walked:
         at = _input(cx.script, c)
         if at is None or not (at[0] <= span[0] and span[1] <= at[1]):
             continue
@@ -127,11 +123,11 @@ def _probe(script: Script, span: Span) -> bool:
     return quiet and tested and innermost is not None and innermost[1]
 
 
-def _ifs(script: Script) -> list[tuple[Script, Compound, Node]]:
+def _ifs(walked: Walked) -> list[tuple[Script, Compound, Node]]:
     """Every `if` of the script with its first condition."""
     out: list[tuple[Script, Compound, Node]] = []
     seen: set[int] = set()
-    for _, cx in _walk(script):
+    for _, cx in walked:
         for a in cx.ancestors:
             if isinstance(a, Compound) and a.kind == "if" and id(a) not in seen and a.parts \
                     and a.parts[0][0] == "condition":
@@ -140,19 +136,19 @@ def _ifs(script: Script) -> list[tuple[Script, Compound, Node]]:
     return out
 
 
-def _probes_for(script: Script, s: Script, cond: Node, construct: str,
+def _probes_for(walked: Walked, s: Script, cond: Node, construct: str,
                 found: list[Bashism]) -> bool:
     """Does the condition hold a probe of ``construct`` (the same spelling)?"""
     at = _input(s, cond)
     if at is None:
         return False
-    return any(x.construct == construct and at[0] <= x.span[0] < at[1] and _probe(script, x.span)
+    return any(x.construct == construct and at[0] <= x.span[0] < at[1] and _probe(walked, x.span)
                for x in found)
 
 
-def _variable(script: Script, b: Bashism) -> str | None:
+def _variable(walked: Walked, b: Bashism) -> str | None:
     name = b.construct[1:]
-    for c, cx in _walk(script):
+    for c, cx in walked:
         at = _input(cx.script, c)
         if at is None or not (at[0] <= b.span[0] and b.span[1] <= at[1]):
             continue

@@ -80,7 +80,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # only bash runs it (see _bash_guards)
             if image is not None and busybox_accepts(b):
                 continue  # the repository's Dockerfile runs it with busybox's ash, which does
-            if shell.dialect == "sh" and probed(layer, b, _parse_time(b, ctx.source), found):
+            if shell.dialect == "sh" and probed(ctx, layer, b, _parse_time(b, ctx.source), found):
                 continue  # a probe of the shell, or used only after one (see _probes)
             finding = _finding(layer, shell, b)
             outcome = harmless(layer, b)
