@@ -98,12 +98,16 @@ class Workers:
         return ProcessPoolExecutor(self.n, mp_context=self.context, initializer=_set_task,
                                    initargs=(self.task,))
 
-    def submit(self, item: Any) -> Handle:
+    def _future(self, item: Any) -> Future[Any]:
         try:
-            future = self.pool.submit(_run, item)
+            return self.pool.submit(_run, item)
         except BrokenProcessPool as exc:  # a worker died meanwhile: resubmitted by result()
-            future = Future()
+            future: Future[Any] = Future()
             future.set_exception(exc)
+            return future
+
+    def submit(self, item: Any) -> Handle:
+        future = self._future(item)
         handle = Handle(item, future)
         self.pending[handle] = None
         return handle
@@ -129,7 +133,9 @@ class Workers:
                 lost = other.future.done() and (other.future.cancelled() or isinstance(
                     other.future.exception(), BrokenProcessPool))
                 if lost:
-                    other.future = self.pool.submit(_run, other.item)
+                    # (the new pool may break too, by a task resubmitted just before: then
+                    # this one's result() finds out as above)
+                    other.future = self._future(other.item)
 
     def _alone(self, item: Any) -> Any:
         reader, writer = self.context.Pipe(duplex=False)

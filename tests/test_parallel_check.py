@@ -206,3 +206,27 @@ def test_ctrl_c_stops_the_workers_quietly(tmp_path: Path) -> None:
     assert "Traceback" not in err
     left = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True)
     assert left.stdout.split() == []
+
+
+def _dies_on_odd(item: int) -> int:
+    if item % 2:
+        os._exit(3)
+    return item * 10
+
+
+def test_a_new_pool_that_breaks_while_tasks_are_resubmitted_loses_none() -> None:
+    """Many tasks kill their workers: the pool that replaces a broken one can break again while
+    the lost tasks are handed to it. Every task still ends in its result or WorkerDied."""
+    from quotecheck.parallel import WorkerDied, Workers
+
+    outcomes: dict[int, object] = {}
+    with Workers(2, _dies_on_odd) as workers:
+        handles = [workers.submit(i) for i in range(40)]
+        for i, handle in enumerate(handles):
+            try:
+                outcomes[i] = workers.result(handle)
+            except WorkerDied as exc:
+                outcomes[i] = str(exc)
+    assert outcomes == {i: (i * 10 if i % 2 == 0 else
+                            "the process checking it exited with status 3 before it was done")
+                        for i in range(40)}
