@@ -91,8 +91,9 @@ _DURATION = lazy_compile(
 # 42s") without its duration.
 _RUN_TOOK = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)[\W_]*"
                          r"(?:in|after|took)[\W_]*", re.IGNORECASE)
-# `$?` or `${?}` read in a command's text: the status of the command before it.
-_READS_STATUS = lazy_compile(r"\$(?:\?|\{\?\})")
+# `$?`, `${?}` or `${PIPESTATUS[i]}` read in a command's text: the status of the command (or
+# pipeline) before it.
+_READS_STATUS = lazy_compile(r"\$(?:\?|\{\?\}|\{PIPESTATUS\[)")
 # A section header of a report: a title framed by a run of the same mark on both sides
 # (`##### Docker Info #####`, `=== List installed packages ===`).
 _FRAMED = lazy_compile(r"^\s*([#=*~+-])\1{2,}(.*?)([#=*~+-])\3{2,}\s*$")
@@ -508,6 +509,12 @@ def _neutral(items: list[Node], views: dict[int, CommandView]) -> bool:
     if len(items) == 1 and isinstance(items[0], SimpleCommand):
         names = _names(items[0], views)
         if all(n == "" or n in _NEUTRAL for n in names):
+            return True
+    if len(items) == 1 and isinstance(items[0], Pipeline):
+        # `echo "EXITVALUE $rc" | tee -a log`: a message, to the terminal and a log file
+        names = _names(items[0], views)
+        if names[:1] in (["echo"], ["printf"]) and all(n in _NEUTRAL or n == "tee"
+                                                        for n in names):
             return True
     return _colour_only(items, views)
 

@@ -602,3 +602,28 @@ def test_a_sourced_file_that_cannot_be_read_changes_nothing(tmp_path: Path) -> N
     src = _SOURCING.replace("cp /nonexistent/a /nonexistent/b\necho \"copy done\"",
                             "set +e\ncp /nonexistent/a /nonexistent/b\necho \"copy done\"")
     assert len(found.diagnostics(src, path=str(script))) == 1
+
+
+# apache/oozie, bin/test-patch-40-modernizer lines 88-94 (Apache-2.0): the build's status is
+# taken from PIPESTATUS and logged; the closing line follows a message written through tee.
+OOZIE_SAVE = ('save() {\n'
+              '  mvn clean compile modernizer:modernizer | tee "$out" >> "$STDOUT"\n'
+              '  exitCode=${PIPESTATUS[0]}\n'
+              '  echo "EXITVALUE $exitCode" | tee -a "$out"\n'
+              '  echo "[TRACE] Modernizer output verified and saved"\n'
+              '}\nsave\n')
+
+
+def test_a_status_read_from_pipestatus_is_a_checked_step() -> None:
+    assert found(OOZIE_SAVE) == []
+    res = subprocess.run(["bash", "-c", 'false | tee /dev/null; echo "${PIPESTATUS[0]}"'],
+                         capture_output=True, text=True, timeout=10, check=True)
+    assert res.stdout == "1\n"  # the status of the first command, which tee's 0 would hide
+
+
+def test_a_message_through_tee_is_no_step_of_its_own() -> None:
+    src = ('mvn clean install | tee build.log\n'
+           'echo "build finished at $(date)" | tee -a build.log\n'
+           'echo "Build succeeded"\n')
+    [(line, _, d)] = found(src)
+    assert line == 3 and "mvn clean install" in d.text
