@@ -18,7 +18,7 @@ import contextlib
 import os
 import re
 
-from quotecheck.rules._script_image import _folders_up
+from quotecheck.rules._script_image import folders_up
 
 _CI_NAMES = re.compile(r"Jenkinsfile[\w.-]*|\.gitlab-ci\.ya?ml|\.travis\.ya?ml|"
                        r"azure-pipelines\.ya?ml|\.cirrus\.ya?ml")
@@ -32,7 +32,7 @@ def bash_runs(path: str | None) -> str | None:
     if not path:
         return None
     script = os.path.normpath(os.path.abspath(path))
-    folders = _folders_up(os.path.dirname(script))
+    folders = folders_up(os.path.dirname(script))
     root = folders[-1]
     files: list[str] = []
     for folder in folders:

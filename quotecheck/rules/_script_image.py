@@ -36,38 +36,51 @@ _RED_HAT_IMAGES = lazy_compile(
     r"(?:ubi|rhel)\d*(?:/|$)|^quay\.io/(?:centos|fedora)/")
 
 
-def busybox_image(path: str | None) -> tuple[str, str] | None:
-    """The base image whose busybox ash runs the script at ``path`` and the Dockerfile that
-    copies it there (relative to the script's folder), or None (no evidence)."""
-    return _image_of(path, _busybox)
+# Each Dockerfile that copies the script: the images it copies it into, and the Dockerfile
+# (relative to the script's folder). Read once per script; the shells are judged from it.
+Copies = tuple[tuple[tuple[str, ...], str], ...]
 
 
-def red_hat_image(path: str | None) -> tuple[str, str] | None:
-    """The Red Hat family base image (its /bin/sh is bash) whose shell runs the script at
-    ``path`` and the Dockerfile that copies it there, or None (no evidence)."""
-    return _image_of(path, _red_hat)
+def dockerfile_copies(path: str | None) -> Copies:
+    """The repository's Dockerfiles that copy the script at ``path`` by name, with the images
+    each copies it into (``_copied_into``), in the order the folders are walked up."""
+    if not path:
+        return ()
+    script = os.path.normpath(os.path.abspath(path))
+    folders = folders_up(os.path.dirname(script))
+    out: list[tuple[tuple[str, ...], str]] = []
+    for at, folder in enumerate(folders):
+        for dockerfile in _dockerfiles(folder):
+            got = _copied_into(dockerfile, script, folders[at:])
+            if got is not None:
+                out.append((tuple(got), os.path.relpath(dockerfile, folders[0])))
+    return tuple(out)
+
+
+def busybox_image(copies: Copies) -> tuple[str, str] | None:
+    """The base image whose busybox ash runs the script and the Dockerfile that copies it
+    there, or None (no evidence)."""
+    return _every_image(copies, _busybox)
+
+
+def red_hat_image(copies: Copies) -> tuple[str, str] | None:
+    """The Red Hat family base image (its /bin/sh is bash) whose shell runs the script and the
+    Dockerfile that copies it there, or None (no evidence)."""
+    return _every_image(copies, _red_hat)
 
 
 def _red_hat(image: str) -> bool:
     return "$" not in image and bool(_RED_HAT_IMAGES.search(image))
 
 
-def _image_of(path: str | None, accept: Callable[[str], bool]) -> tuple[str, str] | None:
-    if not path:
+def _every_image(copies: Copies, accept: Callable[[str], bool]) -> tuple[str, str] | None:
+    """The first (image, Dockerfile) when every image the script is copied into is one
+    ``accept`` knows the shell of; None when one is not (or nothing copies it)."""
+    if not copies or not all(images and all(accept(i) for i in images)
+                             for images, _ in copies):
         return None
-    script = os.path.normpath(os.path.abspath(path))
-    folders = _folders_up(os.path.dirname(script))
-    found: tuple[str, str] | None = None
-    for at, folder in enumerate(folders):
-        for dockerfile in _dockerfiles(folder):
-            got = _copied_into(dockerfile, script, folders[at:])
-            if got is None:
-                continue
-            if not got or not all(accept(i) for i in got):
-                return None  # copied into an image whose sh is not known to be that one
-            if found is None:
-                found = (got[0], os.path.relpath(dockerfile, folders[0]))
-    return found
+    images, dockerfile = copies[0]
+    return images[0], dockerfile
 
 
 def _busybox(image: str) -> bool:
@@ -76,7 +89,7 @@ def _busybox(image: str) -> bool:
     return "$" not in image and bool(BUSYBOX_IMAGES.search(image) or _WOLFI_IMAGES.search(image))
 
 
-def _folders_up(start: str) -> list[str]:
+def folders_up(start: str) -> list[str]:
     """``start`` and its parents, up to the first that holds ``.git`` (the repository root)."""
     out: list[str] = []
     here = start

@@ -41,7 +41,7 @@ from quotecheck.rules._portability import (
     script_span,
 )
 from quotecheck.rules._probes import probed
-from quotecheck.rules._script_image import busybox_image, red_hat_image
+from quotecheck.rules._script_image import busybox_image, dockerfile_copies, red_hat_image
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
 
@@ -64,9 +64,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         guarded = guarded_spans(layer)
         by_eval = eval_guards(ctx.trace, layer)
         platform = _red_hat_family(layer)
-        image = _busybox_image(ctx, layer, shell)
-        red_hat = _image(ctx, layer, shell, "qc207-red-hat-image", red_hat_image) \
-            if image is None else None
+        copies = _image(ctx, layer, shell, "qc207-dockerfile-copies", dockerfile_copies)
+        image = busybox_image(copies) if copies else None
+        red_hat = red_hat_image(copies) if copies and image is None else None
         init = red_hat_functions(layer) if shell.dialect == "sh" and layer.parent is None \
             else None
         ci = _image(ctx, layer, shell, "qc207-ci-bash", bash_runs) \
@@ -144,13 +144,6 @@ def _dash_stops(ctx: CheckContext, layer: Layer, found: list[Bashism],
         if span is not None and span[0] <= first.span[0] < span[1]:
             return ctx.source.count("\n", 0, first.span[0]) + 1, span[1]
     return None
-
-
-def _busybox_image(ctx: CheckContext, layer: Layer,
-                   shell: LayerShell) -> tuple[str, str] | None:
-    """The busybox image a Dockerfile of the repository copies this script file into, for a
-    layer that runs in it (the script itself, a local `sh -c`): see ``_script_image``."""
-    return _image(ctx, layer, shell, "qc207-busybox-image", busybox_image)
 
 
 def _image(ctx: CheckContext, layer: Layer, shell: LayerShell, key: str,
