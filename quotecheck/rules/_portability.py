@@ -346,8 +346,7 @@ def connects(call: SshCall) -> bool:
 def is_script_file(ctx: CheckContext) -> bool:
     """The input is a script file (given by path, or starting with a ``#!`` line), not one
     command typed at a prompt."""
-    process = ctx.trace.root.process
-    return bool(process and len(process) >= 2 and process[1]) or ctx.source.startswith("#!")
+    return bool(ctx.script_path) or ctx.source.startswith("#!")
 
 
 # -- bash-only constructs ------------------------------------------------------------------------

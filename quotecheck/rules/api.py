@@ -97,6 +97,13 @@ class CheckContext(Record):
     def layers(self) -> list[Layer]:
         return self.trace.layers
 
+    @property
+    def script_path(self) -> str:
+        """The path of the file checked (as the outer shell would be given it), or "" for a
+        command typed at a prompt or read from stdin without a name."""
+        process = self.trace.root.process
+        return process[1] if process and len(process) >= 2 and process[1] else ""
+
     def commands(self) -> Iterator[tuple[Layer, CommandView]]:
         """Every simple command of every shell layer, outermost layer first; a host file's
         argv launches (`subprocess.run([...])`) count as commands of the host layer."""

@@ -88,9 +88,8 @@ def _first_command_of_a_file_without_shebang(ctx: CheckContext, at: int) -> bool
     of another language (`A = load ...;`): nothing in it shows it is a shell script (a Pig
     Latin file named `.sh`), so the error says little about a shell."""
     source = ctx.source
-    process = ctx.trace.root.process
     if ctx.trace.host is not None or ctx.trace.root.kind != "shell" or \
-            source.startswith("#!") or not (process and len(process) >= 2 and process[1]):
+            source.startswith("#!") or not ctx.script_path:
         return False
     start = source.rfind("\n", 0, at) + 1
     end = source.find("\n", at)

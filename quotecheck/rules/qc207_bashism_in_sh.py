@@ -150,8 +150,7 @@ def _image(ctx: CheckContext, layer: Layer, shell: LayerShell, key: str,
            find: Callable[[str | None], _T | None]) -> _T | None:
     if shell.dialect != "sh" or shell.remote or layer.where != "local":
         return None
-    process = ctx.trace.root.process
-    path = process[1] if process and len(process) >= 2 else None
+    path = ctx.script_path
     if not path:
         return None
     return ctx.memo.get_or_compute(key, ctx.trace, lambda: find(path))

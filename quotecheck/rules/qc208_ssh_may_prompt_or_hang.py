@@ -111,8 +111,7 @@ def _in_ci(ctx: CheckContext) -> tuple[str | None, bool]:
     """Why the script is run by CI, where nobody is at a terminal: it lies in a CI folder, or
     it reads a variable CI sets for its jobs (not one it sets itself: `export CI=1` says
     nothing about who runs it); and whether the CI named runs jobs with no terminal."""
-    process = ctx.trace.root.process
-    path = process[1] if process and len(process) >= 2 else ""
+    path = ctx.script_path
     folder = next((part for part in path.split("/")[:-1] if part in CI_FOLDERS), None)
     if folder is not None:
         system = CI_WITHOUT_TERMINAL.get(folder)
@@ -148,8 +147,7 @@ def _cron(ctx: CheckContext) -> str | None:
 
 def _from_cron(ctx: CheckContext) -> str | None:
     """Why the script is run by cron: it lies in a cron folder, or its comments say so."""
-    process = ctx.trace.root.process
-    path = process[1] if process and len(process) >= 2 else ""
+    path = ctx.script_path
     folder = next((part for part in path.split("/")[:-1] if part in CRON_FOLDERS), None)
     if folder is not None:
         return f"it is in `{folder}/`: cron runs it, no terminal"
