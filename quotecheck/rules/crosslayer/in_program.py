@@ -100,13 +100,17 @@ def _function_given(ctx: CheckContext, exp: Expansion) -> str | None:
                      if isinstance(a, Compound) and a.kind == "function" and a.name), None)
     if function is None:
         return None
-    wanted = int(name)
+    most = ctx.memo.get_or_compute("function-arguments:" + function, ctx.trace,
+                                   lambda: _most_arguments(ctx.source, function))
+    return function if most >= int(name) else None
+
+
+def _most_arguments(source: str, function: str) -> int:
+    """The most words any call of ``function`` in ``source`` passes it (read off the text, so
+    that a call in a trap string counts too)."""
     call = re.compile(r"(?:^|[\s;&|('\"`{])" + re.escape(function)
                       + r"((?:[ \t]+[^\s;&|()]+)+)")
-    for m in call.finditer(ctx.source):
-        if len(m.group(1).split()) >= wanted:
-            return function
-    return None
+    return max((len(m.group(1).split()) for m in call.finditer(source)), default=0)
 
 
 _SITS_PROGRAM_BUT_PROGRAM = Template(
