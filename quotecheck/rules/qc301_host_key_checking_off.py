@@ -39,6 +39,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     for layer in sorted(ctx.layers, key=lambda x: -x.id):
         if layer.kind != "shell" or layer.script is None:
             continue
+        ssh_of: dict[int, Layer] | None = None  # the ssh each command of the layer opens
         for script in all_scripts(layer.script):
             if not _may_hold_setting(script.text):
                 continue
@@ -56,7 +57,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     if any(_LOOPBACK.fullmatch(w.value) for w in node.words[1:]):
                         lowered = _LOOPBACK_NOTE
                     else:
-                        probe = _is_probe(ctx, layer, node)
+                        if ssh_of is None:
+                            ssh_of = {id(c.opened_by.command): c for c in ctx.layers
+                                      if c.kind == "ssh" and c.parent == layer.id
+                                      and c.opened_by is not None}
+                        child = ssh_of.get(id(node))
+                        probe = None if child is None else _probe(child)
                         lowered = None if probe is None else _PROBE_NOTE.format(probe)
                 for word in words:
                     yield from _scan(ctx, layer, script, word, reported, lowered)
@@ -106,26 +112,21 @@ _PROBE_NOTE = ("the session only probes the login (`{}`) and no password can be 
                "it: an impostor gets nothing")
 
 
-def _is_probe(ctx: CheckContext, layer: Layer, node: SimpleCommand) -> str | None:
-    """The remote command of the ssh ``node`` runs when it only probes the login: a command
+def _probe(child: Layer) -> str | None:
+    """The remote command of the ssh layer ``child`` when it only probes the login: a command
     like `exit 0` or `true`, no forwarding, and password prompts off (`BatchMode=yes` or
     `PasswordAuthentication=no`)."""
-    for child in ctx.layers:
-        if child.kind != "ssh" or child.parent != layer.id or child.opened_by is None or \
-                child.opened_by.command is not node:
-            continue
-        handoff = child.handoff
-        if not isinstance(handoff, SshHandoff) or handoff.no_command or not handoff.command \
-                or child.sends is None or not _PROBE.fullmatch(child.sends):
-            return None
-        configs = [o.value for o in handoff.parsed if o.name == "-o" and o.value is not None]
-        if any(o.name in _CARRIES_DATA for o in handoff.parsed) or \
-                (config_value(configs, "ForwardAgent") or "no").lower() != "no":
-            return None
-        if (config_value(configs, "BatchMode") or "").lower() == "yes" or \
-                (config_value(configs, "PasswordAuthentication") or "").lower() == "no":
-            return child.sends.strip()
+    handoff = child.handoff
+    if not isinstance(handoff, SshHandoff) or handoff.no_command or not handoff.command \
+            or child.sends is None or not _PROBE.fullmatch(child.sends):
         return None
+    configs = [o.value for o in handoff.parsed if o.name == "-o" and o.value is not None]
+    if any(o.name in _CARRIES_DATA for o in handoff.parsed) or \
+            (config_value(configs, "ForwardAgent") or "no").lower() != "no":
+        return None
+    if (config_value(configs, "BatchMode") or "").lower() == "yes" or \
+            (config_value(configs, "PasswordAuthentication") or "").lower() == "no":
+        return child.sends.strip()
     return None
 
 
