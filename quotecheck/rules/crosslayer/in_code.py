@@ -4,6 +4,7 @@ has a value of its own (or the command was meant to run there), else QC103."""
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterator
 
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers.handoff_types import ExecHandoff
@@ -596,17 +597,21 @@ def _moves_into_it(an: Analysis, exp: Expansion, first: Landing) -> bool:
     ..."` after `sudo --login`, `ssh h "cd $PWD && make"` on a shared file system): the inner
     shell's own directory would make that `cd` pointless, so taking this one's there is the
     purpose of the text."""
+    return any(_CD_ARGUMENT.search(layer.text or "", 0, at) is not None and
+               not _cd_before(layer.text or "", at) for layer, at in _read_in(an, exp, first))
+
+
+def _read_in(an: Analysis, exp: Expansion, first: Landing) -> Iterator[tuple[Layer, int]]:
+    """The shell layers (the first landing's, then those below it) whose text holds what
+    ``exp`` expands to, with where it starts there."""
     for layer in [first.layer, *(x for x in an.subtree([first.layer.id])
                                  if x.kind == "shell" and x is not first.layer)]:
         if exp.sources[0] not in an.chars(layer):
             continue
-        text = layer.text or ""
         at = next((i for i in (text_index(layer, s) for s in exp.sources) if i is not None),
                   None)
-        if at is not None and _CD_ARGUMENT.search(text, 0, at) is not None and \
-                not _cd_before(text, at):
-            return True
-    return False
+        if at is not None:
+            yield layer, at
 
 
 def decided_here(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing,
@@ -619,16 +624,9 @@ def decided_here(ctx: CheckContext, an: Analysis, exp: Expansion, first: Landing
     pwd = exp.name == "PWD" or (program == "pwd" and len(words) == 1)
     if not pwd and program not in MACHINE_FACTS:
         return None
-    for layer in [first.layer, *(x for x in an.subtree([first.layer.id])
-                                 if x.kind == "shell" and x is not first.layer)]:
-        if exp.sources[0] not in an.chars(layer):
-            continue
+    for layer, at in _read_in(an, exp, first):
         inner = describe(ctx.trace, layer)
         snippet = line_around(layer, exp.sources)
-        at = next((i for i in (text_index(layer, s) for s in exp.sources) if i is not None),
-                  None)
-        if at is None:
-            continue
         if pwd and _cd_before(layer.text or "", at):
             quoted = an.chars(layer)[exp.sources[0]].quoting == "single"
             advice = (f"There it sits in single quotes, where no shell expands it: close them "
