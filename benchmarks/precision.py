@@ -64,9 +64,10 @@ CORPUS = HERE / "corpus"
 # "first" is the set the rules were tuned on; "unseen" was chosen and judged later, to check that
 # what was learnt on the first holds on files the project had never seen; "third" was chosen
 # while the rules of issue 25 were changed, and its findings were opened only when they were done;
-# "fourth" was chosen the same way later in that work, held out until its rule changes are done.
+# "fourth" was chosen the same way later in that work, held out until its rule changes are done;
+# "fifth" was chosen the same way at the end of that work, held out likewise.
 SETS = {"first": HERE, "unseen": HERE / "unseen", "third": HERE / "third",
-        "fourth": HERE / "fourth"}
+        "fourth": HERE / "fourth", "fifth": HERE / "fifth"}
 VERDICTS = ("true", "noise", "false")
 SEVERITIES = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 SEVERITY_ORDER = ("error", "warning", "info", "hint")
