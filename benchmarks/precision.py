@@ -14,7 +14,9 @@ not kept in this repository; ``--assemble SRC`` copies them, and each project's 
 from local copies under SRC into ``benchmarks/precision/corpus/<owner>__<repo>/<path>``.
 SRC may hold, per project, a bare git directory ``<owner>+<repo>/repo`` or ``<owner>+<repo>``,
 or a clone ``<owner>__<repo>``, ``<owner>/<repo>`` or ``<repo>``; the file is read at the
-manifest's commit (``git show COMMIT:PATH``) and checked against its blob.
+manifest's commit (``git show COMMIT:PATH``) and checked against its blob. The Dockerfiles and
+CI files quotecheck reads beside a chosen script (``context_files``) are copied too, and an empty
+``.git`` folder marks each project's root; they are read, never checked or counted.
 
 Each file is checked by a worker process running the real command line in-process
 (``quotecheck check --no-config --format json --severity info FILE``); a file that takes longer
@@ -137,15 +139,32 @@ def _read_at(kind: str, where: Path, commit: str, path: str) -> bytes | None:
 
 
 def assemble(projects: list[Project], src: Path, corpus: Path) -> int:
-    """Copy every missing corpus file (and licence file) from local copies under ``src``."""
+    """Copy every missing corpus file (and licence file) from local copies under ``src``.
+
+    With them go the files beside the scripts that quotecheck reads to tell which shell runs
+    a script (``context_files``), and an empty ``.git`` folder marks each project's root, where
+    quotecheck's walk up from a script stops, as in a checkout. Only the manifest's files are
+    ever checked; these are there to be read.
+    """
     missing_total = 0
     for project in projects:
-        wanted = [(path, blob) for path, blob in project.files]
-        wanted += [(path, "") for path in project.licence_files]
-        todo = [(p, b) for p, b in wanted if not (corpus / project.folder / p).is_file()]
-        if not todo:
-            continue
         sources = list(_sources(src, project))
+        wanted = dict(project.files)
+        for path in project.licence_files:
+            wanted.setdefault(path, "")
+        context: list[str] = []
+        for kind, where in sources[:1]:
+            try:
+                tree = [path for path, _ in _ls_tree(kind, where, project.commit)]
+            except (OSError, subprocess.SubprocessError):
+                print(f"{project.repo}: cannot list {project.commit[:12]} in {where}",
+                      file=sys.stderr)
+                break
+            context = context_files(tree, wanted)
+        for path in context:
+            wanted.setdefault(path, "")
+        root = corpus / project.folder
+        todo = [(p, b) for p, b in wanted.items() if not (root / p).is_file()]
         copied = 0
         for path, blob in todo:
             for kind, where in sources:
@@ -156,17 +175,48 @@ def assemble(projects: list[Project], src: Path, corpus: Path) -> int:
                     print(f"{project.repo}: {path}: content differs from the manifest's blob",
                           file=sys.stderr)
                     continue
-                target = corpus / project.folder / path
+                target = root / path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
                 copied += 1
                 break
+        if root.is_dir():
+            (root / ".git").mkdir(exist_ok=True)
+        if not todo:
+            continue
         missing = len(todo) - copied
         missing_total += missing
         status = f"{copied} copied" + (f", {missing} missing" if missing else "")
+        if context:
+            status += f" ({len(context)} beside the scripts)"
         where_text = ", ".join(str(w) for _, w in sources) or f"no copy under {src}"
         print(f"{project.repo}@{project.commit[:12]}: {status} ({where_text})", file=sys.stderr)
     return missing_total
+
+
+def context_files(tree: Iterable[str], scripts: Iterable[str]) -> list[str]:
+    """The files of a repository (``tree``: paths from its root) that quotecheck reads beside
+    the ``scripts`` to tell which shell runs them, by the names its readers look for: a
+    Dockerfile or Containerfile (``_script_image``) or a CI file (``_ci_runner``) in a script's
+    folder or a parent, and the workflows in the root's ``.github/workflows``."""
+    from quotecheck.rules._ci_runner import WORKFLOWS, is_ci_name, is_workflow_name
+    from quotecheck.rules._script_image import is_dockerfile_name
+
+    chosen = set(scripts)
+    folders = {""}
+    for path in chosen:
+        parts = path.split("/")[:-1]
+        folders.update("/".join(parts[:i]) for i in range(len(parts) + 1))
+    workflows = "/".join(WORKFLOWS)
+    out = []
+    for path in tree:
+        folder, _, name = path.rpartition("/")
+        if path in chosen:
+            continue
+        beside = folder in folders and (is_dockerfile_name(name) or is_ci_name(name))
+        if beside or (folder == workflows and is_workflow_name(name)):
+            out.append(path)
+    return sorted(out)
 
 
 # -- choosing a project's files ------------------------------------------------------------------
@@ -228,8 +278,8 @@ def choose_files(candidates: Iterable[tuple[str, str, bytes]], limit: int = PER_
     return sorted(taken)
 
 
-def _tree(kind: str, where: Path, commit: str) -> Iterator[tuple[str, str, bytes]]:
-    """(path, blob, content) of every regular file at ``commit``; objects absent are skipped."""
+def _ls_tree(kind: str, where: Path, commit: str) -> list[tuple[str, str]]:
+    """(path, blob) of every regular file at ``commit`` (no symlinks, no submodules)."""
     flag = "--git-dir" if kind == "gitdir" else "-C"
     listing = subprocess.run(["git", flag, str(where), "ls-tree", "-r", "-z", "--full-tree",
                               commit], capture_output=True, timeout=300, check=True).stdout
@@ -242,6 +292,13 @@ def _tree(kind: str, where: Path, commit: str) -> Iterator[tuple[str, str, bytes
         if object_type == b"blob" and mode != b"120000":  # no symlinks
             entries.append((raw_path.decode("utf-8", errors="surrogateescape"),
                             object_id.decode()))
+    return entries
+
+
+def _tree(kind: str, where: Path, commit: str) -> Iterator[tuple[str, str, bytes]]:
+    """(path, blob, content) of every regular file at ``commit``; objects absent are skipped."""
+    flag = "--git-dir" if kind == "gitdir" else "-C"
+    entries = _ls_tree(kind, where, commit)
     proc = subprocess.Popen(["git", flag, str(where), "cat-file", "--batch"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None

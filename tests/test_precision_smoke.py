@@ -178,6 +178,56 @@ def test_assemble_reads_the_commit_and_checks_the_blob(tmp_path: Path) -> None:
     assert "differs from the manifest's blob" in proc.stderr
 
 
+def test_assemble_adds_the_files_quotecheck_reads_beside_the_scripts(tmp_path: Path) -> None:
+    clone = tmp_path / "src" / "example__scripts"
+    beside = {  # Dockerfiles and CI files in a chosen script's folder or a parent; workflows
+        "Jenkinsfile": "sh '/bin/bash -x ops/stop-remote.sh'\n",
+        ".gitlab-ci.yml": "job:\n  script: bash install.sh\n",
+        "ops/Dockerfile": "FROM alpine\nCOPY stop-remote.sh /\n",
+        "ops/Containerfile.dev": "FROM fedora\n",
+        ".github/workflows/ci.yml": "on: push\n",
+    }
+    elsewhere = {  # not read for any chosen script
+        "other/Dockerfile": "FROM debian\n",
+        "ops/sub/Jenkinsfile": "sh 'true'\n",
+        ".github/workflows/README.md": "workflows\n",
+        ".github/Dockerfile": "FROM busybox\n",
+        "README": "docs\n",
+    }
+    for rel, text in {**FILES, **beside, **elsewhere}.items():
+        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+        (clone / rel).write_text(text, encoding="utf-8")
+    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "corpus"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    manifest = _manifest(tmp_path, commit)
+    corpus = tmp_path / "corpus"
+    proc = _run("--manifest", manifest, "--corpus", corpus, "--assemble", tmp_path / "src")
+    assert proc.returncode == 0, proc.stderr
+    root = corpus / "example__scripts"
+    written = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+    assert written == set(FILES) | set(beside)
+    assert (root / ".git").is_dir() and not any((root / ".git").iterdir())
+    sys.path.insert(0, str(ROOT))
+    try:
+        from quotecheck.rules._script_image import folders_up
+    finally:
+        sys.path.pop(0)
+    assert folders_up(str(root / "ops"))[-1] == str(root)  # the walk up stops at the project
+
+    # only the manifest's scripts are checked and counted, not the files beside them
+    out_json = tmp_path / "out.json"
+    proc = _run("--corpus", corpus, "--manifest", manifest, "--judgments",
+                tmp_path / "none.txt", "--json", out_json, "--no-shellcheck", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    assert data["files"] == len(FILES)
+    assert data["lines"] == sum(t.count("\n") for t in FILES.values())
+
+
 def test_real_corpus_files_when_assembled(tmp_path: Path) -> None:
     manifest = json.loads((ROOT / "benchmarks/precision/manifest.json").read_text("utf-8"))
     judged_files: dict[str, int] = {}

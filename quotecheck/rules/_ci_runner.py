@@ -23,6 +23,7 @@ from quotecheck.rules._script_image import folders_up
 _CI_NAMES = re.compile(r"Jenkinsfile[\w.-]*|\.gitlab-ci\.ya?ml|\.travis\.ya?ml|"
                        r"azure-pipelines\.ya?ml|\.cirrus\.ya?ml")
 MAX_CI = 1 << 18
+WORKFLOWS = (".github", "workflows")  # under the repository root: every *.yml / *.yaml in it
 _BASH = re.compile(r"(?:^|[\s'\"`;&|(])(?:/usr)?(?:/bin/)?(?:env\s+)?bash(?:\s+-[A-Za-z]+)*\s+$")
 
 
@@ -40,11 +41,11 @@ def bash_runs(path: str | None) -> str | None:
             names = sorted(os.listdir(folder))
         except OSError:
             continue
-        files.extend(os.path.join(folder, n) for n in names if _CI_NAMES.fullmatch(n))
-    workflows = os.path.join(root, ".github", "workflows")
+        files.extend(os.path.join(folder, n) for n in names if is_ci_name(n))
+    workflows = os.path.join(root, *WORKFLOWS)
     with contextlib.suppress(OSError):
         files.extend(os.path.join(workflows, n) for n in sorted(os.listdir(workflows))
-                     if n.endswith((".yml", ".yaml")))
+                     if is_workflow_name(n))
     found: str | None = None
     for ci in files:
         verdict = _runs_with_bash(ci, script, root)
@@ -53,6 +54,17 @@ def bash_runs(path: str | None) -> str | None:
         if verdict and found is None:
             found = os.path.relpath(ci, folders[0])
     return found
+
+
+def is_ci_name(name: str) -> bool:
+    """Is a file of this name, in the script's folder or a parent up to the root, a CI file
+    read here? (Also what the precision corpus copies beside a script.)"""
+    return bool(_CI_NAMES.fullmatch(name))
+
+
+def is_workflow_name(name: str) -> bool:
+    """Is a file of this name in the root's ``.github/workflows`` a workflow read here?"""
+    return name.endswith((".yml", ".yaml"))
 
 
 def _runs_with_bash(ci: str, script: str, root: str) -> bool | None:

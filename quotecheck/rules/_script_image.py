@@ -104,13 +104,19 @@ def folders_up(start: str) -> list[str]:
     return out
 
 
+def is_dockerfile_name(name: str) -> bool:
+    """Is a file of this name read as a Dockerfile (``Dockerfile``, ``Containerfile``,
+    ``Dockerfile.x``, ``x.dockerfile``)? Also what the precision corpus copies beside a script."""
+    return bool(_DOCKERFILE.fullmatch(name))
+
+
 def _dockerfiles(folder: str) -> list[str]:
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
     return [os.path.join(folder, n) for n in names
-            if _DOCKERFILE.fullmatch(n) and os.path.isfile(os.path.join(folder, n))]
+            if is_dockerfile_name(n) and os.path.isfile(os.path.join(folder, n))]
 
 
 def _copied_into(dockerfile: str, script: str, contexts: list[str]) -> list[str] | None:
