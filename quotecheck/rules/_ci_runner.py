@@ -5,8 +5,9 @@ A `#!/bin/sh` script that the repository's CI runs by name with bash
 line there. The CI files looked at are ``Jenkinsfile*``, ``.gitlab-ci.yml``, ``.travis.yml``,
 ``azure-pipelines.yml``, ``.cirrus.yml`` in the script's folder and its parents up to the
 repository root (the folder holding ``.git``), and ``.github/workflows/*.yml`` at the root.
-A mention of the script's path (relative to the root or to the CI file's folder, or its name
-from its own folder) counts; the evidence holds only when every mention is an argument of
+A mention of the script's path (relative to the root or to the CI file's folder, also under a
+checkout folder such as ``ompi-source/`` or ``$WORKSPACE/``, or its name from its own folder)
+counts; the evidence holds only when every mention is an argument of
 ``bash`` (``bash script``, ``/bin/bash -x script``, ``bash -e ./script``; a comment line does
 not count): one run by its own name (``./script``) or by ``sh`` leaves its `#!` line in force.
 Read as text, never run.
@@ -80,7 +81,11 @@ def _runs_with_bash(ci: str, script: str, root: str) -> bool | None:
     for name in names:
         if name.startswith(".."):
             continue
-        pattern = re.compile(r"(?<![\w/.-])(?:\./)?" + re.escape(name) + r"(?![\w/.-])")
+        # A path with folders may sit under the job's checkout folder (`ompi-source/.ci/x.sh`,
+        # `$WORKSPACE/.ci/x.sh`); a bare file name may not (it could be another folder's).
+        checkout = r"(?:/?(?:[\w.-]|\$\{?\w+\}?)+/)*" if os.sep in name else ""
+        pattern = re.compile(r"(?<![\w/.$-])" + checkout + r"(?:\./)?" + re.escape(name)
+                             + r"(?![\w/.-])")
         for m in pattern.finditer(text):
             line_start = text.rfind("\n", 0, m.start()) + 1
             before = text[line_start:m.start()]

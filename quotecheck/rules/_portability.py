@@ -360,6 +360,8 @@ class Bashism(FrozenRecord):
     minor: bool = False  # runs, but prints something else (one severity level lower)
     fix: tuple[Span, str] | None = None  # a safe replacement, when one exists
     kind: str = ""  # for a `${...}` expansion: `substring`, `pattern`, `case`, `indirect`...
+    # Harm only for some values the text does not show: why (the finding is then information).
+    only_if: str = ""
 
 
 BASH_ONLY_BUILTINS: dict[str, str] = {
@@ -444,7 +446,7 @@ class _Finder:
 
     def add(self, script: Script, start: int, end: int, construct: str, effect: str,
             instead: str, *, minor: bool = False, replacement: str | None = None,
-            kind: str = "") -> None:
+            kind: str = "", only_if: str = "") -> None:
         if inherited(self.layer, script, start):
             return
         span = script_span(script, start, end)
@@ -459,7 +461,7 @@ class _Finder:
             exact = exact_source_span(self.ctx, script, start, end)
             if exact is not None:
                 fix = (exact, replacement)
-        self.found.append(Bashism(span, construct, effect, instead, minor, fix, kind))
+        self.found.append(Bashism(span, construct, effect, instead, minor, fix, kind, only_if))
 
     def run(self) -> list[Bashism]:
         for script in all_scripts(self.layer.script):
@@ -636,9 +638,19 @@ class _Finder:
                      "`printf '%s\\n' \"$x\" | cmd` or a heredoc")
         elif r.op == ">&" and r.target is not None and r.dup_fd is None and not (
                 r.target.value.isdigit() or r.target.value == "-"):
-            self.add(script, start, end, f">& {r.target.raw}",
-                     "dash stops with `Syntax error: Bad fd number`",
-                     f"`> {r.target.raw} 2>&1`")
+            # `>&$fd`: both shells duplicate the descriptor when the value is digits (the
+            # usual use); they part only on a file name, which the text does not show.
+            raw = r.target.raw
+            if r.target.dynamic:
+                self.add(script, start, end, f">& {raw}",
+                         f"dash takes `{raw}` as a descriptor number: if it holds a file name, "
+                         "dash stops with `Syntax error: Bad fd number` where bash writes both "
+                         "outputs to that file", f"`> {raw} 2>&1` for a file",
+                         only_if="both shells copy the descriptor when the value is a number, "
+                         "the usual use")
+            else:
+                self.add(script, start, end, f">& {raw}",
+                         "dash stops with `Syntax error: Bad fd number`", f"`> {raw} 2>&1`")
 
     def word(self, script: Script, w: Word) -> None:
         parts = w.parts
@@ -699,7 +711,23 @@ class _Finder:
             self.add(script, p.span[0], p.span[1], f"${p.name}",
                      f"dash does not set `{p.name}`: it expands to nothing",
                      _BASH_VARIABLE_INSTEAD.get(p.name, "a command that computes the value"),
-                     minor=True)
+                     minor=True, only_if=self._still_unique(script, p))
+
+    def _still_unique(self, script: Script, p: Part) -> str:
+        """For `$RANDOM` in a word that also holds `$$` (`/tmp/x$RANDOM-$$`): why the empty
+        value dash gives does no harm there, else ''."""
+        if p.name != "RANDOM":
+            return ""
+        for node in iter_nodes(script.body):
+            if not isinstance(node, SimpleCommand):
+                continue
+            for w in (*node.words, *(a.value for a in node.assignments)):
+                if w.span[0] <= p.span[0] < w.span[1]:
+                    if any(q.kind == "special" and q.name == "$" for q in w.parts):
+                        return ("the word also holds `$$`, the shell's process id, which "
+                                "keeps the name unique among running processes")
+                    return ""
+        return ""
 
 
     def _own_variable(self, script: Script, p: Part) -> bool:

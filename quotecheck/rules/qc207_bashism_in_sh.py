@@ -261,6 +261,9 @@ def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:
                                                effect=b.effect, instead=b.instead, how=how))
     if b.minor:
         severity = _LOWER[severity]
+    if b.only_if:
+        severity = "info"
+        message = message.noted(b.only_if)
     fixes: tuple[Fix, ...] = ()
     if b.fix is not None:
         span, text = b.fix

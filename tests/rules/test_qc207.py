@@ -924,6 +924,11 @@ def _ci_repo(tmp_path: Path, ci_name: str, ci_text: str) -> str:
      "  sh \"/bin/bash -x .ci/community-jenkins/pr-builder.sh ${build_arg} ompi\"\n} }\n"),
     (".github/workflows/ci.yml", "jobs:\n  b:\n    steps:\n      - run: bash -e "
      "./.ci/community-jenkins/pr-builder.sh\n"),
+    # under the folder the job checks the repository out into (open-mpi's Jenkinsfile)
+    ("Jenkinsfile", "node { dir('ompi-source') { checkout scm }\n"
+     "  sh \"/bin/bash -x ompi-source/.ci/community-jenkins/pr-builder.sh --source-dir x\"\n}\n"),
+    (".github/workflows/ci.yml", "jobs:\n  b:\n    steps:\n      - run: bash "
+     "${GITHUB_WORKSPACE}/src/.ci/community-jenkins/pr-builder.sh\n"),
 ])
 def test_a_ci_file_that_runs_the_script_with_bash(tmp_path: Path, ci_name: str,
                                                   ci_text: str) -> None:
@@ -940,7 +945,49 @@ def test_a_ci_file_that_runs_the_script_with_bash(tmp_path: Path, ci_name: str,
     "sh './.ci/community-jenkins/pr-builder.sh'\n",  # run by its own name: `#!/bin/sh`
     "sh 'bash .ci/community-jenkins/pr-builder.sh'\nsh 'sh .ci/community-jenkins/pr-builder.sh'\n",
     "sh 'bash .ci/other.sh'\n",  # another script
+    "sh 'bash other/pr-builder.sh'\n",  # another folder's file of the same name
+    "sh 'bash ompi-source/.ci/community-jenkins/pr-builder.sh'\n"
+    "sh 'ompi-source/.ci/community-jenkins/pr-builder.sh'\n",  # also run by its own name
 ])
 def test_a_ci_file_that_runs_it_otherwise_is_no_evidence(tmp_path: Path, ci_text: str) -> None:
     path = _ci_repo(tmp_path, "Jenkinsfile", ci_text)
     assert {s for _, s, _ in in_image(path)} == {"error"}
+
+
+# -- issue 25: constructs that differ only for values the text does not show ---------------------
+
+def _levels(src: str) -> list[tuple[int, str]]:
+    return [(line, d.severity) for line, _, d in found(src)]
+
+
+@pytest.mark.parametrize("target", ["$fd", "$4", "${err_fd}"])
+def test_a_descriptor_duplicated_from_a_variable_is_information(tmp_path: Path,
+                                                                target: str) -> None:
+    src = f'#!/bin/sh\nerr_fd=5\nfd=5\nset -- a b c 5\nexec 5>out\necho hi >&{target}\n'
+    assert _levels(src) == [(6, "info")]
+    # dash and bash both copy descriptor 5 when the value is a number
+    for shell in ("dash", "bash"):
+        (tmp_path / "out").unlink(missing_ok=True)
+        res = run(shell, src, tmp_path)
+        assert (res.returncode, res.stdout, (tmp_path / "out").read_text()) == (0, "", "hi\n")
+
+
+def test_a_descriptor_variable_holding_a_file_name_is_where_the_shells_part(
+        tmp_path: Path) -> None:
+    # what the information names: dash stops, bash writes both outputs to the file
+    src = "fd=log\necho hi >&$fd\necho after\n"
+    dash, bash = run("dash", src, tmp_path), run("bash", src, tmp_path)
+    assert dash.returncode == 2 and "Bad fd number" in dash.stderr and dash.stdout == ""
+    assert bash.stdout == "after\n" and (tmp_path / "log").read_text() == "hi\n"
+    # a file name written in the text stays an error
+    assert _levels("#!/bin/sh\necho hi >& log\n") == [(2, "error")]
+
+
+def test_random_next_to_the_pid_in_a_name_is_information(tmp_path: Path) -> None:
+    src = '#!/bin/sh\ntmpdir=./ins$RANDOM-$$\nmkdir "$tmpdir" && echo "$tmpdir"\n'
+    assert _levels(src) == [(2, "info")]
+    # alone it stays a warning: dash makes every name the same
+    assert _levels('#!/bin/sh\nf=./tmp$RANDOM\nmkdir "$f"\n') == [(2, "warning")]
+    res = run("dash", "echo ./ins$RANDOM-$$; echo $$", tmp_path)
+    name, pid = res.stdout.split("\n")[:2]
+    assert name == f"./ins-{pid}"  # empty RANDOM, the pid still in the name
