@@ -8,13 +8,16 @@ other ``echo`` lines) are skipped to find the step the message reports on.
 A warning when that step's failure is common and easy to miss (``COMMON_FAILURE_STEPS``: a kill,
 a package install, a download, ``sed -i``...) or the step is an ordinary command; info when it
 rarely fails unseen (a function of the script, a script of the project, a mkdir or kill the
-script has just tested, forced removals), where the message may be meant as progress.
+script has just tested, forced removals), where the message may be meant as progress, and when
+the message is on the script's way out (``_find_way_out``: after its wait for TERM, in a trap
+that exits), where a failed stop leaves nothing to act on.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from quotecheck.diagnostics import Fix, Severity
 from quotecheck.layers.effective import Effective
@@ -427,6 +430,145 @@ def _severity(ctx: CheckContext, layer: Layer, slot: Slot, lo: int, hi: int,
     return "info"
 
 
+# -- the script's way out: a stop function a signal trap runs, or one called after the wait ----
+
+# Signals that end a service script: `docker stop`, Ctrl-C, a hang-up, and the shell's own EXIT.
+_END_SIGNALS = frozenset({"TERM", "SIGTERM", "15", "INT", "SIGINT", "2", "QUIT", "SIGQUIT",
+                          "3", "HUP", "SIGHUP", "1"})
+_EXIT_SIGNALS = frozenset({"EXIT", "SIGEXIT", "0"})
+_LOOPS = frozenset({"while", "until", "for", "select"})
+_ACTION_WORD = lazy_compile(r"(?:^|[;&|(){}]|\bthen|\bdo|\belse)\s*([A-Za-z_][\w.:-]*)")
+
+
+class _WayOut(NamedTuple):
+    """Where a script is on its way out: the functions that run only there (with why), and the
+    offset after which its top level only shuts down (None: no such point)."""
+
+    functions: dict[str, str]
+    after: int | None
+    waited: str
+
+
+def _trap_signals(v: CommandView) -> tuple[str, frozenset[str]] | None:
+    """A `trap ACTION SIGNAL...` that sets an action (not `trap - TERM`, `trap '' INT`)."""
+    if len(v.values) < 3 or v.values[0] != "trap" or v.values[1] in ("-", ""):
+        return None
+    return v.values[1], frozenset(a.upper() for a in v.values[2:])
+
+
+def _way_out(ctx: CheckContext, layer: Layer) -> _WayOut:
+    script = layer.script
+    assert script is not None
+    return ctx.memo.get_or_compute("qc205_way_out", script,
+                                   lambda: _find_way_out(ctx, layer, script))
+
+
+def _find_way_out(ctx: CheckContext, layer: Layer, script: Script) -> _WayOut:
+    """The shutdown path of a service script, as its text shows it:
+
+    * a function a `trap` runs on EXIT, or on TERM/INT/QUIT/HUP when the trap (or the function)
+      then exits: `trap stop_all TERM INT` with `exit` in `stop_all`;
+    * the top level after the script has waited for TERM or INT (a call of a function of its own
+      that sets such a trap and then `wait`s, like the `waitterm` of many container entrypoints,
+      or a `wait` after a top-level trap), when no loop and no second wait follows there: the
+      script runs straight to its end;
+    * a function every call of which is in either place."""
+    functions = _script_functions(ctx, script)
+    own = [v for v in layer.commands if v.argv and v.context.script is script
+           and not v.context.in_substitution]
+    body: dict[str, list[CommandView]] = {}
+    for v in own:
+        f = _function_of(v)
+        if f is not None and f.name:
+            body.setdefault(f.name, []).append(v)
+
+    def exits(name: str) -> bool:
+        return any(w.values[0] == "exit" for w in body.get(name, []))
+
+    found: dict[str, str] = {}
+    for v in own:
+        trap = _trap_signals(v)
+        if trap is None:
+            continue
+        action, signals = trap
+        on_exit = bool(signals & _EXIT_SIGNALS)
+        if not on_exit and not signals & _END_SIGNALS:
+            continue
+        at = Locator(ctx.source).at(v.source_span[0] if v.source_span else None)
+        for name in _ACTION_WORD.findall(action):
+            if name in functions and name not in found and (
+                    on_exit or re.search(r"\bexit\b", action) or exits(name)):
+                found[name] = (f"which `trap` runs when the script ends ({at})" if on_exit
+                               else f"which `trap` runs on {'/'.join(sorted(signals))} "
+                                    f"before the script exits ({at})")
+
+    def waits_for_signal(name: str) -> bool:
+        names = body.get(name, [])
+        return any((t := _trap_signals(w)) is not None and t[1] & _END_SIGNALS
+                   for w in names) and any(w.values[0] == "wait" for w in names)
+
+    top = [v for v in own if _function_of(v) is None]
+    waits = []
+    for v in top:
+        if v.argv[0].dynamic:
+            continue
+        name = v.values[0]
+        if (name in functions and waits_for_signal(name)) or (name == "wait" and any(
+                (t := _trap_signals(w)) is not None and t[1] & _END_SIGNALS
+                and w.command.span[0] < v.command.span[0] for w in top)):
+            waits.append(v)
+    after: int | None = None
+    waited = ""
+    if len(waits) == 1 and not any(isinstance(a, Compound) and a.kind in _LOOPS
+                                   for a in waits[0].context.ancestors):
+        point = waits[0].command.span[1]
+        loop_after = any(isinstance(n, Compound) and n.kind in _LOOPS and n.span[0] > point
+                         for v in top for n in v.context.ancestors)
+        if not loop_after:
+            after = point
+            src = waits[0].source_span
+            waited = (f"`{node_text(script, waits[0].command, 30)}` "
+                      f"({Locator(ctx.source).at(src[0] if src else None)})")
+    calls_of: dict[str, list[CommandView]] = {}
+    for v in own:
+        if not v.argv[0].dynamic and v.values[0] in functions:
+            calls_of.setdefault(v.values[0], []).append(v)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(functions - found.keys()):
+            calls = calls_of.get(name, [])
+            if not calls:
+                continue
+            if all(((f := _function_of(v)) is not None and f.name in found)
+                   or (f is None and after is not None and v.command.span[0] > after)
+                   for v in calls):
+                if after is not None and all(_function_of(v) is None for v in calls):
+                    found[name] = f"which the script calls only after {waited} waited for " \
+                                  "TERM or INT"
+                else:
+                    callers = sorted({f.name for v in calls if (f := _function_of(v)) is not None
+                                      and f.name})
+                    found[name] = "called only on the script's way out" + (
+                        f", from `{callers[0]}`" if callers else "")
+                changed = True
+    return _WayOut(found, after, waited)
+
+
+def _on_the_way_out(ctx: CheckContext, layer: Layer, view: CommandView) -> str | None:
+    """Why the message is on the script's way out (``_find_way_out``), or None."""
+    if layer.script is None or view.context.script is not layer.script:
+        return None
+    out = _way_out(ctx, layer)
+    function = _function_of(view)
+    if function is not None:
+        why = out.functions.get(function.name or "")
+        return None if why is None else f"in `{function.name}`, {why}"
+    if out.after is not None and view.command.span[0] > out.after:
+        return f"after {out.waited} waited for TERM or INT"
+    return None
+
+
 # A bare acknowledgement: "Done", "OK.", "done!".
 _BARE_DONE = lazy_compile(r"[\W_]*(?:done|ok|okay)[\W_]*", re.IGNORECASE)
 
@@ -580,6 +722,47 @@ def _bookkeeping(items: list[Node], views: dict[int, CommandView], text: str) ->
         _NAMES_RESTART.search(text) is None
 
 
+def _marker(items: list[Node], views: dict[int, CommandView]) -> bool:
+    """``touch $START_FLAG``: a marker file, one command alone."""
+    if len(items) != 1 or not isinstance(items[0], SimpleCommand):
+        return False
+    v = views.get(id(items[0]))
+    eff = v.effective if v is not None else None
+    return eff is not None and eff.name == "touch"
+
+
+def _keeps_alive(node: Node, views: dict[int, CommandView]) -> bool:
+    """A command that waits forever and does nothing else: `while :; do sleep 10; done`,
+    `while true; do sleep 1; done`, `tail -f /dev/null`, `sleep infinity` (how a container's
+    entrypoint keeps it running)."""
+    if isinstance(node, SimpleCommand):
+        v = views.get(id(node))
+        return v is not None and v.values in (["tail", "-f", "/dev/null"],
+                                             ["tail", "-F", "/dev/null"],
+                                             ["sleep", "infinity"])
+    if not isinstance(node, Compound) or node.kind not in ("while", "until"):
+        return False
+    forever = {":", "true"} if node.kind == "while" else {"false"}
+    condition = [n for role, part in node.parts if role == "condition"
+                 for n in _names(part, views)]
+    body = [n for role, part in node.parts if role != "condition" for n in _names(part, views)]
+    return bool(condition) and all(n in forever for n in condition) and bool(body) and \
+        all(n in _NEUTRAL for n in body)
+
+
+def _parks_forever(slot: Slot, i: int, views: dict[int, CommandView]) -> bool:
+    """After the message at ``i``, the script's top level only prints and then waits forever
+    (``_keeps_alive``): the message is the last word of its start-up."""
+    if not slot.top:
+        return False
+    for k in range(i + 1, len(slot.items)):
+        if _keeps_alive(slot.items[k], views):
+            return True
+        if not _neutral([slot.items[k]], views):
+            return False
+    return False
+
+
 def _checking_if(node: Node, views: dict[int, CommandView]) -> bool:
     """``if ! tar -xzf x.tgz; then echo ... >&2; exit 1; fi``: an `if` on a step (not a bare
     test) with a branch that ends the script or function."""
@@ -691,6 +874,12 @@ _PRINTED_EVEN_WHEN_FAILED = Template(
     "`{message}` is printed even when `{step_text}` ({at}) failed",
     "the step's status is not checked. The message may be meant as progress; if it "
     "says the step worked, print it only then (`... && {message}`).")
+_PRINTED_ON_THE_WAY_OUT = Template(
+    "printed-on-the-way-out",
+    "`{message}` is printed even when `{step_text}` ({at}) failed, on the script's way out",
+    "the line is on the script's way out ({why}): the script ends right after it, so a "
+    "failed stop there leaves nothing for it, or for whoever reads the log, to act on. If "
+    "the message should say the step worked, print it only then (`... && {message}`).")
 _CLAIMS_SUCCESS_WHATEVER_HAPPENED = Template(
     "claims-success-whatever-happened",
     "`{message}` claims success whatever happened",
@@ -740,7 +929,15 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         # `cp a b; echo "rc=$?"` or `status=$?`: the script reads the step's status itself,
         # and a fix joined to the step would leave it nothing to read.
         return None
-    if _bookkeeping(slot.items[lo:hi + 1], views, text):
+    if _marker(slot.items[lo:hi + 1], views) and _parks_forever(slot, i, views):
+        # `touch $START_FLAG; echo "ready"; while :; do sleep 10; done`: the marker and the
+        # message both record that the start-up is over; the work before the marker is what
+        # they report on, and after an `if` or loop there is no one step to name.
+        before = _before_bookkeeping(slot, lo, views, "")
+        if before is None:
+            return None
+        lo, hi = before
+    elif _bookkeeping(slot.items[lo:hi + 1], views, text):
         before = _before_bookkeeping(slot, lo, views, text)
         if before is not None:
             lo, hi = before
@@ -776,7 +973,12 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
     severity = _severity(ctx, layer, slot, lo, hi, views)
     if not background and _answers_prompt(layer, view, text):
         severity = "info"
-    if severity == "info":
+    way_out = None if background or severity == "info" else \
+        _on_the_way_out(ctx, layer, view)
+    if way_out is not None:
+        severity = "info"
+        msg = _PRINTED_ON_THE_WAY_OUT(message=message, step_text=step_text, at=at, why=way_out)
+    elif severity == "info":
         msg = (_PRINTED_EVEN_WHEN_FAILED(message=message, step_text=step_text, at=at))
     elif background:
         msg = (_CLAIMS_SUCCESS_WHATEVER_HAPPENED(message=message, step_text=step_text, at=at))

@@ -627,3 +627,113 @@ def test_a_message_through_tee_is_no_step_of_its_own() -> None:
            'echo "Build succeeded"\n')
     [(line, _, d)] = found(src)
     assert line == 3 and "mvn clean install" in d.text
+
+
+# -- the script's way out: a stop line after the wait for TERM, or in a trap on it ----------------
+
+# alibaba/canal, docker/image/app.sh lines 15-28 and 155-185 (Apache-2.0), shortened: the
+# entrypoint waits for TERM or INT (`waitterm`), then stops its service and ends.
+CANAL_WAY_OUT = (
+    'waitterm() {\n'
+    '  local PID\n'
+    '  tail -f /dev/null &\n'
+    '  PID="$!"\n'
+    '  trap "kill -TERM ${PID}" TERM INT\n'
+    '  wait "${PID}" || true\n'
+    '  trap - TERM INT\n'
+    '  wait "${PID}" 2>/dev/null || true\n'
+    '}\n'
+    'stop_app() {\n'
+    '  echo "stop app"\n'
+    '  ls /nonexistent-qc205-stop\n'
+    '  echo "stop app successful ..."\n'
+    '}\n'
+    'echo "==> START"\n'
+    'waitterm\n'
+    'echo "==> STOP"\n'
+    'stop_app\n')
+
+
+def _run_until_term(script: str) -> tuple[list[str], int]:
+    """Run ``script`` in real bash, send it TERM once it has started, and return its lines
+    (stdout and stderr together) and status."""
+    import signal
+    import time
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.sh"
+        path.write_text(script)
+        proc = subprocess.Popen(["bash", str(path)], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        time.sleep(0.3)  # let it reach the wait
+        assert proc.poll() is None, first  # still running: it waits for the signal
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=10)
+        return [first.rstrip("\n"), *rest.splitlines()], proc.returncode
+
+
+def test_a_stop_line_on_the_way_out_is_info() -> None:
+    """alibaba__canal docker/image/app.sh:158, app_admin.sh:139: the stop function runs only
+    after the entrypoint's wait for TERM, right before the script ends. Real bash: nothing of it
+    runs until TERM comes; then the failed step's error, the claim, and the end of the script."""
+    lines, status = _run_until_term(CANAL_WAY_OUT)
+    assert lines[0] == "==> START" and lines[1] == "==> STOP", lines
+    assert "nonexistent-qc205-stop" in lines[-2] and lines[-1] == "stop app successful ...", lines
+    assert status == 0
+    [(line, _, diag)] = found(CANAL_WAY_OUT)
+    assert line == 13 and diag.severity == "info"
+    assert "on the script's way out" in diag.text and "`waitterm` (16:1)" in diag.text
+    # A trap that runs the stop function and then exits: the same.
+    trapped = CANAL_WAY_OUT.replace(
+        'echo "==> START"\nwaitterm\necho "==> STOP"\nstop_app\n',
+        "trap 'stop_app; exit 0' TERM\necho \"==> START\"\nsleep 5 >/dev/null 2>&1 &\nwait $!\n")
+    lines, status = _run_until_term(trapped)
+    assert lines[-1] == "stop app successful ..." and status == 0, lines
+    [(_, _, diag)] = found(trapped)
+    assert diag.severity == "info" and "`trap` runs on TERM" in diag.text
+    # Still a warning: the function also runs before the wait (a stop at start-up), the
+    # trap goes on after it (no exit), or no wait for a signal comes before it.
+    for src in (CANAL_WAY_OUT.replace('echo "==> START"\n', 'stop_app\necho "==> START"\n'),
+                trapped.replace("stop_app; exit 0", "stop_app"),
+                CANAL_WAY_OUT.replace("waitterm\n", "sleep 1\n")):
+        [(_, _, diag)] = found(src)
+        assert diag.severity == "warning", src
+
+
+# apache/kylin, dev-support/release-manager/standalone-docker/all_in_one/dev-docker/
+# entrypoint-dev.sh lines 105-127 (Apache-2.0), shortened: the first run's set-up, the marker
+# that records it, the line that says the machine is up, and the loop that keeps it running.
+KYLIN_READY = (
+    'if [ ! -f "$START_FLAG" ]; then\n'
+    '  ls /nonexistent-qc205-setup\n'
+    'fi\n'
+    'touch "$START_FLAG"\n'
+    'echo "Kylin-Machine is ready for you to remote debug."\n'
+    'while :\ndo\n  sleep 10\ndone\n')
+
+
+def test_a_ready_line_before_the_script_parks_forever_reports_no_marker(
+        tmp_path: Path) -> None:
+    """apache__kylin entrypoint-dev.sh:123: the marker and the line both record that the
+    start-up is over, and the script then waits forever; the line announces the start-up as a
+    whole, not the `touch`. Real bash: the line is the last thing printed, and the script is
+    still running when it is stopped."""
+    res = subprocess.run(["timeout", "1", "bash", "-c", KYLIN_READY],
+                         env={"START_FLAG": str(tmp_path / "first_run"), "PATH": "/usr/bin:/bin"},
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=10)
+    assert res.returncode == 124  # still waiting when timeout stopped it
+    assert res.stdout.splitlines()[-1] == "Kylin-Machine is ready for you to remote debug."
+    assert (tmp_path / "first_run").exists()
+    assert found(KYLIN_READY) == []
+    for keep_alive in ("tail -f /dev/null\n", "sleep infinity\n"):
+        assert found(KYLIN_READY.replace("while :\ndo\n  sleep 10\ndone\n", keep_alive)) == []
+    # Still reported: the script goes on after the line; plain work before the marker (it is
+    # named); a step that is not a marker.
+    [(_, _, diag)] = found(KYLIN_READY.replace("while :\ndo\n  sleep 10\ndone\n", "run_app\n"))
+    assert "`touch" in diag.text
+    [(_, _, diag)] = found(KYLIN_READY.replace("fi\n", "fi\ncp a b\n"))
+    assert "`cp a b`" in diag.text and diag.severity == "warning"
+    [(_, _, diag)] = found(KYLIN_READY.replace('touch "$START_FLAG"', "service app start"))
+    assert "`service app start`" in diag.text and diag.severity == "warning"
