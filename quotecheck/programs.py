@@ -256,6 +256,19 @@ PASSWORD_OPTION_PROGRAMS: Final[frozenset[str]] = frozenset(
 """Take the secret itself as the value of ``--password VALUE`` (each has a way that keeps it off
 the command line: svn's auth cache, a config file, a prompt)."""
 
+RANDOM_DEVICES: Final[frozenset[str]] = frozenset(
+    {"/dev/urandom", "/dev/random", "/proc/sys/kernel/random/uuid"})
+"""Files whose every read gives new random bytes (the kernel's generator, random(4)): a value
+drawn from them is made fresh on each run (QC302)."""
+
+RANDOM_VALUE_PROGRAMS: Final[frozenset[str]] = frozenset(
+    {"pwgen", "uuidgen", "apg", "makepasswd", "xkcdpass"})
+"""Programs whose output is a new random password or identifier on each run (QC302)."""
+
+RANDOM_VALUE_SUBCOMMANDS: Final[frozenset[tuple[str, str]]] = frozenset(
+    {("openssl", "rand"), ("gpg", "--gen-random"), ("gpg2", "--gen-random")})
+"""Program and first argument that print random bytes (QC302)."""
+
 ALWAYS_READ_STDIN: Final[frozenset[str]] = frozenset({
     "read", "mapfile", "readarray", "tee", "sponge", "passwd", "chpasswd", "mysql", "psql",
     "sqlite3", "tr", "xargs", "less", "more", "parallel", "mail", "sendmail", "crontab",
@@ -313,6 +326,21 @@ TTY". Buildkite gives its jobs a pty, and a bare `ci/` or `$CI` does not say whi
 CRON_FOLDERS: Final[frozenset[str]] = frozenset({
     "cron.d", "cron.hourly", "cron.daily", "cron.weekly", "cron.monthly", "periodic"})
 """Folders whose scripts cron (or run-parts, or BSD periodic) runs, with no terminal."""
+
+SSH_SERVER_FILES: Final[frozenset[str]] = frozenset(
+    {"sshd_config", "authorized_keys", "authorized_keys2"})
+"""The files of a machine's ssh server side: sshd's configuration and the keys it lets in
+(sshd(8), "AUTHORIZED_KEYS FILE FORMAT"). A script that writes them makes this machine a host
+that others log in to (QC301)."""
+
+SSH_HOST_KEY_MAKERS: Final[frozenset[tuple[str, str]]] = frozenset({("ssh-keygen", "-A")})
+"""Program and option that make this machine's own sshd host keys (ssh-keygen(1): `-A`
+generates every missing host key type in /etc/ssh), as a fresh image or container does."""
+
+LAST_ARGUMENT_WRITERS: Final[frozenset[str]] = frozenset(
+    {"cp", "install", "mv", "ln", "tee", "touch", "sed", "chmod", "chown"})
+"""Programs whose last argument is a file they create, write, edit or set the mode or owner
+of (`cp key.pub ~/.ssh/authorized_keys`, `sed -i ... /etc/ssh/sshd_config`)."""
 
 
 # -- steps whose failure is common and easy to miss ----------------------------------------------

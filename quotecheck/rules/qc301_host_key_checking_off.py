@@ -4,7 +4,9 @@ Found wherever the setting is written: an ssh/scp/sftp `-o` option, an `rsync -e
 or `GIT_SSH_COMMAND=...` string, an `echo`/heredoc writing an ssh_config file. Each place in
 the input is reported once, from the innermost layer that holds it. Information where the text
 scopes it: a config block for some hosts only (`Host node*`, `Match ...`), or a command whose
-destination is this machine (`localhost`, `127.0.0.1`), or an ssh that only probes the login.
+destination is this machine (`localhost`, `127.0.0.1`), or an ssh that only probes the login,
+or a script that CI runs and that sets its machine up as an ssh server for the job (a throw-away
+test guest).
 """
 
 from __future__ import annotations
@@ -19,8 +21,15 @@ from quotecheck.layers.ssh_settings import config_value
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import Compound, Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Word
+from quotecheck.programs import (
+    LAST_ARGUMENT_WRITERS,
+    SSH_HOST_KEY_MAKERS,
+    SSH_SERVER_FILES,
+    basename,
+)
 from quotecheck.records import replace
-from quotecheck.rules._portability import all_scripts, inherited, words_of
+from quotecheck.rules._ci_script import ci_runs
+from quotecheck.rules._portability import all_scripts, inherited, is_script_file, words_of
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import Trigger
@@ -64,6 +73,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                         child = ssh_of.get(id(node))
                         probe = None if child is None else _probe(child)
                         lowered = None if probe is None else _PROBE_NOTE.format(probe)
+                if lowered is None and words:
+                    lowered = _ci_guest(ctx)
                 for word in words:
                     yield from _scan(ctx, layer, script, word, reported, lowered)
     yield from _host_argv(ctx, reported)
@@ -127,6 +138,51 @@ def _probe(child: Layer) -> str | None:
     if (config_value(configs, "BatchMode") or "").lower() == "yes" or \
             (config_value(configs, "PasswordAuthentication") or "").lower() == "no":
         return child.sends.strip()
+    return None
+
+
+def _ci_guest(ctx: CheckContext) -> str | None:
+    """The note for a script that CI runs and that makes its machine an ssh server for the job
+    (it writes sshd_config or authorized_keys, or makes the host keys): a throw-away test
+    guest, whose keys and whose peers' keys are new on every run. Read once per input."""
+    return ctx.memo.get_or_compute("qc301-ci-guest", ctx.trace, lambda: _find_ci_guest(ctx))
+
+
+def _find_ci_guest(ctx: CheckContext) -> str | None:
+    if not is_script_file(ctx):
+        return None
+    why = ci_runs(ctx)[0]
+    if why is None:
+        return None
+    serves = _serves_ssh(ctx)
+    if serves is None:
+        return None
+    return (f"CI runs this script ({why.split(':', 1)[0]}) and it sets its machine up as an "
+            f"ssh server for the job, {serves}: a throw-away test guest, whose host keys and "
+            "its peers' are new on every run, so there is no known key to check")
+
+
+def _serves_ssh(ctx: CheckContext) -> str | None:
+    """What a local command of the script does that makes this machine an ssh server: writes
+    sshd's configuration or authorized_keys, or makes the host keys (`ssh-keygen -A`)."""
+    for layer in ctx.layers:
+        if layer.kind != "shell" or layer.where != "local" or layer.script is None:
+            continue
+        for view in layer.commands:
+            command = view.command
+            words = [w.value for w in command.words]
+            for r in command.redirects:
+                if r.op in (">", ">>", ">|") and r.target is not None and \
+                        basename(r.target.value) in SSH_SERVER_FILES:
+                    return f"it writes `{r.target.value}`"
+            if not words:
+                continue
+            program = basename(words[0])
+            if len(words) > 1 and (program, words[1]) in SSH_HOST_KEY_MAKERS:
+                return f"`{program} {words[1]}` makes its host keys"
+            if program in LAST_ARGUMENT_WRITERS and len(words) > 1 and \
+                    basename(words[-1]) in SSH_SERVER_FILES:
+                return f"`{program}` writes `{words[-1]}`"
     return None
 
 

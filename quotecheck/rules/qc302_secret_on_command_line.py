@@ -23,13 +23,16 @@ from typing import Literal
 
 from quotecheck.layers.model import Arg, CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.parsing.tree import Script
+from quotecheck.parsing.tree import Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Part
 from quotecheck.programs import (
     DECLARATION_BUILTINS,
     MYSQL_CLIENTS,
     NO_PROCESS_BUILTINS,
     PASSWORD_OPTION_PROGRAMS,
+    RANDOM_DEVICES,
+    RANDOM_VALUE_PROGRAMS,
+    RANDOM_VALUE_SUBCOMMANDS,
     REGISTRY_LOGIN_TOOLS,
     basename,
 )
@@ -371,9 +374,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                                               argument)))
                     elif origin == "own":
                         lines = _set_to_constants(ctx, layer, view, arg)
+                        generated = "" if lines else _generated_here(ctx, layer, view, arg)
                         if lines:
                             finding = replace(finding, severity="info", message=finding.message
                                               .extended(_SET_HERE.format(lines)))
+                        elif generated:
+                            finding = replace(finding, severity="info", message=finding.message
+                                              .extended(_GENERATED_HERE.format(generated)))
                     yield finding
             if outer:
                 yield from _assignments(ctx, layer, view, outer, reported)
@@ -455,9 +462,142 @@ def _set_to_constants(ctx: CheckContext, layer: Layer, view: CommandView, arg: A
         if k.alts is None or not k.lines or k.sourced:
             return ""
         lines.update(k.lines)
+    return _shown_lines(lines)
+
+
+
+def _shown_lines(lines: set[int]) -> str:
     shown = sorted(lines)
     return (f"line {shown[0]}" if len(shown) == 1 else
             "lines " + ", ".join(str(n) for n in shown[:-1]) + f" and {shown[-1]}")
+
+
+# A value the script draws at random itself is new on every run: nobody chose it, so it is not
+# a password someone also uses elsewhere (precision corpus: a p12 export password the script
+# generated and then printed for the user).
+_GENERATED_HERE = (" The script generates the value at random itself ({}): a fresh value of "
+                   "this run, not a credential someone chose and uses elsewhere; if it "
+                   "protects something that outlives the run, keep it off the command line "
+                   "too.")
+
+
+def _generated_here(ctx: CheckContext, layer: Layer, view: CommandView, arg: Arg) -> str:
+    """The lines where the script draws the value of every variable of ``arg`` at random
+    (`p=$(tr -dc 'A-Za-z0-9' </dev/urandom | head -c 18)`, `p=$(openssl rand -hex 16)`), or
+    reads back the copy it stored itself (`printf '%s' "P=$p" >> "$F"` ... `p=$(grep ^P= "$F"
+    ...)`); "" when any assignment takes it from elsewhere, or the script sets it in a way
+    quotecheck does not follow (`read`, `local`, `for`, `getopts`...)."""
+    word = arg.word
+    if word is None or view.context.script.text is not (layer.script.text if layer.script
+                                                          else None):
+        return ""
+    names = {p.name for p in word.parts if p.dynamic and p.name is not None}
+    if not names or any(p.dynamic and (p.kind != "parameter" or p.name is None)
+                        for p in word.parts):
+        return ""
+    lines: set[int] = set()
+    for name in names:
+        found = _random_assignments(ctx, name)
+        if not found:
+            return ""
+        lines.update(found)
+    return _shown_lines(lines)
+
+
+def _random_assignments(ctx: CheckContext, name: str) -> set[int]:
+    """The lines of the assignments of ``name`` that draw a random value, when every
+    assignment of it does that or reads back the script's own stored copy; else an empty set."""
+    def key() -> set[int]:
+        return _find_random_assignments(ctx, name)
+    found: set[int] = ctx.memo.get_or_compute(f"qc302-random-{name}", ctx.trace, key)
+    return found
+
+
+def _find_random_assignments(ctx: CheckContext, name: str) -> set[int]:
+    text = ctx.source
+    quoted = re.escape(name)
+    if re.search(r"(?<![\w$#{!])" + quoted + r"(?!\w|\+?=)", text):
+        return set()  # (`read NAME`, `local NAME`, `for NAME in`...: set some other way)
+    written = {m.start() for m in re.finditer(r"(?<![\w$#{!])" + quoted + r"\+?=", text)}
+    seen: set[int] = set()
+    lines: set[int] = set()
+    for layer in ctx.layers:
+        if layer.kind != "shell" or layer.script is None:
+            continue
+        stored = None
+        for view in layer.commands:
+            script = view.context.script
+            for a in view.command.assignments:
+                if a.name != name:
+                    continue
+                at = script.origin[a.span[0]]
+                if at is None:
+                    return set()
+                if at in seen:
+                    continue
+                seen.add(at)
+                how = _drawn(script, a.value.span, a.value.parts)
+                if how is None:
+                    return set()
+                if isinstance(how, str):  # (drawn at random)
+                    lines.add(text.count("\n", 0, at) + 1)
+                    continue
+                if stored is None:
+                    stored = _stored_in(layer, name)
+                if not how & stored:
+                    return set()
+    if seen != written:
+        return set()  # (an assignment quotecheck did not read: `export NAME=...`)
+    return lines
+
+
+def _drawn(script: Script, span: tuple[int, int], parts: Sequence[Part]) -> str | frozenset[
+        str] | None:
+    """How an assignment's value is made: "random" when every command substitution of it
+    draws from a random source; the files it reads when none does (to match against the
+    files the script stores the value in); None otherwise (a parameter, a literal)."""
+    if not parts or any(p.kind != "command" for p in parts if p.dynamic) or \
+            any(not p.dynamic and p.value.strip() for p in parts):
+        return None
+    reads: set[str] = set()
+    random = True
+    for inner in script.substitutions_in(span):
+        commands = [n for n in iter_nodes(inner.body) if isinstance(n, SimpleCommand)]
+        if any(_draws_random(c) for c in commands):
+            continue
+        random = False
+        for c in commands:
+            reads.update(w.value for w in c.words[1:] if not w.value.startswith("-"))
+            reads.update(r.target.value for r in c.redirects
+                         if r.op == "<" and r.target is not None)
+    if random:
+        return "random"
+    return frozenset(reads) if reads else None
+
+
+def _draws_random(command: SimpleCommand) -> bool:
+    words = [w.value for w in command.words]
+    if not words:
+        return False
+    program = basename(words[0])
+    if program in RANDOM_VALUE_PROGRAMS or (len(words) > 1 and (program, words[1])
+                                            in RANDOM_VALUE_SUBCOMMANDS):
+        return True
+    return any(w in RANDOM_DEVICES for w in words[1:]) or any(
+        r.target is not None and r.target.value in RANDOM_DEVICES for r in command.redirects)
+
+
+def _stored_in(layer: Layer, name: str) -> frozenset[str]:
+    """The files a command of ``layer`` writes a word holding `$name` into (`printf '%s\\n'
+    "P='$p'" >> "$CONF_FILE"`): where the script keeps its own copy of the value."""
+    out: set[str] = set()
+    for view in layer.commands:
+        command = view.command
+        if not any(p.name == name for w in command.words for p in w.parts if p.dynamic):
+            continue
+        out.update(r.target.value for r in command.redirects
+                   if r.op in (">", ">>", ">|") and r.target is not None)
+    return frozenset(out)
 
 
 _ALREADY_ON_ITS_COMMAND_LINE = (

@@ -185,3 +185,63 @@ def test_in_an_argv_a_python_file_runs(tmp_path: Path) -> None:
     [d] = check_source(local, Options(select=[CODE], severity="info", host="python"),
                        path="t.py").diagnostics
     assert d.severity == "info"
+
+
+# -- issue 25: a throw-away CI test guest --------------------------------------------------------
+
+# openpbs/openpbs, ci/etc/install-system-packages lines 222-249 (custom licence, shortened): the
+# CI container that runs it becomes an ssh server for its sibling test containers.
+CI_GUEST = (
+    "#!/bin/bash\n"
+    "ssh-keygen -t rsa -N '' -f ~/.ssh/id_rsa\n"
+    "cp ~/.ssh/id_rsa.pub ~/.ssh/authorized_keys\n"
+    "echo 'root:pbs' | chpasswd\n"
+    "echo 'Host *' >>/etc/ssh/ssh_config\n"
+    "echo '  StrictHostKeyChecking no' >>/etc/ssh/ssh_config\n"
+    "echo 'PermitRootLogin yes' >>/etc/ssh/sshd_config\n"
+    "ssh-keygen -A\n")
+
+
+def test_a_fresh_guest_has_new_host_keys(tmp_path: Path) -> None:
+    """Real ssh-keygen -A, as the guest runs it at its start: two fresh machines get
+    different host keys, so a CI job's guests have no key anyone could have known."""
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("no ssh-keygen")
+    keys = []
+    for guest in ("one", "two"):
+        (tmp_path / guest / "etc" / "ssh").mkdir(parents=True)
+        subprocess.run(["ssh-keygen", "-A", "-f", str(tmp_path / guest)], check=True,
+                       capture_output=True, timeout=60)
+        keys.append((tmp_path / guest / "etc/ssh/ssh_host_ed25519_key.pub").read_text()
+                    .split()[1])
+    assert keys[0] != keys[1]
+
+
+@pytest.mark.parametrize(("src", "path"), [
+    (CI_GUEST, "ci/etc/install-system-packages"),
+    (CI_GUEST, ".github/scripts/start-node.sh"),
+    # CI named by a job variable the script reads; the server side made by a redirect only
+    (CI_GUEST.replace("cp ~/.ssh/id_rsa.pub ~/.ssh/authorized_keys", 'echo "$GITLAB_CI"')
+     .replace("ssh-keygen -A\n", ""), "tests/node.sh"),
+])
+def test_a_ci_test_guest_is_information(src: str, path: str) -> None:
+    [d] = [x for x in check_source(src, Options(severity="info"), path=path).diagnostics
+           if x.code == CODE]
+    assert d.severity == "info" and "throw-away test guest" in d.text, path
+
+
+@pytest.mark.parametrize(("src", "path"), [
+    # not run by CI: a cluster node's setup (Azure/azurehpc scripts/join_domain.sh is one)
+    (CI_GUEST, "scripts/join_domain.sh"),
+    # run by CI, but it makes no ssh server: a CI deploy that reaches a real host
+    ("#!/bin/bash\necho 'Host *' >> ~/.ssh/config\n"
+     "echo '  StrictHostKeyChecking no' >> ~/.ssh/config\nrsync -a site/ deploy@web-01:/srv\n",
+     "ci/deploy.sh"),
+    # the authorized_keys it writes is another machine's
+    ("#!/bin/bash\nssh -o StrictHostKeyChecking=no h 'cat >> ~/.ssh/authorized_keys' < k.pub\n",
+     "ci/push-key.sh"),
+])
+def test_a_ci_script_that_makes_no_test_guest_stays_a_warning(src: str, path: str) -> None:
+    found_here = [x for x in check_source(src, Options(severity="info"), path=path).diagnostics
+                  if x.code == CODE]
+    assert found_here and {d.severity for d in found_here} == {"warning"}, path

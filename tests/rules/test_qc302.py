@@ -453,3 +453,68 @@ def test_a_builtin_writing_a_secret_shows_it_to_nobody() -> None:
                  'ssh h "echo mysql://u:$DBPASS@h > /etc/x"\n')
     # /bin/echo is a program.
     assert found('DBPASS=$(cat /run/secrets/db)\n/bin/echo "mysql://u:$DBPASS@h"\n')
+
+
+# -- issue 25: a value the script draws at random itself ---------------------------------------
+
+# hwdsl2/setup-ipsec-vpn, extras/ikev2setup.sh lines 790-839 (MIT), shortened: the export
+# password of the client's .p12 files is drawn from /dev/urandom, or read back from the
+# script's own config file where it stored it, and then passed to openssl as `pass:`.
+GENERATED = (
+    '#!/bin/sh\n'
+    'create_p12_password() {\n'
+    "  p12_password=$(LC_CTYPE=C tr -dc 'A-HJ-NPR-Za-km-z2-9' </dev/urandom 2>/dev/null "
+    '| head -c 18)\n'
+    '}\n'
+    'get_p12_password() {\n'
+    '  if [ "$use_config_password" = 0 ]; then\n'
+    '    create_p12_password\n'
+    '  else\n'
+    "    p12_password=$(grep -s '^IKEV2_CONFIG_PASSWORD=.\\+' \"$CONF_FILE\" | tail -n 1 "
+    '| cut -f2- -d=)\n'
+    '    if [ -z "$p12_password" ]; then\n'
+    '      create_p12_password\n'
+    "      printf '%s\\n' \"IKEV2_CONFIG_PASSWORD='$p12_password'\" >> \"$CONF_FILE\"\n"
+    '    fi\n'
+    '  fi\n'
+    '}\n'
+    'get_p12_password\n'
+    'openssl pkcs12 -in c.enc.p12 -out c.pem -passin "pass:$p12_password" '
+    '-passout "pass:$p12_password"\n')
+
+
+def test_the_generator_gives_a_new_value_on_every_run() -> None:
+    """Real bash, tr and head: the assignment of the script draws a different 18-character
+    password each time it runs."""
+    line = GENERATED.splitlines()[2].strip()
+    script = f"{line}\nprintf '%s' \"$p12_password\"\n"
+    runs = {subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                           timeout=10).stdout for _ in range(3)}
+    assert len(runs) == 3 and all(len(r) == 18 for r in runs)
+
+
+def test_a_value_the_script_generates_at_random_is_information() -> None:
+    got = found(GENERATED)
+    assert [(line, d.severity) for line, _, d in got] == [(17, "info"), (17, "info")]
+    assert "generates the value at random itself (line 3)" in got[0][2].text
+    # openssl rand draws one too.
+    [(_, _, d)] = found('#!/bin/sh\np=$(openssl rand -hex 16)\n'
+                        'openssl pkcs12 -export -in c.pem -out c.p12 -passout "pass:$p"\n')
+    assert d.severity == "info" and "(line 2)" in d.text
+
+
+@pytest.mark.parametrize("change", [
+    # read back from a file the script never stored it in
+    ("\"$CONF_FILE\" | tail", "/etc/ipsec.secrets | tail"),
+    # also read from input, set from the script's argument, or exported from elsewhere
+    ("get_p12_password\nopenssl", "get_p12_password\n[ -t 0 ] && read -r p12_password\nopenssl"),
+    ("get_p12_password\nopenssl", "get_p12_password\n[ -n \"$1\" ] && p12_password=$1\nopenssl"),
+    ("get_p12_password\nopenssl", "get_p12_password\nexport p12_password=\"$VPN_PASS\"\nopenssl"),
+    # a random part appended to a secret read from a file
+    ("</dev/urandom 2>/dev/null | head -c 18)", "</dev/urandom | head -c 2)$(cat /run/s)"),
+])
+def test_a_value_also_taken_from_elsewhere_stays_a_warning(change: tuple[str, str]) -> None:
+    src = GENERATED.replace(*change)
+    assert src != GENERATED
+    severities = {d.severity for line, _, d in found(src) if line >= 17}
+    assert severities == {"warning"}, change
