@@ -437,6 +437,10 @@ _END_SIGNALS = frozenset({"TERM", "SIGTERM", "15", "INT", "SIGINT", "2", "QUIT",
                           "3", "HUP", "SIGHUP", "1"})
 _EXIT_SIGNALS = frozenset({"EXIT", "SIGEXIT", "0"})
 _LOOPS = frozenset({"while", "until", "for", "select"})
+# A stop the message or the step names: what the way out is for (`stop.sh`, `xargs kill`,
+# "shut down", "==> STOP SUCCESSFUL").
+_STOPPING = lazy_compile(r"\b(?:stop\w*|kill\w*|pkill|shut\w*|terminat\w*|halt\w*|down)\b",
+                         re.IGNORECASE)
 _ACTION_WORD = lazy_compile(r"(?:^|[;&|(){}]|\bthen|\bdo|\belse)\s*([A-Za-z_][\w.:-]*)")
 
 
@@ -973,7 +977,8 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
     severity = _severity(ctx, layer, slot, lo, hi, views)
     if not background and _answers_prompt(layer, view, text):
         severity = "info"
-    way_out = None if background or severity == "info" else \
+    way_out = None if background or severity == "info" or not (
+        _STOPPING.search(text) or _STOPPING.search(span_text)) else \
         _on_the_way_out(ctx, layer, view)
     if way_out is not None:
         severity = "info"

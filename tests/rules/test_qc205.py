@@ -645,7 +645,7 @@ CANAL_WAY_OUT = (
     '}\n'
     'stop_app() {\n'
     '  echo "stop app"\n'
-    '  ls /nonexistent-qc205-stop\n'
+    '  ls /nonexistent-qc205-a\n'
     '  echo "stop app successful ..."\n'
     '}\n'
     'echo "==> START"\n'
@@ -679,7 +679,7 @@ def test_a_stop_line_on_the_way_out_is_info() -> None:
     runs until TERM comes; then the failed step's error, the claim, and the end of the script."""
     lines, status = _run_until_term(CANAL_WAY_OUT)
     assert lines[0] == "==> START" and lines[1] == "==> STOP", lines
-    assert "nonexistent-qc205-stop" in lines[-2] and lines[-1] == "stop app successful ...", lines
+    assert "nonexistent-qc205-a" in lines[-2] and lines[-1] == "stop app successful ...", lines
     assert status == 0
     [(line, _, diag)] = found(CANAL_WAY_OUT)
     assert line == 13 and diag.severity == "info"
@@ -693,10 +693,13 @@ def test_a_stop_line_on_the_way_out_is_info() -> None:
     [(_, _, diag)] = found(trapped)
     assert diag.severity == "info" and "`trap` runs on TERM" in diag.text
     # Still a warning: the function also runs before the wait (a stop at start-up), the
-    # trap goes on after it (no exit), or no wait for a signal comes before it.
+    # trap goes on after it (no exit), no wait for a signal comes before it, or what is
+    # claimed is no stop.
     for src in (CANAL_WAY_OUT.replace('echo "==> START"\n', 'stop_app\necho "==> START"\n'),
                 trapped.replace("stop_app; exit 0", "stop_app"),
-                CANAL_WAY_OUT.replace("waitterm\n", "sleep 1\n")):
+                CANAL_WAY_OUT.replace("waitterm\n", "sleep 1\n"),
+                # on the way out, but neither the line nor the step is about a stop
+                CANAL_WAY_OUT.replace('"stop app successful ..."', '"logs uploaded"')):
         [(_, _, diag)] = found(src)
         assert diag.severity == "warning", src
 
