@@ -337,6 +337,16 @@ SSH_HOST_KEY_MAKERS: Final[frozenset[tuple[str, str]]] = frozenset({("ssh-keygen
 """Program and option that make this machine's own sshd host keys (ssh-keygen(1): `-A`
 generates every missing host key type in /etc/ssh), as a fresh image or container does."""
 
+LOGIN_SHELL_SETTERS: Final[dict[str, frozenset[str]]] = {
+    "useradd": frozenset({"-s", "--shell"}),
+    "adduser": frozenset({"-s", "--shell"}),
+    "usermod": frozenset({"-s", "--shell"}),
+    "chsh": frozenset({"-s", "--shell"}),
+}
+"""Programs that set a user's login shell in passwd, and the option that takes the shell; the
+user is the last operand (useradd(8), usermod(8), chsh(1); Debian's and busybox's adduser).
+The shell `su USER -c` and `sudo -i` then run is that one."""
+
 LAST_ARGUMENT_WRITERS: Final[frozenset[str]] = frozenset(
     {"cp", "install", "mv", "ln", "tee", "touch", "sed", "chmod", "chown"})
 """Programs whose last argument is a file they create, write, edit or set the mode or owner

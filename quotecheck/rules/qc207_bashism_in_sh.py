@@ -20,7 +20,8 @@ from typing import TypeVar
 from quotecheck.diagnostics import Edit, Fix, Severity
 from quotecheck.layers.model import Layer
 from quotecheck.lazy_regex import lazy_compile
-from quotecheck.programs import DECLARATION_BUILTINS
+from quotecheck.parsing.tree import SimpleCommand, iter_nodes
+from quotecheck.programs import DECLARATION_BUILTINS, LOGIN_SHELL_SETTERS
 from quotecheck.records import replace
 from quotecheck.rules._bash_guards import eval_guards, guarded_spans, within
 from quotecheck.rules._ci_runner import bash_runs
@@ -58,6 +59,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         shell = layer_shell(ctx, layer)
         if shell.dialect not in ("sh", "unknown"):
             continue
+        if shell.dialect == "unknown" and _login_shell_given(ctx, layer) in _BASH_NAMES:
+            continue  # the script made the target user's login shell bash itself
         found = bashisms(ctx, layer)
         if not found:
             continue
@@ -235,6 +238,40 @@ _DOCKER_INSTRUCTIONS = frozenset({"RUN", "CMD", "ENTRYPOINT", "HEALTHCHECK CMD"}
 def _image_shell(layer: Layer) -> bool:
     """The shell form of a Dockerfile instruction on an image whose shell is not known."""
     return layer.parent == 0 and layer.via in _DOCKER_INSTRUCTIONS
+
+
+_BASH_NAMES = frozenset({"bash"})
+
+
+def _login_shell_given(ctx: CheckContext, layer: Layer) -> str | None:
+    """For the login shell of the user a `su USER -c`/`sudo -iu USER` layer runs as: the shell
+    the script that runs it gives USER first (`useradd -m -s /bin/bash USER`, `usermod -s`,
+    `chsh -s`), by its name (`bash`), else None."""
+    user = getattr(layer.handoff, "runs_as", None)
+    if not user or not layer.process or not layer.process[0].startswith("<") or \
+            layer.opened_by is None:
+        return None  # (the trace names a passwd login shell `<login-shell>`)
+    outer = ctx.parent(layer)
+    while outer is not None and outer.kind != "shell":
+        outer = ctx.parent(outer)
+    if outer is None or outer.script is None:
+        return None
+    opened_at = layer.opened_by.command.span[0]
+    for node in iter_nodes(outer.script.body):
+        if not isinstance(node, SimpleCommand) or node.span[0] >= opened_at or \
+                not node.words:
+            continue
+        options = LOGIN_SHELL_SETTERS.get(node.words[0].value.rsplit("/", 1)[-1])
+        values = [w.value for w in node.words[1:]]
+        if options is None or not values or values[-1] != user:
+            continue
+        for i, v in enumerate(values[:-1]):
+            name, eq, attached = v.partition("=")
+            if v in options and i + 1 < len(values) - 1:
+                return values[i + 1].rsplit("/", 1)[-1]
+            if eq and name in options and name.startswith("--"):
+                return attached.rsplit("/", 1)[-1]
+    return None
 
 
 def _finding(layer: Layer, shell: LayerShell, b: Bashism) -> Finding:

@@ -991,3 +991,39 @@ def test_random_next_to_the_pid_in_a_name_is_information(tmp_path: Path) -> None
     res = run("dash", "echo ./ins$RANDOM-$$; echo $$", tmp_path)
     name, pid = res.stdout.split("\n")[:2]
     assert name == f"./ins-{pid}"  # empty RANDOM, the pid still in the name
+
+
+# -- issue 25: the script gives the target user bash itself ---------------------------------
+
+@pytest.mark.parametrize("setter", ["useradd -m -s /bin/bash testuser",
+                                    "usermod --shell=/bin/bash testuser",
+                                    "chsh -s /usr/bin/bash testuser"])
+def test_su_to_a_user_the_script_gave_bash_is_not_reported(setter: str) -> None:
+    src = f"#!/bin/bash\n{setter}\nsu testuser -c 'if [[ -n x ]]; then echo y; fi'\n"
+    assert _levels(src) == []
+    # another user, or the shell set after the su, or to sh: not known to be bash
+    assert _levels(src.replace("su testuser", "su other")) == [(3, "warning")]
+    after = f"#!/bin/bash\nsu testuser -c '[[ -n x ]] && echo y'\n{setter}\n"
+    assert _levels(after) == [(2, "warning")]
+    assert _levels(src.replace("bash testuser", "sh testuser")) == [(3, "warning")]
+
+
+def test_useradd_writes_the_shell_su_runs(tmp_path: Path) -> None:
+    # what the exception rests on: useradd -s puts the shell in the user's passwd entry, the
+    # program su runs the -c text with; here in a copy of /etc (useradd -P), not the system's
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    for name in ("passwd", "group", "shadow", "gshadow", "login.defs"):
+        if Path("/etc", name).exists():
+            (etc / name).write_bytes(Path("/etc", name).read_bytes())
+    made = subprocess.run(["useradd", "-P", str(tmp_path), "-s", "/bin/bash", "qc207user"],
+                          capture_output=True, text=True, timeout=20)
+    assert made.returncode == 0, made.stderr
+    entry = next(line for line in (etc / "passwd").read_text().splitlines()
+                 if line.startswith("qc207user:"))
+    shell = entry.rsplit(":", 1)[1]
+    assert shell == "/bin/bash"
+    assert "qc207user:" not in Path("/etc/passwd").read_text()
+    res = subprocess.run([shell, "-c", "if [[ -n x ]]; then echo y; fi"], capture_output=True,
+                         text=True, timeout=10)
+    assert res.stdout == "y\n"
