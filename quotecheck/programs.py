@@ -265,6 +265,13 @@ RANDOM_VALUE_PROGRAMS: Final[frozenset[str]] = frozenset(
     {"pwgen", "uuidgen", "apg", "makepasswd", "xkcdpass"})
 """Programs whose output is a new random password or identifier on each run (QC302)."""
 
+FILE_PASSWORD_PROGRAMS: Final[frozenset[str]] = frozenset(
+    {"openssl", "zip", "unzip", "7z", "7za", "7zr", "keytool", "pk12util", "certutil",
+     "gpg", "gpg2"})
+"""Programs whose password on the command line protects a file they read or write (a key, a
+.p12 export, an archive, a keystore), not an account on a service: someone who reads it from
+`ps` also needs the file (QC302)."""
+
 RANDOM_VALUE_SUBCOMMANDS: Final[frozenset[tuple[str, str]]] = frozenset(
     {("openssl", "rand"), ("gpg", "--gen-random"), ("gpg2", "--gen-random")})
 """Program and first argument that print random bytes (QC302)."""

@@ -27,6 +27,7 @@ from quotecheck.parsing.tree import Script, SimpleCommand, iter_nodes
 from quotecheck.parsing.words import Part
 from quotecheck.programs import (
     DECLARATION_BUILTINS,
+    FILE_PASSWORD_PROGRAMS,
     MYSQL_CLIENTS,
     NO_PROCESS_BUILTINS,
     PASSWORD_OPTION_PROGRAMS,
@@ -374,7 +375,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                                               argument)))
                     elif origin == "own":
                         lines = _set_to_constants(ctx, layer, view, arg)
-                        generated = "" if lines else _generated_here(ctx, layer, view, arg)
+                        generated = "" if lines or not _guards_a_file(argv) else \
+                            _generated_here(ctx, layer, view, arg)
                         if lines:
                             finding = replace(finding, severity="info", message=finding.message
                                               .extended(_SET_HERE.format(lines)))
@@ -472,13 +474,20 @@ def _shown_lines(lines: set[int]) -> str:
             "lines " + ", ".join(str(n) for n in shown[:-1]) + f" and {shown[-1]}")
 
 
-# A value the script draws at random itself is new on every run: nobody chose it, so it is not
-# a password someone also uses elsewhere (precision corpus: a p12 export password the script
-# generated and then printed for the user).
-_GENERATED_HERE = (" The script generates the value at random itself ({}): a fresh value of "
-                   "this run, not a credential someone chose and uses elsewhere; if it "
-                   "protects something that outlives the run, keep it off the command line "
-                   "too.")
+# A value the script draws at random itself for a file's password is new on every run: nobody
+# chose it, and reading it from ps gives nothing without the file (precision corpus: a p12
+# export password the script generated and then printed for the user).
+_GENERATED_HERE = (" The script generates the value at random itself ({}) as the password of a "
+                   "file: a fresh value of this run, not a credential someone chose and uses "
+                   "elsewhere, and of use only with the file; if the file outlives the run, "
+                   "keep it off the command line too.")
+
+
+def _guards_a_file(argv: list[Arg]) -> bool:
+    """Is the program one whose password protects a file (`openssl pkcs12 -passout`, `zip -P`)
+    rather than an account (`curl -u`, `docker login -p`)? A fresh random password of a
+    service account is a lasting credential all the same."""
+    return bool(argv) and argv[0].value.rsplit("/", 1)[-1] in FILE_PASSWORD_PROGRAMS
 
 
 def _generated_here(ctx: CheckContext, layer: Layer, view: CommandView, arg: Arg) -> str:

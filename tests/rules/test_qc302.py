@@ -518,3 +518,15 @@ def test_a_value_also_taken_from_elsewhere_stays_a_warning(change: tuple[str, st
     assert src != GENERATED
     severities = {d.severity for line, _, d in found(src) if line >= 17}
     assert severities == {"warning"}, change
+
+
+@pytest.mark.parametrize("use", [
+    'curl -u "admin:$p" https://127.0.0.1:9/api/users',
+    'docker login -u robot -p "$p" registry.example',
+    'git clone "https://bot:$p@example.com/r.git"',
+])
+def test_a_random_password_of_an_account_stays_a_warning(use: str) -> None:
+    # a fresh random value that becomes a service's password is a lasting credential: whoever
+    # reads it from ps can log in; only a file's password (openssl, zip) is information
+    src = f"#!/bin/sh\np=$(openssl rand -hex 16)\n{use}\n"
+    assert {d.severity for _, _, d in found(src)} == {"warning"}
