@@ -78,6 +78,32 @@ _INSTRUCTION = lazy_compile(
 _NOT_YET = lazy_compile(
     r"\b(?:to|when|until|once|after|before)\s+$"
     r"|\b(?:must|should|will|would|need|needs|can)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+# A clause of condition or time with a subject and verb of its own, ending at the success word:
+# "after the install is complete", "once the DB is ready", "when this bundle was created". Its
+# subject is a few words of the same sentence (no `,;:!?` or sentence end between, no success
+# word, no "then"); the word follows a form of be or have, or one with an adverb ("is fully
+# installed"). A claim after the clause ("after 3 tries, deployed") is no part of it.
+_SUBORDINATOR = lazy_compile(r"\b(?:when|whenever|until|till|once|after|before|while"
+                             r"|as\s+soon\s+as)\s+", re.IGNORECASE)
+_CLAUSE_WORD = r"(?:[^\s,;:!?.()\[\]]|\.(?=[^\s.]))+"
+_CLAUSE_REST = lazy_compile(
+    rf"((?:{_CLAUSE_WORD}\s+){{0,3}}{_CLAUSE_WORD})"
+    r"(?:\s+(?:is|are|was|were|be|been|being|has|have|had|gets|get|got)|'s|'re)\s+"
+    r"(?:[A-Za-z]+ly\s+)?", re.IGNORECASE)
+# A short label in front of a progress line: marks (`:::`, `-->`, `***`), a log level (`NOTE:`,
+# `INFO -`, `[TRACE]`, `[i]`) or a variable that holds one or a colour (`${INFO}`, `${BLUE}`).
+# Not a tick or an OK (`${TICK}`, `[ OK ]`): those say the step worked.
+_LABEL = lazy_compile(
+    r"^(?:[^A-Za-z$]+"
+    r"|(?:note|notice|info|debug|trace|log|i)(?=\s*[:\])>|-])"
+    r"|\$\{?(?:[A-Za-z_]*_)?(?:INFO|NOTE|NOTICE|DEBUG|TRACE)\}?(?![A-Za-z_0-9])"
+    r"|\$\{?[A-Za-z_]*(?:COLOU?R|RED|GREEN|YELLOW|BLUE|CYAN|MAGENTA|BOLD|NORMAL|RESET|NC)"
+    r"[A-Za-z_]*\}?(?![A-Za-z_0-9]))*", re.IGNORECASE)
+# A word of state used as an adjective before its noun, after an article: "the complete list
+# of flaky tests", "a running cluster". The past forms ("the updated config") say something
+# was done and stay claims.
+_ATTRIBUTE = lazy_compile(r"\b(?:the|a|an)\s+$", re.IGNORECASE)
+_STATE_ADJECTIVES = frozenset({"complete", "running"})
 # A time stamp in a message: `$(date)`, `` `date +%T` ``, `$NOW`, `${END_TIME}`.
 _TIME_STAMP = lazy_compile(r"\$\(\s*date\b[^)]*\)|`\s*date\b[^`]*`"
                            r"|\$\{?[A-Za-z_0-9]*(?:date|time|now)[A-Za-z_0-9]*\}?", re.IGNORECASE)
@@ -161,21 +187,45 @@ def _section_header(text: str) -> bool:
 
 
 def _claims_nothing(text: str) -> bool:
-    """Whether ``text`` reports no outcome: see ``_PROGRESS``, ``_INSTRUCTION``, ``_NOT_YET``,
-    ``_section_header``.
+    """Whether ``text`` reports no outcome: see ``_PROGRESS`` (after a ``_LABEL`` too),
+    ``_INSTRUCTION``, ``_NOT_YET``, ``_in_clause``, ``_attribute``, ``_section_header``.
 
     A log line naming the job's own start or end ("Job 42 started") also claims nothing about
     the step before it."""
     if _INSTRUCTION.search(text) or _section_header(text):
         return True
     first = SUCCESS_WORDS.search(text)
-    if first is not None and _PROGRESS.match(text[:first.end()]):
-        return True
+    if first is not None:
+        head = text[:first.end()]
+        label = _LABEL.match(head)
+        if _PROGRESS.match(head) or (label is not None and _PROGRESS.match(head[label.end():])):
+            return True
     matches = list(SUCCESS_WORDS.finditer(text))
-    if all(_NOT_YET.search(text[:m.start()]) for m in matches):
+    if all(_NOT_YET.search(text[:m.start()]) or _in_clause(text[:m.start()])
+           or _attribute(text, m) for m in matches):
         return True
     claims = {m.group(0).lower() for m in matches}
     return claims <= _LIFECYCLE and re.search(r"\bjob\b", text, re.IGNORECASE) is not None
+
+
+def _in_clause(before: str) -> bool:
+    """Whether the success word after ``before`` ends a clause of condition or time
+    (``_CLAUSE_REST`` after a ``_SUBORDINATOR``): "run the following once the DB is ready"."""
+    for sub in _SUBORDINATOR.finditer(before):
+        rest = _CLAUSE_REST.fullmatch(before, sub.end())
+        if rest is not None and SUCCESS_WORDS.search(rest.group(1)) is None and \
+                re.search(r"\bthen\b", rest.group(1), re.IGNORECASE) is None:
+            return True
+    return False
+
+
+def _attribute(text: str, m: re.Match[str]) -> bool:
+    """Whether the success word ``m`` is a word of state before its noun, after an article
+    (``_ATTRIBUTE``): "For the complete list of flaky tests, see ..."."""
+    return m.group(0).lower() in _STATE_ADJECTIVES and \
+        _ATTRIBUTE.search(text[:m.start()]) is not None and \
+        re.match(r"\s+[A-Za-z]", text[m.end():]) is not None and \
+        _COMPLEMENT.match(text[m.end():]) is None
 
 
 def _run_end_marker(text: str, slot: Slot, views: dict[int, CommandView]) -> bool:

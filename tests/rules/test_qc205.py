@@ -740,3 +740,96 @@ def test_a_ready_line_before_the_script_parks_forever_reports_no_marker(
     assert "`cp a b`" in diag.text and diag.severity == "warning"
     [(_, _, diag)] = found(KYLIN_READY.replace('touch "$START_FLAG"', "service app start"))
     assert "`service app start`" in diag.text and diag.severity == "warning"
+
+
+# -- texts that claim nothing: a clause of condition or time, a labelled progress line, a word
+# of state before its noun --------------------------------------------------------------------
+
+# The fourth precision set, shortened: CrunchyData/crunchy-containers
+# c7398a94d2419a05172b16d977c07f8794b62288 examples/docker/custom-config-ssl/run.sh:59
+# (Apache-2.0); pivpn/pivpn aa96de7d27bfe4b9b00b8abe8fda80bb8e2bb81b auto_install/install.sh:1377
+# (MIT); netdata/netdata 04b1cf54270c4e21c02e322e577e7e96d547c9ee
+# packaging/installer/netdata-support-bundle:1287 (GPL-3.0-or-later, one line, shortened).
+@pytest.mark.parametrize("src", [
+    'docker run --detach crunchy-postgres\n'
+    'echo "To connect via SSL, run the following once the DB is ready: "',
+    'ip addr replace dev eth0 10.0.0.2/24\n'
+    'echo "You may need to restart after the install is complete."',
+    'mkdir -p "$WORK/07-runtime"\necho "Agent API at 127.0.0.1:$NDPORT was unreachable when '
+    'this bundle was created. See 05-logs for why." > "$WORK/07-runtime/AGENT-WAS-DOWN.txt"',
+    'cp a b\necho "Wait until the database is fully ready before you log in"',
+    'cp a b\necho "Tag the release as soon as the build has finished"',
+    'cp a b\necho "Connect once it\'s ready"',
+])
+def test_a_success_word_inside_a_clause_of_condition_or_time_claims_nothing(src: str) -> None:
+    assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", [
+    # after the clause, not in it: a comma, a sentence end or "then" closes it
+    'cp a b\necho "after 3 tries, deployed"',
+    'cp a b\necho "When the build is done, the app is deployed"',
+    'cp a b\necho "Once the DB is ready. Deployed"',
+    'cp a b\necho "once it is done then deployed"',
+    # no verb of its own before the word: it is the main clause's
+    'cp a b\necho "after 3 tries deployed"',
+    # a claim first, the clause after it
+    'cp a b\necho "Deployed; restart after the install is complete"',
+])
+def test_a_claim_after_a_clause_is_still_a_claim(src: str) -> None:
+    [(line, _, diag)] = found(src)
+    assert line == 2 and diag.severity == "warning", src
+
+
+@pytest.mark.parametrize("src", [
+    # netdata/netdata 04b1cf54270c4e21c02e322e577e7e96d547c9ee
+    # packaging/installer/install-required-packages.sh:1465 (GPL-3.0-or-later, one line)
+    'read -r -a apt_opts <<< "$opts"\n'
+    'echo >&2 "NOTE: Running apt-get update and updating your APT caches ..."',
+    'cp a b\necho "[TRACE] Running the spotbugs diff, done when it says so"',
+    'cp a b\necho "INFO - Running migrations, all done soon"',
+    'cp a b\necho -e "  ${INFO} Running update, done"',
+    'INFO="[i]"\ncp a b\necho -e "  ${INFO} Running update, done"',
+    'cp a b\necho -e "${COL_BLUE}Running${COL_NC} the upgrade, done"',
+])
+def test_a_labelled_progress_line_claims_nothing(src: str) -> None:
+    assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", [
+    # a tick or an OK in front says the step worked
+    'cp a b\necho -e " ${TICK} Successfully restored from backup"',
+    'cp a b\necho -e " ${TICK} Running update, done"',
+    'TICK="[✓]"\ncp a b\necho -e " ${TICK} Running update, done"',
+    'cp a b\necho "[ OK ] Running"',
+    # a label in front of a claim: the claim stays
+    'cp a b\necho "[TRACE] FindBugs diff JAR downloaded"',
+    'cp a b\necho "NOTE: Build complete. Running tests next"',
+])
+def test_a_label_in_front_of_a_claim_is_still_a_claim(src: str) -> None:
+    [(line, _, diag)] = found(src)
+    assert line == src.count("\n") + 1 and diag.severity == "warning", src
+
+
+@pytest.mark.parametrize("src", [
+    # apache/oozie 8bdac8be4fa719a99612a83dcba86748486f9408 bin/test-patch-20-tests:147
+    # (Apache-2.0), shortened
+    'head -5 "$TEMPDIR/flakies.out"\n'
+    'echo ".    For the complete list of flaky tests, see TEST-SUMMARY-FULL files."',
+    'cp a b\necho "Attach to the running container with: docker exec -it app sh"',
+])
+def test_a_word_of_state_before_its_noun_claims_nothing(src: str) -> None:
+    assert found(src) == [], src
+
+
+@pytest.mark.parametrize("src", [
+    'cp a b\necho "Build complete"',
+    'cp a b\necho "The build is complete"',
+    'cp a b\necho "the updated config is at /etc/app.conf"',  # a past form: it was updated
+    'cp a b\necho "A complete success"',
+    'cp a b\necho "the complete build finished"',
+    'cp a b\necho "the complete"',
+])
+def test_a_claim_beside_a_word_of_state_is_still_a_claim(src: str) -> None:
+    [(_, _, diag)] = found(src)
+    assert diag.severity == "warning", src
