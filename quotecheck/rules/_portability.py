@@ -734,7 +734,8 @@ class _Finder:
         """Does the script set this bash variable itself where the expansion reads it? In
         dash it is then an ordinary variable: set at the top level before the expansion (or
         anywhere at the top level, for an expansion in a function, which runs later), in the
-        same function before it, or by the statement whose test reads it
+        same function before it, in another function (a library's `get_hostname` setting
+        `HOSTNAME` for the functions that read it), or by the statement whose test reads it
         (`[ -z "$UID" ] && UID=$(id -u)`)."""
         if self._sets is None:
             self._sets = _variables_set(self.layer.script)
@@ -750,6 +751,8 @@ class _Finder:
                 return True
             if function is not None and function == inside and start < pos:
                 return True
+            if function is not None and inside is not None and function != inside:
+                return True  # another of its functions sets it, for this one to read
         return False
 
 

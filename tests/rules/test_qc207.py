@@ -1027,3 +1027,16 @@ def test_useradd_writes_the_shell_su_runs(tmp_path: Path) -> None:
     res = subprocess.run([shell, "-c", "if [[ -n x ]]; then echo y; fi"], capture_output=True,
                          text=True, timeout=10)
     assert res.stdout == "y\n"
+
+
+def test_a_bash_variable_another_function_sets_is_the_scripts_own(tmp_path: Path) -> None:
+    # xCAT genesis `functions` (SystemImager): get_hostname sets HOSTNAME for the others
+    lib = ('get_hostname() {\n    HOSTNAME=$(echo node001)\n}\n'
+           'show() {\n    echo "host=$HOSTNAME"\n}\n')
+    src = "#!/bin/sh\n" + lib + "get_hostname\nshow\n"
+    assert _levels(src) == []
+    res = run("dash", lib + "get_hostname\nshow\n", tmp_path)
+    assert res.stdout == "host=node001\n"
+    # read where nothing of the script has set it: still bash's variable
+    assert _levels("#!/bin/sh\n" + lib.replace("HOSTNAME=", "NAME=") + "show\n") == \
+        [(6, "warning")]
