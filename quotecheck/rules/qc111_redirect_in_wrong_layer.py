@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from quotecheck.diagnostics import Related, Severity
 from quotecheck.layers import handoff_types as ho
 from quotecheck.layers.model import CommandView, Layer
-from quotecheck.parsing.tree import Pipeline, Redirect
+from quotecheck.parsing.tree import Compound, Pipeline, Redirect, Script, SimpleCommand, iter_nodes
 from quotecheck.programs import CONTAINER_RUNNERS, USER_SWITCHERS
 from quotecheck.rules._handoffs import (
     code,
@@ -274,9 +274,27 @@ def _next_command(layer: Layer, view: CommandView) -> CommandView | None:
     for other in layer.commands:
         if other is view or other.context.in_substitution or other.source_span is None:
             continue
-        if other.source_span[0] >= end and other.values:
+        if other.source_span[0] >= end and other.values and \
+                not _other_branch(view.context.script, view.command, other.command):
             return other
     return None
+
+
+def _other_branch(script: Script, first: SimpleCommand, later: SimpleCommand) -> bool:
+    """Is ``later`` in a later branch of an `if` or `case` whose earlier branch holds
+    ``first`` (`then A; else B`: B never runs after A)? Text order is not run order there."""
+    a, b = first.span[0], later.span[0]
+    for node in iter_nodes(script.body):
+        if not (isinstance(node, Compound) and node.kind in ("if", "case")
+                and node.span[0] <= a and b < node.span[1]):
+            continue
+        roles = [(role, part.span) for role, part in node.parts]
+        where_a = next((i for i, (_, sp) in enumerate(roles) if sp[0] <= a < sp[1]), None)
+        where_b = next((i for i, (_, sp) in enumerate(roles) if sp[0] <= b < sp[1]), None)
+        if where_a is not None and where_b is not None and where_b > where_a and \
+                roles[where_a][0] != "condition":
+            return True
+    return False
 
 
 def _line_col(ctx: CheckContext, offset: int) -> str:

@@ -144,3 +144,23 @@ def test_a_container_redirect_opens_the_file_on_the_host(tmp_path: Path) -> None
     subprocess.run(["bash", "-c", f"docker exec c echo x > {out}"],
                    env={"PATH": f"{stub.parent}:/usr/bin:/bin"}, check=True, timeout=10)
     assert out.read_text() == "x\n"  # written here, by this shell
+
+
+def test_a_session_in_one_branch_is_not_followed_by_the_other_branch(tmp_path: Path) -> None:
+    # trafodion's sqssh: `then ... ssh $MYNODE; else echo ...; fi` opens the session on
+    # purpose; the else branch never runs after it
+    src = ('if [ -n "$NODE" ]; then\n  echo "ssh to $NODE"\n  ssh "$NODE"\nelse\n'
+           "  echo 'no node given'\nfi\n")
+    assert found(src) == []
+    case = 'case "$1" in\n  login) su - bob ;;\n  *) echo usage ;;\nesac\n'
+    assert found(case) == []
+    # still found: a command after the session in the same branch, or after the `fi`
+    assert len(found(src.replace('"$NODE"\nelse', '"$NODE"\n  ls\nelse'))) == 1
+    assert len(found(src + "ls\n")) == 1
+    # real bash: with the then-branch taken, the else branch's command does not run
+    stub = tmp_path / "ssh"
+    stub.write_text("#!/bin/sh\necho SESSION\n")
+    stub.chmod(0o755)
+    res = subprocess.run(["bash", "-c", src], capture_output=True, text=True, timeout=10,
+                         env={"PATH": f"{tmp_path}:/usr/bin:/bin", "NODE": "n1"})
+    assert res.stdout == "ssh to n1\nSESSION\n"
