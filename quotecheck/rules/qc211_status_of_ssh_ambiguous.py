@@ -9,7 +9,10 @@ killed by SIGTERM gives 255, exactly like a closed port).
 
 Not reported: an ssh whose remote command is one informational command that cannot fail in
 a way that matters (`true`, `:`, `exit 0`, `echo ...`, `uptime`, `hostname`, `uname`, `id`,
-`date`): that is how to test a connection, and any failure is ssh's own; ssh without a remote
+`date`), or only commands that cannot fail at all (``_login_probe.cannot_fail``: `echo` of
+any text, also text the local shell fills in, `printf` of a text format, `true`, `:`, `exit
+0`, with no redirection and no command substitution): that is how to test a connection, and
+any failure is ssh's own; ssh without a remote
 command; ssh in the background; `ssh h cmd || true` (the status is dropped: nothing is
 decided on it); a decision whose failure branch treats both kinds of failure alike
 (`_failures_alike`), and `ssh h cmd && next` whose remote command is no yes/no answer: any
@@ -27,6 +30,7 @@ from quotecheck.layers.model import CommandView, Layer
 from quotecheck.lazy_regex import lazy_compile
 from quotecheck.parsing.tree import CommandList, Compound, Node, Pipeline, SimpleCommand
 from quotecheck.programs import basename
+from quotecheck.rules._login_probe import PROBE_COMMANDS, cannot_fail, text_format
 from quotecheck.rules._portability import (
     SshCall,
     connects,
@@ -37,9 +41,10 @@ from quotecheck.rules._text import one_line_marked
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
 from quotecheck.rules.triggers import HANDOFFS
 
-# Remote commands that cannot fail in a way that matters: any failure is ssh's own.
-PROBES = frozenset({"true", ":", "exit", "echo", "printf", "uptime", "hostname", "uname",
-                    "whoami", "id", "date", "pwd", "nproc", "w", "who"})
+# Remote commands that cannot fail in a way that matters: any failure is ssh's own. Those that
+# cannot fail at all (``_login_probe``), and informational ones with nothing to get wrong.
+PROBES = PROBE_COMMANDS | {"printf", "uptime", "hostname", "uname", "whoami", "id", "date",
+                           "pwd", "nproc", "w", "who"}
 _SIMPLE = lazy_compile(r"[\w ./:=%+,@-]*")
 
 
@@ -51,6 +56,10 @@ def _probe_only(call: SshCall) -> bool:
         return False
     if words[0] == "exit" and words[1:] not in ([], ["0"]):
         return False
+    if words[0] == "printf" and not (len(words) > 1 and text_format(words[1])):
+        return False  # `printf %d abc` fails
+    if any(c in sends for c in "<>"):
+        return False  # a redirection can fail
     return bool(_SIMPLE.fullmatch(sends)) or (words[0] in ("echo", "printf") and not any(
         c in sends for c in ";&|\n`$("))
 
@@ -280,8 +289,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if (not connects(call) or call.handoff.no_command or call.view.context.background
                 or call.handoff.background):
             continue
-        if call.remote is None or _probe_only(call):
-            continue
+        if call.remote is None or _probe_only(call) or cannot_fail(
+                call.remote.script, call.remote.dynamic_ranges):
+            continue  # a login probe: a nonzero status is ssh's own
         view = call.view
         holder = _outer_command(call.shell, view, commands) or view
         tested = _tested(holder)

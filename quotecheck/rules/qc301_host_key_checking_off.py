@@ -29,6 +29,7 @@ from quotecheck.programs import (
 )
 from quotecheck.records import replace
 from quotecheck.rules._ci_script import ci_runs
+from quotecheck.rules._login_probe import LOGIN_PROBE
 from quotecheck.rules._portability import all_scripts, inherited, is_script_file, words_of
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Rule, Template
@@ -114,9 +115,8 @@ def _scope(text: str, at: int) -> str | None:
     return f"{keyword} {what}"
 
 
-# A session that only tells whether the login works: nothing is sent or run in it that an
-# impostor could take, and no password can be typed into it.
-_PROBE = lazy_compile(r"[ \t]*(?:exit(?:[ \t]+\d+)?|true|/bin/true|:|echo(?:[ \t]+[\w.-]+)*)[ \t]*")
+# A session that only tells whether the login works (``_login_probe.LOGIN_PROBE``): nothing
+# is sent or run in it that an impostor could take, and no password can be typed into it.
 _CARRIES_DATA = frozenset({"-A", "-L", "-R", "-D", "-W", "-X", "-Y", "-M", "-S"})
 _LOOPBACK_NOTE = "the host is this machine (loopback): no one sits in between"
 _PROBE_NOTE = ("the session only probes the login (`{}`) and no password can be typed into "
@@ -129,7 +129,7 @@ def _probe(child: Layer) -> str | None:
     `PasswordAuthentication=no`)."""
     handoff = child.handoff
     if not isinstance(handoff, SshHandoff) or handoff.no_command or not handoff.command \
-            or child.sends is None or not _PROBE.fullmatch(child.sends):
+            or child.sends is None or not LOGIN_PROBE.fullmatch(child.sends):
         return None
     configs = [o.value for o in handoff.parsed if o.name == "-o" and o.value is not None]
     if any(o.name in _CARRIES_DATA for o in handoff.parsed) or \

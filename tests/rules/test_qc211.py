@@ -228,3 +228,50 @@ def test_a_thing_the_step_makes_is_no_cause(remote: SshServer, stubs: StubDir) -
                                  "network error, is the host up?"))) == 1
     assert len(found(src.replace("Could not create networks, volumes on remote",
                                  "could not connect"))) == 1
+
+
+# -- fifth set: a login probe whose remote command cannot fail ----------------------------------
+
+# apache/trafodion core/sqf/sql/scripts/install_apache_hadoop:145 (and :213, install_local_hadoop
+# :130): the ssh only checks that a login works; its echo prints a word the local shell fills in.
+_TRAFODION = ('ssh -o PasswordAuthentication=no -o KbdInteractiveDevices=none ${MY_HOST_1} '
+              'echo "testing ssh ${MY_HOST_1}"\nif [ $? -ne 0 ]; then\n  SSH_FAILED=yes\nfi\n')
+
+
+def test_a_remote_echo_cannot_fail(remote: SshServer, stubs: StubDir) -> None:
+    # Real sshd: the remote echo succeeds whatever the local side does with ssh's output (read,
+    # closed, a reader that left before the echo ran), so ssh's status is 0 ...
+    env = remote.client_env(stubs)
+    for src in ('MY_HOST_1=h; ssh h echo "testing ssh ${MY_HOST_1}"; echo "rc=$?" >&2',
+                'ssh h echo "testing ssh h" >&-; echo "rc=$?" >&2',
+                "ssh h 'sleep 1; echo testing ssh h' | true; echo \"rc=${PIPESTATUS[0]}\" >&2",
+                "ssh h 'printf \"%s\\n\" testing' | true; echo \"rc=${PIPESTATUS[0]}\" >&2"):
+        res = run_shell("bash", src, env, timeout=30)
+        assert res.stderr.splitlines()[-1] == "rc=0", (src, res.stderr)
+    # ... while a printf format that converts can fail on the remote side: no probe.
+    assert status(remote, stubs, "'printf %d abc'") == 1
+    assert status(remote, stubs, "'echo hi > /no/such/dir/x'") == 1
+    # So a nonzero status of the probe is ssh's own, which is what SSH_FAILED records.
+    assert found(_TRAFODION) == []
+
+
+@pytest.mark.parametrize("src", [
+    'ssh h "echo up; true" || echo "h is unreachable"',
+    "ssh h 'echo \"$HOSTNAME\" ok; exit 0' || echo unreachable",
+    "ssh h 'printf \"%s\\n\" up' || echo unreachable",
+    'ssh h echo "$USER@$(hostname)" || echo unreachable',  # local values: text to the echo
+])
+def test_probes_that_cannot_fail_are_not_reported(src: str) -> None:
+    assert found(src) == []
+
+
+@pytest.mark.parametrize("src", [
+    "ssh h 'echo hi > /tmp/probe' || echo unreachable",  # a redirection can fail
+    "ssh h 'printf %d abc' || echo unreachable",  # a conversion can fail
+    "ssh h 'echo ${x:?unset}' || echo unreachable",  # a parameter operator can fail
+    "ssh h 'echo $(cat /etc/flag)' || echo unreachable",  # the remote runs a command
+    "ssh h 'echo up; hostname -f' || echo unreachable",  # hostname -f can fail (no DNS name)
+    "ssh h 'echo up; exit 3' || echo unreachable",
+])
+def test_echo_with_a_step_that_can_fail_is_reported(src: str) -> None:
+    assert len(found(src)) == 1
