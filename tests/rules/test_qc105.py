@@ -310,3 +310,41 @@ def test_the_function_s_argument_with_real_bash_and_awk(tmp_path: Path) -> None:
 def test_a_positional_no_call_gives_stays_an_error(src: str) -> None:
     [d] = found(src)
     assert d.severity == "error", src
+
+
+# -- fifth set: a value the script's library sets ---------------------------------------------
+
+# hestiacp/hestiacp bin/v-backup-user:287-288 (GPL-3.0): the function comes from a file sourced
+# by a path known only at run time (func/domain.sh), and sets both line numbers with $(( )).
+HESTIA_LIB = ('get_web_config_lines() {\n    top_line=$(( $(grep -n "name $2" "$1" | cut -d: -f1)'
+              ' ))\n    bottom_line=$((top_line + 1))\n}\n')
+HESTIA = ('source $HESTIA/func/domain.sh\nget_web_config_lines "$conf" "$domain"\n'
+          'sed -n "$top_line,$bottom_line p" $conf\n')
+
+
+def test_a_value_the_sourced_library_sets_with_real_bash_and_sed(tmp_path: Path) -> None:
+    (tmp_path / "func").mkdir()
+    (tmp_path / "func" / "domain.sh").write_text(HESTIA_LIB)
+    conf = tmp_path / "web.conf"
+    conf.write_text("# a\nname one\n  root /a\nname two\n  root /b\n")
+    src = f"HESTIA={tmp_path}; conf={conf}; domain=two\n{HESTIA}"
+    res = run_shell("bash", src, None, timeout=10)
+    # sed got `4,5 p`: the shell's values, the block of `two`, as the author meant ...
+    assert res.returncode == 0 and res.stdout == "name two\n  root /b\n", res.stderr
+    # ... where the escaped form makes sed read `$` and a branch to a label that is not there.
+    escaped = run_shell("bash", src.replace('"$top_line', '"\\$top_line'), None, timeout=10)
+    assert escaped.returncode != 0 and "label" in escaped.stderr
+    assert found(HESTIA) == []
+    # The same variables set in the script itself: a number from $(( )), nothing reported.
+    assert found(HESTIA_LIB + HESTIA.split("\n", 1)[1]) == []
+
+
+@pytest.mark.parametrize("src", [
+    'sed -n "$top_line,$bottom_line p" f\n',  # nothing sourced: the script sets nothing
+    'sed -n "$top_line,$bottom_line p" f\nsource ./lib.sh\n',  # sourced only afterwards
+    'source ./lib.sh\nsed "$d" notes\n',  # a one-letter name: sed's own `$d`
+    'source ./lib.sh\nawk "{print $2}" f\n',  # a positional parameter: awk's field
+])
+def test_without_a_library_value_the_program_dollar_stays_an_error(src: str) -> None:
+    [d] = found(src)
+    assert d.severity == "error", src

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from quotecheck.diagnostics import Severity
 from quotecheck.parsing.tree import Compound
 from quotecheck.parsing.words import EXPANSION_KINDS
+from quotecheck.programs import SCRIPT_SOURCERS
 from quotecheck.rules._text import one_line_escaped
 from quotecheck.rules.api import CheckContext, Finding, Template
 from quotecheck.rules.crosslayer.advice import escape_fix, outer_label
@@ -72,6 +73,33 @@ def _script_value(assigns: Iterable[Assigned]) -> bool:
     return True
 
 
+def _sourced_before(ctx: CheckContext, exp: Expansion) -> bool:
+    """The script sources a file (`source $HESTIA/func/domain.sh`, `. ./lib.sh`) before it
+    reads ``exp``: a variable the script itself never sets may be that file's (its functions
+    set it: `get_web_config_lines "$tpl" "$conf"`, then `sed -n "$top_line,$bottom_line p"`)."""
+    layer = exp.layer
+    script = layer.script
+    if script is None or exp.script.text is not script.text:
+        return False
+
+    def offsets() -> list[int]:
+        return [v.command.span[0] for v in layer.commands
+                if v.argv and v.values[0] in SCRIPT_SOURCERS and not v.argv[0].dynamic
+                and v.context.script.text is script.text]
+    found: list[int] = ctx.memo.get_or_compute("qc105-sources", layer, offsets)
+    return bool(found) and found[0] < exp.part.span[0]
+
+
+def _library_value(ctx: CheckContext, exp: Expansion) -> bool:
+    """A named variable of more than one letter that the script does not set, read after it
+    sources a file: the value is most likely that file's, not an empty string
+    standing in for the program's `$`. (A one-letter name, `sed "$d"`, `awk "{print $x}"`,
+    is the program's own idiom and stays with the program.)"""
+    name = exp.name
+    return exp.pclass == "named" and name is not None and len(name) > 1 and \
+        _sourced_before(ctx, exp)
+
+
 def _writes_program_code(assigns: Iterable[Assigned]) -> bool:
     """Every value the script gives the variable holds a `$` it wrote itself (`field="\\$$((n +
     1))"`, `f="(\\$(NF$1))"`): the script builds program code on purpose."""
@@ -133,6 +161,8 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
     lang = prog.language
     local = outer_label(exp)
     assigned = name is not None and name in an.assigned(exp.layer)
+    library = not assigned and _library_value(ctx, exp)
+    assigned = assigned or library  # (set by the sourced file: a value, not the program's)
     meant: bool  # the text was meant for the program
     if _spliced(exp):
         # `awk '/'"$x"'/'`: the author closed the program's single quotes to put the value in.
@@ -175,7 +205,8 @@ def program_result(ctx: CheckContext, an: Analysis, exp: Expansion,
         return None  # the script's own constant, number or program code: the text intended
     if not meant and _all_arguments_in_a_function(exp):
         return None
-    received = _program_as_received(prog, exp, an.assigned(exp.layer), given)
+    received = _program_as_received(prog, exp, [*an.assigned(exp.layer), *(
+        [name] if library and name is not None else [])], given)
     receives = f"`{received}`" if received.strip() else "an empty program"
     layer_note = ""
     shell = prog.layer if prog.layer.kind == "shell" else (
