@@ -146,6 +146,29 @@ _NAMES_RESTART = lazy_compile(r"\b(?:re)?(?:start|load)\w*|\brunning\b|\bup\b|\b
                               r"|\bonline\b|\bready\b", re.IGNORECASE)
 _NAMES_MARKER = lazy_compile(r"\btouch\w*|\bmark\w*|\bflag\w*|\bstamp\w*|\bcreat\w*"
                              r"|\bready\b", re.IGNORECASE)
+# A success word that is shell syntax in the text, not a report: the `done` that closes a loop
+# the text opens (`for f in *.sh; do . "$f"; done`), or the message of an `echo` the text joins
+# with `&&` (`make && echo OK`). The line is code, written to a file or given to a shell; what
+# it prints, if anything, the code decides when it runs.
+_LOOP_OPENED = lazy_compile(r"(?:^|[;&|\n])\s*do\s", re.IGNORECASE)
+_KEYWORD_PLACE = lazy_compile(r"(?:^|[;&\n])\s*$")
+_JOINED_ECHO = lazy_compile(r"&&\s*(?:echo|printf)\b[^;&|\n]*$")
+# A progress line that announces a display ("Displaying current VPN connections:", "Listing
+# pods", "Showing the status"): the command after it shows the reader the state the work left,
+# it is no step a later message reports on.
+_SHOWS = lazy_compile(r"(?:displaying|listing|showing|printing)\b", re.IGNORECASE)
+# A message that says only that the step ended ("srun command finished", "Done"), not that it
+# worked: when the script tests the outcome right after it, the test is the report.
+_ENDED = frozenset({"done", "finished", "complete", "completed"})
+# A variable named for failures the script collected (`${#faillibs[@]}`, `$errors`,
+# `$FAILED`): a test of it checks the work before it.
+_FAILURES_READ = lazy_compile(r"\$\{?#?[A-Za-z_0-9]*(?:fail|error|errs\b|err\b)",
+                              re.IGNORECASE)
+# The shell's own start-up files, sourced to load settings the script has just written.
+_STARTUP_FILE = lazy_compile(r"(?:^|/)(?:\.bashrc|\.bash_profile|\.profile|\.zshrc|"
+                             r"\.kshrc|profile|bashrc|bash\.bashrc)$")
+_NAMES_SOURCE = lazy_compile(r"\b(?:re)?load\w*|\bsourc\w*|\brc\b|\bprofile\b|\bbashrc\b"
+                             r"|\bshell\b", re.IGNORECASE)
 _LIFECYCLE = frozenset({"started", "stopped", "finished", "running"})
 _START_WORDS = frozenset({"started", "launched", "running", "restarted", "alive", "spawned"})
 
@@ -188,7 +211,8 @@ def _section_header(text: str) -> bool:
 
 def _claims_nothing(text: str) -> bool:
     """Whether ``text`` reports no outcome: see ``_PROGRESS`` (after a ``_LABEL`` too),
-    ``_INSTRUCTION``, ``_NOT_YET``, ``_in_clause``, ``_attribute``, ``_section_header``.
+    ``_INSTRUCTION``, ``_NOT_YET``, ``_in_clause``, ``_attribute``, ``_code``,
+    ``_section_header``.
 
     A log line naming the job's own start or end ("Job 42 started") also claims nothing about
     the step before it."""
@@ -202,7 +226,7 @@ def _claims_nothing(text: str) -> bool:
             return True
     matches = list(SUCCESS_WORDS.finditer(text))
     if all(_NOT_YET.search(text[:m.start()]) or _in_clause(text[:m.start()])
-           or _attribute(text, m) for m in matches):
+           or _attribute(text, m) or _code(text, m) for m in matches):
         return True
     claims = {m.group(0).lower() for m in matches}
     return claims <= _LIFECYCLE and re.search(r"\bjob\b", text, re.IGNORECASE) is not None
@@ -217,6 +241,16 @@ def _in_clause(before: str) -> bool:
                 re.search(r"\bthen\b", rest.group(1), re.IGNORECASE) is None:
             return True
     return False
+
+
+def _code(text: str, m: re.Match[str]) -> bool:
+    """Whether the success word ``m`` is shell syntax in ``text``: the keyword `done` in a
+    keyword's place (after `;`, `&` or a newline) closing a loop the text opened with `do`, or
+    in an `echo` or `printf` the text joins with `&&`."""
+    before = text[:m.start()]
+    if m.group(0) == "done" and _KEYWORD_PLACE.search(before) and _LOOP_OPENED.search(before):
+        return True
+    return _JOINED_ECHO.search(before) is not None
 
 
 def _attribute(text: str, m: re.Match[str]) -> bool:
@@ -745,23 +779,47 @@ def _then_branch(view: CommandView) -> bool:
     return False
 
 
-def _exits_on_failure(layer: Layer, name: str) -> bool:
+def _exits_on_failure(layer: Layer, name: str, seen: frozenset[str] = frozenset()) -> bool:
     """``name`` is a function of this script that ends the script itself when something fails
-    (an `exit` with a status other than 0 in its body): its callers' messages follow a
-    checked step."""
+    (an `exit` with a status other than 0 in its body), or whose body ends with a plain call
+    of such a function (``setup() { ...; wait_for_vpn_active conn_west; }``: the step it ends
+    with is checked): its callers' messages follow a checked step."""
+    last: CommandView | None = None
     for v in layer.commands:
-        if not v.argv or v.values[0] != "exit" or v.values[1:] in ([], ["0"]):
+        function = _function_of(v) if v.argv else None
+        if function is None or function.name != name:
             continue
-        function = _function_of(v)
-        if function is not None and function.name == name:
+        if v.values[0] == "exit" and v.values[1:] not in ([], ["0"]):
             return True
-    return False
+        if not v.context.in_substitution and v.values[0] not in _NEUTRAL:
+            last = v
+    if last is None or last.values[0] in seen | {name} or last.argv[0].dynamic:
+        return False
+    return _plain_in_function(last) and \
+        _exits_on_failure(layer, last.values[0], seen | {name})
+
+
+def _plain_in_function(view: CommandView) -> bool:
+    """The command runs whenever its function does, on its own: not in a branch, loop or
+    pipeline of the function, not joined with `&&`/`||`, not in the background."""
+    chain = (*view.context.ancestors, view.command)
+    k = next(k for k in range(len(chain) - 1, -1, -1) if chain[k] is _function_of(view))
+    for a, inner in zip(chain[k + 1:-1], chain[k + 2:], strict=True):
+        if isinstance(a, Pipeline) or (isinstance(a, Compound) and a.kind != "group"):
+            return False
+        if isinstance(a, CommandList):
+            at = next(n for n, item in enumerate(a.items) if item is inner)
+            around = [a.ops[at] if at < len(a.ops) else None, a.ops[at - 1] if at else None]
+            if any(op in ("&&", "||", "&") for op in around):
+                return False
+    return True
 
 
 def _bookkeeping(items: list[Node], views: dict[int, CommandView], text: str) -> bool:
-    """``touch $dir/.complete`` or a service restart (``restart_service cron``, ``systemctl
-    reload nginx``) that ``text`` does not name: it follows the work the message reports on,
-    and its failure does not undo that work."""
+    """``touch $dir/.complete``, a service restart (``restart_service cron``, ``systemctl
+    reload nginx``) or a shell start-up file sourced to load the settings just written
+    (``source ~/.bashrc``) that ``text`` does not name: it follows the work the message reports
+    on, and its failure does not undo that work."""
     if len(items) != 1 or not isinstance(items[0], SimpleCommand):
         return False
     v = views.get(id(items[0]))
@@ -772,6 +830,9 @@ def _bookkeeping(items: list[Node], views: dict[int, CommandView], text: str) ->
     words = eff.argv if eff is not None else v.values
     if name == "touch":
         return _NAMES_MARKER.search(text) is None
+    if name in SCRIPT_SOURCERS:
+        return len(v.argv) == 2 and _STARTUP_FILE.search(_written(v, 1)) is not None and \
+            _NAMES_SOURCE.search(text) is None
     return any(_RESTART_WORD.search(w) for w in words[:3]) and \
         _NAMES_RESTART.search(text) is None
 
@@ -817,14 +878,18 @@ def _parks_forever(slot: Slot, i: int, views: dict[int, CommandView]) -> bool:
     return False
 
 
-def _checking_if(node: Node, views: dict[int, CommandView]) -> bool:
+def _checking_if(node: Node, views: dict[int, CommandView], text: str) -> bool:
     """``if ! tar -xzf x.tgz; then echo ... >&2; exit 1; fi``: an `if` on a step (not a bare
-    test) with a branch that ends the script or function."""
+    test, unless it tests failures the script collected: ``_FAILURES_READ``) with a branch
+    that ends the script or function. ``text`` is the script's."""
     if not isinstance(node, Compound) or node.kind != "if":
         return False
     conditions = [n for role, part in node.parts if role == "condition"
                   for n in _names(part, views)]
-    if not conditions or all(n in ("[", "test", "[[", "") for n in conditions):
+    tested = " ".join(text[part.span[0]:part.span[1]] for role, part in node.parts
+                      if role == "condition")
+    if not _FAILURES_READ.search(tested) and (
+            not conditions or all(n in ("[", "test", "[[", "") for n in conditions)):
         return False
     return any(n in ("exit", "return") for role, part in node.parts if role != "condition"
                for n in _names(part, views))
@@ -843,11 +908,59 @@ def _before_bookkeeping(slot: Slot, lo: int, views: dict[int, CommandView],
         if _neutral(items, views) or _bookkeeping(items, views, text):
             j = glo - 1
             continue
-        if (len(items) == 1 and _checking_if(items[0], views)) or \
+        if (len(items) == 1 and _checking_if(items[0], views, slot.script.text)) or \
                 not any(isinstance(n, (Compound, CommandList)) for n in items):
             return glo, ghi
         return None
     return None
+
+
+def _displayed(slot: Slot, lo: int, views: dict[int, CommandView]) -> bool:
+    """The group at ``lo`` is one command right after a line that announces it as a display
+    (``_SHOWS``: `echo "Displaying current VPN connections:"; openstack ... list`): it shows the
+    reader the state, and a message after it reports on the work before the pair."""
+    if lo < 1 or slot.group(lo) != (lo, lo) or slot.group(lo - 1) != (lo - 1, lo - 1):
+        return False
+    node = slot.items[lo - 1]
+    v = views.get(id(node)) if isinstance(node, SimpleCommand) else None
+    if v is None or not v.argv or v.values[0] not in ("echo", "printf"):
+        return False
+    shown = message_text(v) or ""
+    label = _LABEL.match(shown)
+    return _SHOWS.match(shown[label.end() if label is not None else 0:]) is not None
+
+
+def _tested_next(slot: Slot, i: int, views: dict[int, CommandView], step_text: str) -> bool:
+    """After the message at ``i``, the next step is an `if` that tests something the step
+    names (a `$variable` of its text) and has a branch that reports a failure or exits."""
+    k = i + 1
+    while k < len(slot.items) and _neutral([slot.items[k]], views):
+        k += 1
+    if k >= len(slot.items) or slot.ops[i] in ("&&", "||", "&"):
+        return False
+    node = slot.items[k]
+    if not isinstance(node, Compound) or node.kind != "if":
+        return False
+    named = {m.group(1) for m in re.finditer(r"\$\{?([A-Za-z_][A-Za-z_0-9]*)", step_text)}
+    text = slot.script.text
+    tested = {m.group(1) for role, part in node.parts if role == "condition"
+              for m in re.finditer(r"\$\{?([A-Za-z_][A-Za-z_0-9]*)",
+                                   text[part.span[0]:part.span[1]])}
+    if not named & tested:
+        return False
+    for role, part in node.parts:
+        if role == "condition":
+            continue
+        for cmd in commands_in(part):
+            v = views.get(id(cmd))
+            if v is None or not v.argv:
+                continue
+            if v.values[0] in ("exit", "return") and v.values[1:] not in ([], ["0"]):
+                return True
+            if v.values[0] in ("echo", "printf") and \
+                    NEGATIVE_WORDS.search(message_text(v) or ""):
+                return True
+    return False
 
 
 def _cleanup(items: list[Node], views: dict[int, CommandView]) -> bool:
@@ -976,6 +1089,9 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
         if _neutral(items, views):
             j = lo - 1
             continue
+        if _displayed(slot, lo, views):
+            j = lo - 2
+            continue
         break
     if j < 0:
         return None
@@ -1011,6 +1127,12 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
     if len(names) == 1 and _exits_on_failure(layer, names[0]):
         return None
     background = slot.ops[hi] == "&"
+    span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]
+    if not background and all(w.lower() in _ENDED for w in _claims(text)) and \
+            _tested_next(slot, i, views, span_text):
+        # `srun ...; echo "srun finished"; if mountpoint -q "$MP"; then ... ERROR ...`: the
+        # line says the step ended, and the test right after it reports how.
+        return None
     if background and all(w.lower() in _START_WORDS for w in _claims(text)):
         # "started"/"launched" after `cmd &` is true: the job was started. Only a claim that
         # it finished or worked ("done", "deployed") is reported for a background step.
@@ -1019,7 +1141,6 @@ def _check_view(ctx: CheckContext, where: Locator, layer: Layer, view: CommandVi
                                             "errexit", sourced=True)
                            or _failures_stop_elsewhere(ctx, layer, view)):
         return None
-    span_text = slot.script.text[step[0].span[0]:step[-1].span[1]]
     step_text = one_line_escaped(" ".join(span_text.split()), 70)
     src = slot.script.origin.span(step[0].span[0], max(step[-1].span[1], step[0].span[0] + 1))
     at = where.at(src[0] if src else None)

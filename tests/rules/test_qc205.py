@@ -833,3 +833,207 @@ def test_a_word_of_state_before_its_noun_claims_nothing(src: str) -> None:
 def test_a_claim_beside_a_word_of_state_is_still_a_claim(src: str) -> None:
     [(_, _, diag)] = found(src)
     assert diag.severity == "warning", src
+
+
+# MichaIng/DietPi d52164f8c3633b862ce5efa1b49662f301471316 .build/images/dietpi-installer:1883-1886
+# (GPL-2.0), shortened: the echo appends a line of shell code to a start-up file.
+DIETPI_BASHRC = (
+    "sed --follow-symlinks -i '\\#/etc/bashrc\\.d/#d' bash.bashrc\n"
+    "echo 'for i in bashrc.d/*.sh bashrc.d/*.bash; do [ -r \"$i\" ] && . \"$i\"; done; "
+    "unset -v i' >> bash.bashrc\n")
+
+
+@pytest.mark.parametrize("src", [
+    DIETPI_BASHRC,
+    # apache/trafodion 8455c839ad6b6d7b6e04edda5715053095b78046 core/sqf/tools/sqtools.sh:633-636
+    # (Apache-2.0), shortened: a generated extractor script
+    'eval \'$SQPDSHA "sqsavelogs_compress $dir $PWD" 2>/dev/null\'\n'
+    'echo "#!/bin/bash" > xtract_logs\n'
+    'echo "for lv_fn in \\$lv_files; do tar xzf \\$lv_fn; done" >> xtract_logs',
+    "cp a b\necho 'while read -r l\ndo\n  echo \"$l\"\ndone' > loop.sh",
+    "sed -i s/a/b/ conf\necho 'make && echo OK' > build.sh",
+    "scp app.tgz host:/srv\necho 'cd /srv && tar xzf app.tgz && echo \"Deployed\"' > remote.sh",
+])
+def test_a_message_that_is_shell_code_claims_nothing(src: str) -> None:
+    assert found(src) == [], src
+
+
+def test_the_done_of_a_loop_written_to_a_file_is_no_message(tmp_path: Path) -> None:
+    """Real bash: the DietPi line writes the loop into the file; nothing says "done" when the
+    script runs, and the file's loop, run later, prints nothing of its own."""
+    (tmp_path / "bash.bashrc").write_text("#/etc/bashrc.d/ old\n")
+    (tmp_path / "bashrc.d").mkdir()
+    (tmp_path / "bashrc.d" / "a.sh").write_text("echo sourced-a\n")
+    res = subprocess.run(["bash", "-c", DIETPI_BASHRC], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=10)
+    assert res.stdout == ""
+    written = (tmp_path / "bash.bashrc").read_text()
+    assert written.endswith("done; unset -v i\n")
+    ran = subprocess.run(["bash", "bash.bashrc"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=10)
+    assert ran.stdout == "sourced-a\n"
+    # `make && echo OK` written to a file prints OK only when the step worked.
+    assert bash("printf 'false && echo OK\\n' | bash") == ""
+
+
+@pytest.mark.parametrize("src", [
+    'make install; echo "Installed; done"',  # no loop opened: a claim
+    'cp a b\necho "Loop done"',
+    'cp a b\necho "for the record: done"',
+    'cp a b\necho "Deployed && running"',  # `&&` joins no echo in the text
+])
+def test_a_claim_beside_words_of_code_is_still_a_claim(src: str) -> None:
+    [(_, _, diag)] = found(src)
+    assert diag.severity == "warning", src
+
+
+# openstack/kolla-ansible 1a681814eb19a4840ca307a25f21b2907b432272 tools/init-vpn:42-129
+# (Apache-2.0), shortened: `setup` ends with a wait that exits 1 unless the connection is up,
+# and a listing the script announces comes between it and the message.
+KOLLA_VPN = '''function setup(){
+    openstack vpn ipsec site connection create conn_west
+    echo ">>> Waiting for VPN connections to become ACTIVE..."
+    wait_for_vpn_active conn_west
+    echo ">>> All VPN connections are ACTIVE!"
+}
+function wait_for_vpn_active(){
+    if [ "$(openstack vpn ipsec site connection show $1)" == "ACTIVE" ]; then
+        return 0
+    fi
+    echo ">>> Timeout waiting for VPN connection $1 to become ACTIVE"
+    exit 1
+}
+setup
+echo ">>> Displaying current VPN connections:"
+openstack vpn ipsec site connection list
+echo ">>> VPN setup completed successfully."
+'''
+
+
+def test_a_function_ending_with_a_call_that_exits_is_checked(tmp_path: Path) -> None:
+    """Real bash: when the wait at the end of `setup` fails, the script stops before the
+    message; when it succeeds, the message follows the listing."""
+    for status, printed in (("DOWN", False), ("ACTIVE", True)):
+        stub = tmp_path / "openstack"
+        stub.write_text(f"#!/bin/sh\ncase \"$*\" in *show*) echo {status};; esac\n")
+        stub.chmod(0o755)
+        res = subprocess.run(["bash", "-c", KOLLA_VPN], capture_output=True, text=True,
+                             timeout=10, env={"PATH": f"{tmp_path}:/usr/bin:/bin"})
+        assert ("completed successfully" in res.stdout) is printed, res
+        assert res.returncode == (0 if printed else 1)
+    assert found(KOLLA_VPN) == []
+    # Without the announced listing, the same: the step is `setup`.
+    assert found(KOLLA_VPN.replace('echo ">>> Displaying current VPN connections:"\n'
+                                   'openstack vpn ipsec site connection list\n', "")) == []
+
+
+@pytest.mark.parametrize(("src", "step"), [
+    # the call is not the function's last step, or not a plain one: the function's status is
+    # its last command's
+    ("w() { x || exit 1; }\ns() { w; cp a b; }\ns\necho 'setup done'", "`s`"),
+    ("w() { x || exit 1; }\ns() { cp a b; w || true; }\ns\necho 'setup done'", "`s`"),
+    ("w() { x || exit 1; }\ns() { cp a b && w; }\ns\necho 'setup done'", "`s`"),
+    ("w() { x || exit 1; }\ns() { if y; then w; fi; }\ns\necho 'setup done'", "`s`"),
+    ("w() { x || exit 1; }\ns() { w | tee log; }\ns\necho 'setup done'", "`s`"),
+    # an announced listing is skipped: the work before it is the step
+    ("cp a b\necho 'Listing files:'\nls\necho 'Copy done'", "`cp a b`"),
+    # a listing no line announces is the step
+    ("cp a b\nls\necho 'Copy done'", "`ls`"),
+])
+def test_an_unchecked_step_before_the_message_is_still_reported(src: str, step: str) -> None:
+    [(_, _, diag)] = found(src)
+    assert step in diag.text, src
+
+
+# apache/trafodion 8455c839ad6b6d7b6e04edda5715053095b78046 install/traf_checkset_env.sh:
+# 279-286 (Apache-2.0), shortened: failed installs are collected, and the script exits on any.
+TRAF_ENV = '''faillibs=()
+for lib in $LIBS; do
+    install_lib "$lib" || faillibs+=("$lib")
+done
+if (("${#faillibs[@]}" > "0")); then
+    echo "ERROR: libs [${faillibs[@]}] aren't found in your repo server."
+    exit 1;
+fi
+source $HOME/.bashrc
+echo $'\\n'"Build environment is created SUCCESS!"
+'''
+
+
+def test_a_check_of_collected_failures_before_a_sourced_startup_file(tmp_path: Path) -> None:
+    """Real bash: with a failed install, the script exits 1 before the message; the
+    `source ~/.bashrc` after the check only loads settings, and the message reports on the
+    installs the check covered."""
+    (tmp_path / ".bashrc").write_text("export X=1\n")
+    for libs, printed in (("good bad", False), ("good", True)):
+        script = 'install_lib() { [ "$1" = good ]; }\n' + TRAF_ENV
+        res = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                             timeout=10, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                                              "LIBS": libs})
+        assert ("SUCCESS" in res.stdout) is printed, res
+    assert found(TRAF_ENV) == []
+    assert found(TRAF_ENV.replace("(( ", "((").replace(
+        '(("${#faillibs[@]}" > "0"))', '[ ${#faillibs[@]} -gt 0 ]')) == []
+
+
+@pytest.mark.parametrize(("src", "step"), [
+    # a check of something else than the work: the sourcing stays the step
+    ('if [ ! -d "$JAVA" ]; then exit 1; fi\nsource ~/.bashrc\necho "Environment created"',
+     "source ~/.bashrc"),
+    # unchecked work before the sourcing: the finding names it
+    ('cp a b\nsource ~/.bashrc\necho "copied"', "`cp a b`"),
+    # a message that names the sourcing reports on it
+    ('if ((${#fails[@]})); then exit 1; fi\n. ~/.profile\necho "profile loaded, done"',
+     ". ~/.profile"),
+    # a script of the project's own is no start-up file
+    ('if ((${#fails[@]})); then exit 1; fi\nsource ./env.sh\necho "Environment created"',
+     "./env.sh"),
+])
+def test_a_sourced_file_or_another_check_keeps_the_finding(src: str, step: str) -> None:
+    [(_, _, diag)] = found(src)
+    assert step in diag.text, src
+
+
+# GoogleCloudPlatform/slurm-gcp 13fd92b615c030b9ba62e4a87d610bcc7af72b75
+# ansible/roles/gcsfuse_spank/files/test_gcsfuse_spank.sh:40-58 (Apache-2.0), shortened
+SLURM_SRUN = '''srun --gcsfuse-mount="${BUCKET_A}:${CONFLICT_MP}" bash -c "ls '${CONFLICT_MP}'"
+echo "srun command finished for Test 1."
+
+if mountpoint -q "${CONFLICT_MP}"; then
+    echo "ERROR: ${CONFLICT_MP} is still a mount point after srun (Test 1)."
+else
+    echo "SUCCESS: ${CONFLICT_MP} is NOT a mount point after srun (Test 1)."
+fi
+'''
+
+
+def test_a_line_that_the_step_ended_before_the_scripts_own_test(tmp_path: Path) -> None:
+    """Real bash: "finished" prints whatever srun did, and the test right after it prints the
+    result: ERROR when the mount is left behind."""
+    (tmp_path / "srun").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "mountpoint").write_text("#!/bin/sh\nexit 0\n")
+    for name in ("srun", "mountpoint"):
+        (tmp_path / name).chmod(0o755)
+    res = subprocess.run(["bash", "-c", SLURM_SRUN], capture_output=True, text=True,
+                         timeout=10, env={"PATH": f"{tmp_path}:/usr/bin:/bin",
+                                          "CONFLICT_MP": "/tmp/mp"})
+    assert res.stdout.splitlines() == [
+        "srun command finished for Test 1.",
+        "ERROR: /tmp/mp is still a mount point after srun (Test 1)."]
+    assert found(SLURM_SRUN) == []
+
+
+@pytest.mark.parametrize("src", [
+    # a claim that it worked, not only that it ended
+    SLURM_SRUN.replace("srun command finished", "Mount deployed"),
+    SLURM_SRUN.replace("srun command finished", "srun finished OK"),
+    # no test after it
+    SLURM_SRUN.split("\n\n")[0] + "\n",
+    # a test of something the step does not name
+    SLURM_SRUN.replace('mountpoint -q "${CONFLICT_MP}"', 'mountpoint -q /mnt'),
+    # a test whose branches report no failure
+    'srun -n1 "$JOB"\necho "srun finished"\nif [ -f "$JOB.out" ]; then cat "$JOB.out"; fi\n',
+])
+def test_a_claim_before_a_test_is_still_a_claim(src: str) -> None:
+    [(line, _, diag)] = found(src)
+    assert line == 2 and diag.severity == "warning", src
