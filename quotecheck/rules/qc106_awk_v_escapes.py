@@ -225,6 +225,9 @@ def _judge(ctx: CheckContext, layer: Layer, view: CommandView, h: ho.AwkHandoff,
     if "\\" in static_raw and not _intended(static_raw):
         mawk = awk_unescape(a.raw, "mawk")
         gawk = awk_unescape(a.raw, "gawk")
+        named = {"mawk": mawk, "gawk": gawk}.get(h.implementation)
+        if named == a.raw:
+            return  # the awk the command names keeps this value as written (mawk: `\.`)
         if mawk == gawk:
             result = f"awk gives `{a.name}` the value {code(mawk)}"
         else:
