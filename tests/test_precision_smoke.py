@@ -74,6 +74,19 @@ def _corpus(tmp: Path) -> Path:
     return corpus
 
 
+def _commit_files(clone: Path, files: dict[str, str]) -> str:
+    """Write ``files`` into a new git repository at ``clone``, commit them; the commit id."""
+    for rel, text in files.items():
+        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+        (clone / rel).write_text(text, encoding="utf-8")
+    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "corpus"], check=True)
+    return subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True,
@@ -153,14 +166,7 @@ def test_parse_error_file_is_given_to_bash_n(tmp_path: Path) -> None:
 def test_assemble_reads_the_commit_and_checks_the_blob(tmp_path: Path) -> None:
     clone = tmp_path / "src" / "example__scripts"
     (clone / "ops").mkdir(parents=True)
-    for rel, text in FILES.items():
-        (clone / rel).write_text(text, encoding="utf-8")
-    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "corpus"], check=True)
-    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    commit = _commit_files(clone, FILES)
     (clone / "install.sh").write_text("changed after the commit\n", encoding="utf-8")
     manifest = _manifest(tmp_path, commit)
     corpus = tmp_path / "corpus"
@@ -194,15 +200,7 @@ def test_assemble_adds_the_files_quotecheck_reads_beside_the_scripts(tmp_path: P
         ".github/Dockerfile": "FROM busybox\n",
         "README": "docs\n",
     }
-    for rel, text in {**FILES, **beside, **elsewhere}.items():
-        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
-        (clone / rel).write_text(text, encoding="utf-8")
-    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "corpus"], check=True)
-    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    commit = _commit_files(clone, {**FILES, **beside, **elsewhere})
     manifest = _manifest(tmp_path, commit)
     corpus = tmp_path / "corpus"
     proc = _run("--manifest", manifest, "--corpus", corpus, "--assemble", tmp_path / "src")
@@ -266,15 +264,7 @@ def test_select_chooses_by_the_rule_then_assemble_builds_it(tmp_path: Path) -> N
         "bin/launch": "#!/usr/bin/env bash\nnohup ./server &\nsudo -u app ./setup\n",
         "bin/run.py": "#!/usr/bin/env python3\nimport os\nos.system('ssh x')\n",
     }
-    for rel, text in files.items():
-        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
-        (clone / rel).write_text(text, encoding="utf-8")
-    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "corpus"], check=True)
-    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    commit = _commit_files(clone, files)
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps({"projects": [{
         "project": "example", "repo": "example/scripts", "commit": commit, "licence": "MIT",
