@@ -72,10 +72,13 @@ _COLOUR_VARIABLE = lazy_compile(
 # A time stamp in a message: `$(date)`, `` `date +%T` ``, `$NOW`, `${END_TIME}`.
 _TIME_STAMP = lazy_compile(r"\$\(\s*date\b[^)]*\)|`\s*date\b[^`]*`"
                            r"|\$\{?[A-Za-z_0-9]*(?:date|time|now)[A-Za-z_0-9]*\}?", re.IGNORECASE)
+# The words that say only that something ended ("srun command finished", "Done"), not that it
+# worked; and how a line made of one of them starts ("all done", "--- finished").
+_ENDED = frozenset({"done", "finished", "complete", "completed"})
+_ENDED_LINE = r"[\W_]*(?:all\s+)?(?:" + "|".join(sorted(_ENDED)) + r")[\W_]*"
 # What is left of a bare end-of-run line ("done at $(date)", "$(date): all finished") without
 # its time stamp.
-_RUN_END = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)[\W_]*"
-                        r"(?:at|on)?[\W_]*", re.IGNORECASE)
+_RUN_END = lazy_compile(_ENDED_LINE + r"(?:at|on)?[\W_]*", re.IGNORECASE)
 # How long the run took: `$(( $(date +%s) - start ))s`, `${SECONDS} seconds`, `$elapsed min`.
 _DURATION = lazy_compile(
     r"(?:\$\(\((?:[^()]|\([^()]*\)|\$\([^()]*\))*\)\)|\$\{?(?:SECONDS|[A-Za-z_0-9]*(?:"
@@ -83,8 +86,7 @@ _DURATION = lazy_compile(
     r"\s*(?:s|sec|secs|seconds|m|min|mins|minutes|ms)?\b", re.IGNORECASE)
 # What is left of a timing line ("Finished in 42s", "Done after 3 minutes", "all done, took
 # 42s") without its duration.
-_RUN_TOOK = lazy_compile(r"[\W_]*(?:all\s+)?(?:done|finished|complete|completed)[\W_]*"
-                         r"(?:in|after|took)[\W_]*", re.IGNORECASE)
+_RUN_TOOK = lazy_compile(_ENDED_LINE + r"(?:in|after|took)[\W_]*", re.IGNORECASE)
 # `$?`, `${?}` or `${PIPESTATUS[i]}` read in a command's text: the status of the command (or
 # pipeline) before it.
 _READS_STATUS = lazy_compile(r"\$(?:\?|\{\?\}|\{PIPESTATUS\[)")
@@ -107,9 +109,8 @@ _NAMES_MARKER = lazy_compile(r"\btouch\w*|\bmark\w*|\bflag\w*|\bstamp\w*|\bcreat
 # pods", "Showing the status"): the command after it shows the reader the state the work left,
 # it is no step a later message reports on.
 _SHOWS = lazy_compile(r"(?:displaying|listing|showing|printing)\b", re.IGNORECASE)
-# A message that says only that the step ended ("srun command finished", "Done"), not that it
-# worked: when the script tests the outcome right after it, the test is the report.
-_ENDED = frozenset({"done", "finished", "complete", "completed"})
+# A message of only `_ENDED` words says the step ended, not that it worked: when the script
+# tests the outcome right after it, the test is the report.
 # A variable named for failures the script collected (`${#faillibs[@]}`, `$errors`,
 # `$FAILED`): a test of it checks the work before it.
 _FAILURES_READ = lazy_compile(r"\$\{?#?[A-Za-z_0-9]*(?:fail|error|errs\b|err\b)",
